@@ -1,0 +1,44 @@
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test lint format oracle bench clean
+
+# Runtime install (for the demo) and dev install (for the tests), each redone when pyproject.toml changes.
+$(VENV)/.runtime: pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.dev: pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(VENV)/.runtime $@
+
+demo: $(VENV)/.runtime
+	@status=0; $(BIN)/tilecheck fixtures/examples || status=$$?; test $$status -le 1
+
+test: $(VENV)/.dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/python -m pytest
+
+lint: $(VENV)/.dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(VENV)/.dev
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+# Differential test against the real TileLang 0.1.15 (large; not part of `make test`).
+oracle: $(VENV)/.dev
+	bash tools/oracle/run.sh
+
+bench: $(VENV)/.dev
+	$(BIN)/python tools/bench.py
+
+clean:
+	rm -rf build dist *.egg-info .pytest_cache .ruff_cache

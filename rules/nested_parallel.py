@@ -1,0 +1,159 @@
+from tilecheck.analysis.model import Item, Loop, Stmt, StmtKind
+from tilecheck.analysis.queries import chain_break, kernel_items
+from tilecheck.context import Context
+from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.types import Grade
+
+_HEADER = """import tilelang.language as T
+
+
+@T.prim_func
+def main(A: T.Tensor((64, 64), "float32"), B: T.Tensor((64, 64), "float32")):
+    with T.Kernel(1, threads=128) as bx:
+"""
+
+
+class NestedParallel(Rule):
+    """A `T.Parallel` loop nested in another without forming a strict chain.
+
+    ## What it does
+    Reports a `T.Parallel` loop inside another `T.Parallel` loop when the inner loop is
+    not the entire body of the outer one. The message says what broke the chain: a
+    statement before or after the inner loop, a sibling loop, a wrapper loop (`T.serial`,
+    `T.grid`, `range`, ...), a runtime `if`, an assignment that becomes a Bind statement,
+    or a macro argument that does.
+
+    ## Why is this bad?
+    Consecutive parallel loops are fused into one multi-dimensional parallel region that
+    parallel lowering distributes over threads. Once anything stands between them the
+    inner loop is a second, nested parallel region, which TileLang rejects with
+    "Nested parallel loops are not allowed". Assignments of PrimExprs (`t = i * 2`) and
+    macro expression arguments (`inner(B, i * 8)`) are statements too, although they look
+    like pure Python.
+
+    ## Example
+    ```python
+    for i in T.Parallel(64):
+        B[i, 0] = 0
+        for j in T.Parallel(64):
+            B[i, j] = A[i, j]
+    ```
+
+    ## Use instead
+    ```python
+    for i in T.Parallel(64):
+        B[i, 0] = 0
+    for i, j in T.Parallel(64, 64):
+        B[i, j] = A[i, j]
+    ```
+    or make the inner loop `T.serial`/`T.vectorized`.
+
+    ## Backends
+    All: TileLang's pre-lower check rejects it before any target is chosen.
+    """
+
+    CODE = "TL101"
+    NAME = "nested-parallel"
+    GRADE = Grade.SEMANTIC
+    HELP = (
+        "Make the inner `T.Parallel` the only statement of the outer one (or fuse both into "
+        "one `T.Parallel(M, N)`), move other statements out, or make the inner loop `T.serial`."
+    )
+    CHECKLIST = Checklist(
+        grade="Semantic: a nested parallel region has no meaning for parallel lowering on any target.",
+        shape="A PARALLEL For whose body is not exactly one PARALLEL For, with a PARALLEL For below it.",
+        smallest_invalid="`for i in T.Parallel(8): B[i] = 0; for j in T.Parallel(8): ...`",
+        closest_valid="`for i in T.Parallel(8): for j in T.Parallel(8): ...` (a strict chain)",
+        siblings="Sibling parallel loops at the top level are independent; siblings inside a parallel "
+        "loop break its chain.",
+        neutral_wrappers="Yes: serial, unroll, vectorized, while, runtime if and blocks all break the "
+        "chain; allocations without init, constants, aliases and Python-level if do not.",
+        generated_ir="Checked on the frontend's output, before any pass generates loops.",
+        proof="Proven: reported only when the breaking statement certainly exists; statements under "
+        "an undecidable Python condition are not evidence.",
+        first_pass="Parallel loop layout inference (LayoutInference) and parallel lowering.",
+        rewrite="Fuse into one `T.Parallel(M, N)`, move the statement out, or use `T.serial` inside.",
+    )
+    VALID = [
+        Valid(_HEADER + "        for i, j in T.Parallel(64, 64):\n            B[i, j] = A[i, j]\n"),
+        Valid(
+            _HEADER + "        for i in T.Parallel(64):\n            for j in T.Parallel(64):\n"
+            "                B[i, j] = A[i, j]\n"
+        ),
+        Valid(
+            _HEADER + "        for i in T.Parallel(64):\n            ii = i\n            c = 3\n"
+            "            for j in T.Parallel(64):\n                B[ii, j] = A[c, j]\n"
+        ),
+        Valid(
+            _HEADER
+            + "        for i in T.serial(64):\n            for j in T.Parallel(64):\n                B[i, j] = 0\n"
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            _HEADER + "        for i in T.Parallel(64):\n            B[i, 0] = 0\n"
+            "            for j in T.Parallel(64):\n                B[i, j] = A[i, j]\n",
+            at=((9, 22),),
+            message="the statement `B[i, 0] = 0` (line 8)",
+        ),
+        Invalid(
+            _HEADER + "        for i in T.Parallel(64):\n            for k in T.serial(2):\n"
+            "                for j in T.Parallel(32):\n                    B[i, j + k * 32] = 0\n",
+            at=((9, 26),),
+            message="inside a `T.serial` loop (line 8)",
+        ),
+        Invalid(
+            _HEADER + "        for i in T.Parallel(64):\n            t = i * 2\n"
+            "            for j in T.Parallel(32):\n                B[t, j] = 0\n",
+            at=((9, 22),),
+            message="Bind statement",
+        ),
+    ]
+
+    def check(self, ctx: Context) -> None:
+        for item, ancestors in kernel_items(ctx.model.kernels):
+            if not isinstance(item, Loop):
+                continue
+            found = chain_break(item, ancestors)
+            if found is None:
+                continue
+            outer_line = ctx.line_of(found.outer.site.report_node, found.outer.site.report_top)
+            if found.wrapper:
+                reason = f"it is inside {describe(ctx, found.breakers[-1])}"
+            else:
+                reason = f"the outer body also contains {describe(ctx, found.breakers[0])}"
+            ctx.report(
+                item.site,
+                f"Nested `T.Parallel` loop: it does not form a strict chain with the enclosing "
+                f"`T.Parallel` at line {outer_line}, because {reason}{ctx.macro_note(item.site)}",
+            )
+
+
+def describe(ctx: Context, item: Item) -> str:
+    """What a chain-breaking item is, for the message."""
+    site = item.site
+    line = ctx.line_of(site.report_node, site.report_top)
+    if isinstance(item, Loop):
+        if item.is_parallel:
+            return f"a sibling `T.Parallel` loop (line {line})"
+        return f"a `{item.api}` loop (line {line})"
+    assert isinstance(item, Stmt)
+    kind = item.kind
+    if kind is StmtKind.MACRO_BIND and not site.origin:
+        return (
+            f"the macro argument `{ctx.text(site.node)}` (line {line}, bound to parameter `{item.label}`), "
+            f"which becomes a Bind statement"
+        )
+    if site.origin:
+        return f"a statement of macro `{site.origin[-1].name}` called at line {line}"
+    if kind is StmtKind.BIND:
+        return f"the assignment `{ctx.text(site.node)}` (line {line}), which becomes a Bind statement"
+    if kind is StmtKind.IF:
+        return f"a runtime `if` (line {line})" if not item.label else f"{item.label} (line {line})"
+    if kind is StmtKind.WHILE:
+        return f"a `while` loop (line {line})"
+    if kind is StmtKind.BLOCK:
+        return f"a `with` block (line {line})"
+    if kind is StmtKind.EVAL:
+        return f"`{ctx.text(site.node)}` (line {line}), which emits a statement"
+    return f"the statement `{ctx.text(site.node)}` (line {line})"

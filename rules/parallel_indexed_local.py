@@ -1,0 +1,102 @@
+from tilecheck.rules._examples import KERNEL
+
+from tilecheck.analysis.queries import accesses, first_used, parallel_ancestors
+from tilecheck.context import Context
+from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.types import Grade
+
+
+class ParallelIndexedLocal(Rule):
+    """A `T.alloc_local` buffer indexed by an enclosing `T.Parallel` loop variable.
+
+    ## What it does
+    Reports a load or store of a local buffer (scope exactly `local`, from
+    `T.alloc_local`) whose indices use the variable of an enclosing `T.Parallel` loop,
+    at any depth (inside serial or vectorized loops, conditions and call arguments too).
+    An alias (`idx = i`) is still the loop variable. Accesses that do not depend on the
+    parallel variable (`loc[0]`, `loc[k]` for a serial `k`) are fine.
+
+    ## Why is this bad?
+    A local buffer is private to one thread and takes no part in parallel layout
+    inference, so an index that follows the parallel iteration space has no owner: each
+    thread would see its own copy. TileLang rejects it: "Local buffer ... is indexed by
+    T.Parallel loop variable ...".
+
+    ## Example
+    ```python
+    loc = T.alloc_local((64,), "float32")
+    for i in T.Parallel(64):
+        loc[i] = A[i, 0]
+    ```
+
+    ## Use instead
+    ```python
+    frag = T.alloc_fragment((64,), "float32")
+    for i in T.Parallel(64):
+        frag[i] = A[i, 0]
+    ```
+    or index the local buffer with a `T.serial`/`T.vectorized`/`T.unroll` variable.
+
+    ## Backends
+    All: TileLang's pre-lower check rejects it before any target is chosen.
+    """
+
+    CODE = "TL104"
+    NAME = "parallel-indexed-local"
+    GRADE = Grade.SEMANTIC
+    HELP = (
+        "Use T.serial/T.vectorized/T.unroll for per-thread local indexing, or T.alloc_fragment "
+        "to distribute the dimension across threads."
+    )
+    CHECKLIST = Checklist(
+        grade="Semantic: a thread-private buffer cannot be indexed by the distributed iteration space.",
+        shape="A BufferLoad/BufferStore of a scope-`local` buffer whose indices contain the loop_var "
+        "of an enclosing PARALLEL For.",
+        smallest_invalid="`for i in T.Parallel(8): loc[i] = 0`",
+        closest_valid="`for i in T.Parallel(8): for k in T.serial(4): loc[k] = A[i]`",
+        siblings="Only enclosing parallel loops count; a parallel loop next to the access does not.",
+        neutral_wrappers="No: serial, vectorized, unroll loops and ifs keep the parallel variable in scope.",
+        generated_ir="Checked on the frontend's output; constant folding (`i * 0`) removes a use first.",
+        proof="Proven: the variable occurs in the folded index. A dependence hidden behind a Bind "
+        "(`t = i + 1; loc[t]`) is not reported here (TileLang accepts it).",
+        first_pass="Parallel loop layout inference (LayoutInference).",
+        rewrite="T.alloc_fragment for a distributed dimension, or a serial/vectorized/unroll index.",
+    )
+    VALID = [
+        Valid(
+            KERNEL + '        loc = T.alloc_local((4,), "float32")\n        for i in T.Parallel(64):\n'
+            "            for k in T.serial(4):\n                loc[k] = A[i, k]\n"
+        ),
+        Valid(
+            KERNEL
+            + '        loc = T.alloc_local((4,), "float32")\n        for i in T.Parallel(64):\n            B[i, 0] = loc[0]\n'
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            KERNEL + '        loc = T.alloc_local((64,), "float32")\n        for i in T.Parallel(64):\n'
+            "            loc[i] = A[i, 0]\n",
+            at=((9, 13),),
+            message="Local buffer `loc` is indexed by T.Parallel loop variable `i`",
+        ),
+        Invalid(
+            KERNEL + '        loc = T.alloc_local((64,), "float32")\n        for i in T.Parallel(64):\n'
+            "            idx = i\n            B[i, 0] = loc[idx]\n",
+            at=((10, 23),),
+            message="loop variable `idx`",
+        ),
+    ]
+
+    def check(self, ctx: Context) -> None:
+        for access, ancestors in accesses(ctx.model.kernels):
+            if not access.buffer.is_local:
+                continue
+            loop = first_used(parallel_ancestors(ancestors), access.uses)
+            if loop is None or loop.var is None:
+                continue
+            ctx.report(
+                access.site,
+                f"Local buffer `{access.buffer.name}` is indexed by T.Parallel loop variable "
+                f"`{loop.var.name}`; local buffers are thread-private and do not take part in "
+                f"parallel layout inference{ctx.macro_note(access.site)}",
+            )

@@ -1,0 +1,112 @@
+from tilecheck.rules._examples import KERNEL
+
+from tilecheck.analysis.queries import accesses, parallel_ancestors
+from tilecheck.analysis.values import Constness
+from tilecheck.context import Context
+from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.types import Grade
+
+_SYMBOLIC = KERNEL.replace(
+    'B: T.Tensor((64, 64), "float32")):', 'B: T.Tensor((64, 64), "float32"), n: T.int32):'
+)
+
+
+class SymbolicParallelFragment(Rule):
+    """A fragment indexed by the variable of a `T.Parallel` loop whose range is symbolic.
+
+    ## What it does
+    Reports a load or store of a fragment buffer (`T.alloc_fragment`) whose indices use the
+    variable of an enclosing `T.Parallel` loop with a symbolic extent or start: a
+    `T.dynamic` symbol, a scalar kernel parameter, a symbolic shape dimension, a block
+    index such as `bx`, a `T.alloc_var` value, or any expression containing one. Constant
+    extents (literals, factory integers, static shapes, `T.ceildiv` of constants) are fine,
+    and so are symbolic serial loops.
+
+    ## Why is this bad?
+    Fragment layouts are inferred from the parallel loop's iteration space, and the current
+    layout inference needs that space to be a compile-time constant. TileLang rejects it:
+    "Loop variable ... in a T.Parallel loop with symbolic range ... is used to index a
+    fragment buffer". This is a limitation of the current lowering, not of the language.
+
+    ## Example
+    ```python
+    for i in T.Parallel(n):
+        frag[i] = 0
+    ```
+
+    ## Use instead
+    ```python
+    for i in T.Parallel(64):
+        if i < n:
+            frag[i] = 0
+    ```
+    (a constant extent with a guard), or a `T.serial` loop.
+
+    ## Backends
+    All current TileLang backends share this layout-inference contract.
+    """
+
+    CODE = "TL105"
+    NAME = "symbolic-parallel-fragment"
+    GRADE = Grade.CONTRACT
+    HELP = "Give the T.Parallel loop a constant extent and guard the tail with `if`, or use T.serial."
+    CHECKLIST = Checklist(
+        grade="Contract: fragment layout inference needs a constant parallel range today; a future "
+        "lowering could relax it.",
+        shape="A fragment BufferLoad/BufferStore whose indices contain the loop_var of an enclosing "
+        "PARALLEL For whose min or extent is not an IntImm.",
+        smallest_invalid="`for i in T.Parallel(n): frag[i] = 0` with `n: T.int32`",
+        closest_valid="`for i in T.Parallel(64): frag[i] = 0`",
+        siblings="Only enclosing parallel loops count.",
+        neutral_wrappers="No: reads and writes at any depth below the symbolic loop count.",
+        generated_ir="Checked on the frontend's output.",
+        proof="Proven only when the extent certainly contains a symbol; factory parameters of unknown "
+        "type are not assumed symbolic.",
+        first_pass="LayoutInference (fragment layouts from parallel loops).",
+        rewrite="A constant extent with an `if` guard, or a serial loop.",
+    )
+    VALID = [
+        Valid(
+            _SYMBOLIC
+            + '        frag = T.alloc_fragment((64,), "float32")\n        for i in T.Parallel(64):\n'
+            "            frag[i] = 0\n"
+        ),
+        Valid(
+            _SYMBOLIC + '        frag = T.alloc_fragment((64,), "float32")\n        for i in T.serial(n):\n'
+            "            frag[i] = 0\n"
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            _SYMBOLIC + '        frag = T.alloc_fragment((64,), "float32")\n        for i in T.Parallel(n):\n'
+            "            frag[i] = 0\n",
+            at=((9, 13),),
+            message="symbolic extent `n`",
+        ),
+    ]
+
+    def check(self, ctx: Context) -> None:
+        for access, ancestors in accesses(ctx.model.kernels):
+            if not access.buffer.is_fragment:
+                continue
+            for loop in parallel_ancestors(ancestors):
+                if loop.constness is not Constness.SYMBOLIC or loop.var not in access.uses:
+                    continue
+                assert loop.var is not None and loop.call is not None
+                extent = ctx.text(_extent_node(loop))
+                ctx.report(
+                    access.site,
+                    f"Fragment `{access.buffer.name}` is indexed by `{loop.var.name}`, the variable of a "
+                    f"T.Parallel loop with symbolic extent `{extent}` (line "
+                    f"{ctx.line_of(loop.site.report_node, loop.site.report_top)}); fragment layouts need "
+                    f"a constant parallel range{ctx.macro_note(access.site)}",
+                )
+                break
+
+
+def _extent_node(loop):
+    """The source expression of this loop's extent (its dimension's argument)."""
+    args = [a for a in loop.call.args if a.keyword is None]
+    if loop.api == "T.Parallel" and loop.dim < len(args):
+        return args[loop.dim].value
+    return loop.call

@@ -1,0 +1,94 @@
+from tilecheck.rules._examples import KERNEL
+
+from tilecheck.analysis.model import Stmt
+from tilecheck.analysis.queries import kernel_items, parallel_ancestors
+from tilecheck.context import Context
+from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.types import Grade
+
+
+class TileOpInParallel(Rule):
+    """A tile operator (`T.copy` of a region, `T.fill`, `T.gemm`, ...) inside a `T.Parallel` loop.
+
+    ## What it does
+    Reports a call that lowers to a `tl.tileop.*` operator anywhere inside a `T.Parallel`
+    loop. Whether a call is a tile operator can depend on its arguments: `T.copy(A[i], B[i])`
+    of two single elements without annotations is a plain store and `T.atomic_add(B[i], x)`
+    an element intrinsic, both allowed; on a region or a whole buffer they are tile ops.
+    `T.fill` is always one. `T.cumsum` of a fragment expands into `T.copy` tile ops.
+
+    ## Why is this bad?
+    A tile operator already distributes its work over the block's threads; inside a
+    parallel region every iteration would issue the whole operation. TileLang rejects it
+    with "Only elementwise operations are allowed inside a parallel loop".
+
+    ## Example
+    ```python
+    for i in T.Parallel(64):
+        T.copy(A[i, 0:64], B[i, 0:64])
+    ```
+
+    ## Use instead
+    ```python
+    T.copy(A, B)
+    ```
+    or the element-wise form `for i, j in T.Parallel(64, 64): B[i, j] = A[i, j]`.
+
+    ## Backends
+    All: TileLang's pre-lower check rejects it before any target is chosen.
+    """
+
+    CODE = "TL103"
+    NAME = "tile-op-in-parallel"
+    GRADE = Grade.SEMANTIC
+    HELP = "Move the tile operator out of the parallel loop, or write its element-wise form."
+    CHECKLIST = Checklist(
+        grade="Semantic: a tile op is itself a distributed operation and cannot run per parallel iteration.",
+        shape="A Call whose op has the TLOpBuilder attribute (a tl.tileop.* op) below a PARALLEL For.",
+        smallest_invalid="`for i in T.Parallel(8): T.fill(B[i], 0)`",
+        closest_valid="`for i in T.Parallel(8): T.copy(A[i], B[i])` (scalar fast path: a plain store)",
+        siblings="A tile op next to a parallel loop is fine; only ancestors matter.",
+        neutral_wrappers="No: at any depth below a parallel loop, through serial loops and ifs.",
+        generated_ir="Checked on the frontend's output. Tile ops nested in another call's arguments "
+        "are not seen by TileLang's checker and are left to a separate rule.",
+        proof="Proven for direct calls whose operands are known buffers, regions or elements; "
+        "undecidable operands are not reported.",
+        first_pass="LowerTileOp and parallel loop layout inference.",
+        rewrite="Hoist the tile op out of the parallel loop or use element-wise statements.",
+    )
+    VALID = [
+        Valid(KERNEL + "        for i in T.Parallel(64):\n            T.copy(A[i, 0], B[i, 0])\n"),
+        Valid(KERNEL + "        T.copy(A, B)\n        for i in T.Parallel(64):\n            B[i, 0] = 0\n"),
+    ]
+    INVALID = [
+        Invalid(
+            KERNEL + "        for i in T.Parallel(64):\n            T.copy(A[i, 0:64], B[i, 0:64])\n",
+            at=((8, 13),),
+            message="`T.copy`",
+        ),
+        Invalid(
+            KERNEL
+            + "        for i in T.Parallel(64):\n            if bx > 0:\n                T.fill(B[i, 0], 0)\n",
+            at=((9, 17),),
+        ),
+    ]
+
+    def check(self, ctx: Context) -> None:
+        for item, ancestors in kernel_items(ctx.model.kernels):
+            if not isinstance(item, Stmt) or not item.calls:
+                continue
+            parents = parallel_ancestors(ancestors)
+            if not parents:
+                continue
+            outer = parents[-1]
+            for call in item.calls:
+                if call.tile_op is None or call.nested:
+                    continue
+                line = ctx.line_of(outer.site.report_node, outer.site.report_top)
+                expands = " (it expands into `T.copy` through shared memory)" if call.api == "cumsum" else ""
+                ctx.report(
+                    call.site,
+                    f"Tile operator `T.{call.api}` (`tl.tileop.{call.tile_op}`){expands} inside the "
+                    f"`T.Parallel` loop at line {line}; only element-wise operations are allowed in a "
+                    f"parallel region{ctx.macro_note(call.site)}",
+                )

@@ -1,0 +1,91 @@
+"""Module-level import resolution: which local names really are TileLang's (or PyPTO's).
+
+Only module-level imports are read: a kernel file binds `T` once at the top. A name is
+resolved to a dotted qualified name (`T.Parallel` -> `tilelang.language.Parallel`), so
+`from tilelang.language import dtypes as T` makes `T.Parallel` mean
+`tilelang.language.dtypes.Parallel`, which is not a loop.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+TILELANG = "tilelang.language"
+PYPTO = "pypto.language"
+
+
+def dotted_name(node: cst.BaseExpression) -> str | None:
+    """`a.b.c` as a string, or None when the expression is not a plain dotted name."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = dotted_name(node.value)
+        return None if base is None else f"{base}.{node.attr.value}"
+    return None
+
+
+def _module_name(node: cst.BaseExpression) -> str:
+    name = dotted_name(node)
+    return name or ""
+
+
+class ImportTable:
+    """Maps names bound by module-level imports to the qualified names they stand for."""
+
+    __slots__ = ("_aliases",)
+
+    def __init__(self, aliases: dict[str, str]) -> None:
+        self._aliases = aliases
+
+    @classmethod
+    def from_module(cls, module: cst.Module) -> ImportTable:
+        aliases: dict[str, str] = {}
+        for statement in module.body:
+            if not isinstance(statement, cst.SimpleStatementLine):
+                continue
+            for small in statement.body:
+                if isinstance(small, cst.Import):
+                    for alias in small.names:
+                        full = _module_name(alias.name)
+                        if alias.asname is not None:
+                            bound = alias.asname.name
+                            if isinstance(bound, cst.Name):
+                                aliases[bound.value] = full
+                        else:
+                            head = full.split(".", 1)[0]
+                            aliases[head] = head
+                elif isinstance(small, cst.ImportFrom) and small.relative == ():
+                    if small.module is None or isinstance(small.names, cst.ImportStar):
+                        continue
+                    base = _module_name(small.module)
+                    for alias in small.names:
+                        name = _module_name(alias.name)
+                        bound_name = name
+                        if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                            bound_name = alias.asname.name.value
+                        aliases[bound_name] = f"{base}.{name}"
+        return cls(aliases)
+
+    def qualify(self, node: cst.BaseExpression) -> str | None:
+        """The qualified name an expression like `T.Parallel` refers to, if imported."""
+        name = dotted_name(node)
+        if name is None:
+            return None
+        head, _, rest = name.partition(".")
+        target = self._aliases.get(head)
+        if target is None:
+            return None
+        return f"{target}.{rest}" if rest else target
+
+    def api(self, node: cst.BaseExpression, package: str = TILELANG) -> str | None:
+        """The member name under `package` (`Parallel` for `T.Parallel`), else None."""
+        qualified = self.qualify(node)
+        if qualified is None or not qualified.startswith(package + "."):
+            return None
+        member = qualified[len(package) + 1 :]
+        return member if "." not in member else None
+
+    def imports(self, package: str) -> bool:
+        """Whether any module-level import reaches into `package`."""
+        root = package.split(".", 1)[0]
+        return any(q == root or q.startswith(root + ".") for q in self._aliases.values())

@@ -1,0 +1,193 @@
+"""The kernel model: loop nests and statements as TileLang's frontend builds them.
+
+`analyze()` turns a parsed file into `FileModel`. Rules read this model; they never
+re-derive frontend behaviour from the CST. CST nodes are kept only for locations and fixes.
+
+Every item knows where it came from: `node` is the construct itself, `top` the module-level
+statement containing it (for cheap, lazy locations) and `origin` the chain of macro calls
+that inlined it (outermost call first). Diagnostics about inlined code are reported at the
+outermost call site (`report_node`).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from tilecheck.analysis.values import Buffer, Constness, Value, Var
+
+
+@dataclass(frozen=True)
+class MacroCall:
+    name: str
+    call: cst.CSTNode  # the call expression at the call site
+    call_top: cst.CSTNode
+    definition: cst.FunctionDef
+    definition_top: cst.CSTNode
+
+
+@dataclass(eq=False)
+class Site:
+    """Where an item is in the source, and through which macro calls it was inlined."""
+
+    node: cst.CSTNode
+    top: cst.CSTNode
+    origin: tuple[MacroCall, ...] = ()
+
+    @property
+    def report_node(self) -> cst.CSTNode:
+        return self.origin[0].call if self.origin else self.node
+
+    @property
+    def report_top(self) -> cst.CSTNode:
+        return self.origin[0].call_top if self.origin else self.top
+
+
+class LoopKind(enum.Enum):
+    PARALLEL = "parallel"
+    SERIAL = "serial"
+    PIPELINED = "pipelined"
+    UNROLLED = "unrolled"
+    VECTORIZED = "vectorized"
+    PERSISTENT = "persistent"
+    GRID = "grid"
+    RANGE = "range"  # Python `range` in a kernel: a TIR serial loop
+    THREAD_BINDING = "thread-binding"
+
+    @property
+    def is_parallel(self) -> bool:
+        return self is LoopKind.PARALLEL
+
+
+class Request(enum.Enum):
+    """Pipeline classification of a loop (TileLang's "pipeline-requested")."""
+
+    BARE = "bare"
+    REQUESTED = "requested"
+    UNKNOWN = "unknown"
+
+
+@dataclass
+class PipelineRequest:
+    state: Request
+    num_stages: Value | None = None
+    num_stages_positional: bool = False
+    order: Value | None = None
+    stage: Value | None = None
+    annotations: Value | None = None
+    reasons: tuple[str, ...] = ()  # what makes it requested, e.g. ("num_stages=3",)
+
+
+@dataclass(eq=False)
+class Item:
+    site: Site
+    # False when the item exists only for some values of a Python-level condition or
+    # iterable that tilecheck cannot evaluate: never evidence for a proof.
+    certain: bool = True
+
+
+@dataclass(eq=False)
+class Loop(Item):
+    kind: LoopKind = LoopKind.SERIAL
+    api: str = ""  # as written: "T.Parallel", "range", ...
+    var: Var | None = None
+    dim: int = 0  # position in a multi-dimensional constructor (T.Parallel(M, N), T.grid)
+    ndim: int = 1
+    min: Value | None = None
+    extent: Value | None = None
+    step: Value | None = None
+    constness: Constness = Constness.UNKNOWN  # of min and extent together
+    pipeline: PipelineRequest | None = None
+    call: cst.Call | None = None  # the constructor call (T.Parallel(...)); also `site.node`
+    statement: cst.For | None = None
+    header_accesses: list[Access] = field(default_factory=list)  # loads in the bounds
+    body: list[Item] = field(default_factory=list)
+
+    @property
+    def is_parallel(self) -> bool:
+        return self.kind is LoopKind.PARALLEL
+
+
+class StmtKind(enum.Enum):
+    STORE = "store"  # a BufferStore (B[i] = x, B[i] += x, alloc_var write)
+    BIND = "bind"  # an assignment of a PrimExpr: `t = i * 2`
+    EVAL = "eval"  # an expression statement that emits IR (T.copy, T.print, ...)
+    IF = "if"  # a runtime `if`
+    WHILE = "while"
+    BLOCK = "block"  # `with T.sblock(...)`, `with T.ws(...)`
+    MACRO_BIND = "macro-bind"  # a macro's expression argument becoming a Bind
+    UNKNOWN = "unknown"  # a call tilecheck cannot see into
+
+
+@dataclass(eq=False)
+class Access:
+    """One buffer load or store. `uses` are the variables in its indices after folding."""
+
+    buffer: Buffer
+    uses: frozenset[Var]
+    write: bool
+    site: Site
+
+
+@dataclass(eq=False)
+class OpCall:
+    """A call to a TileLang operation inside a statement."""
+
+    api: str  # "copy", "fill", ...
+    tile_op: str | None  # the tl.tileop.* op it lowers to, or None for element operations
+    nested: bool  # inside another call's arguments (TileLang's checker does not look there)
+    site: Site
+
+
+@dataclass(eq=False)
+class Stmt(Item):
+    kind: StmtKind = StmtKind.EVAL
+    label: str = ""  # a description for statements the frontend synthesises
+    accesses: list[Access] = field(default_factory=list)
+    calls: list[OpCall] = field(default_factory=list)
+    body: list[Item] = field(default_factory=list)  # then-branch / while / block body
+    orelse: list[Item] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class Kernel:
+    name: str
+    node: cst.FunctionDef
+    top: cst.CSTNode
+    body: list[Item] = field(default_factory=list)
+    macro_calls: list[MacroCall] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class FileModel:
+    kernels: list[Kernel] = field(default_factory=list)
+    macros: dict[str, cst.FunctionDef] = field(default_factory=dict)
+
+
+def children(item: Item) -> Iterator[Item]:
+    if isinstance(item, Loop):
+        yield from item.body
+    elif isinstance(item, Stmt):
+        yield from item.body
+        yield from item.orelse
+
+
+def walk(items: list[Item], ancestors: tuple[Item, ...] = ()) -> Iterator[tuple[Item, tuple[Item, ...]]]:
+    """Every item with its ancestors (outermost first): the lexical paths of the nest."""
+    for item in items:
+        yield item, ancestors
+        inner = (*ancestors, item)
+        if isinstance(item, Loop):
+            yield from walk(item.body, inner)
+        elif isinstance(item, Stmt):
+            yield from walk(item.body, inner)
+            yield from walk(item.orelse, inner)
+
+
+def enclosing_loops(ancestors: tuple[Item, ...]) -> Iterator[Loop]:
+    for item in ancestors:
+        if isinstance(item, Loop):
+            yield item

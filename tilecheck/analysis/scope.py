@@ -1,0 +1,61 @@
+"""Name environments and interpretation frames of the kernel interpreter."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from tilecheck.analysis.model import Access, Item, MacroCall, OpCall, Site
+from tilecheck.analysis.values import Value
+
+
+class Env:
+    """A chained name -> value mapping (kernel locals -> factory closure -> module)."""
+
+    __slots__ = ("names", "parent")
+
+    def __init__(self, parent: Env | None = None) -> None:
+        self.names: dict[str, Value] = {}
+        self.parent = parent
+
+    def lookup(self, name: str) -> Value | None:
+        env: Env | None = self
+        while env is not None:
+            value = env.names.get(name)
+            if value is not None:
+                return value
+            env = env.parent
+        return None
+
+    def bind(self, name: str, value: Value) -> None:
+        self.names[name] = value
+
+
+@dataclass
+class Frame:
+    """Where the interpreter is: names, source anchor, macro chain and certainty."""
+
+    env: Env
+    top: cst.CSTNode
+    origin: tuple[MacroCall, ...] = ()
+    certain: bool = True
+    depth: int = 0
+
+    def site(self, node: cst.CSTNode) -> Site:
+        return Site(node, self.top, self.origin)
+
+    def uncertain(self) -> Frame:
+        return Frame(self.env, self.top, self.origin, False, self.depth)
+
+
+@dataclass
+class Sink:
+    """What evaluating one statement's expressions produced besides a value."""
+
+    out: list[Item]  # where inlined macro statements go (before the statement itself)
+    accesses: list[Access] = field(default_factory=list)
+    calls: list[OpCall] = field(default_factory=list)
+    emits: bool = False  # a call that emits IR (tile op, T.print, T.assume, ...)
+    unknown: bool = False  # a call whose effect tilecheck cannot see
+    call_depth: int = 0  # > 0 while evaluating another call's arguments

@@ -1,0 +1,85 @@
+"""What a rule sees while it checks one file: the parsed module, the kernel model, locations."""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import libcst as cst
+
+from tilecheck.analysis.frontend import analyze
+from tilecheck.analysis.imports import ImportTable
+from tilecheck.analysis.model import FileModel, Site
+from tilecheck.locate import Locator
+from tilecheck.rule import Rule
+from tilecheck.types import Diagnostic, Fix, Span
+
+
+class Context:
+    def __init__(self, path: str, source: str, module: cst.Module, backend: object | None = None) -> None:
+        self.path = path
+        self.source = source
+        self.module = module
+        self.backend = backend
+        self.locator = Locator(module)
+        self.diagnostics: list[Diagnostic] = []
+        self.rule: type[Rule] | None = None
+
+    @cached_property
+    def imports(self) -> ImportTable:
+        return ImportTable.from_module(self.module)
+
+    @cached_property
+    def model(self) -> FileModel:
+        """The TileLang kernel model, built once per file on first use."""
+        if not self.imports.imports("tilelang"):
+            return FileModel()
+        return analyze(self.module, self.imports)
+
+    def span(self, node: cst.CSTNode, top: cst.CSTNode) -> Span:
+        return self.locator.span(node, top)
+
+    def line_of(self, node: cst.CSTNode, top: cst.CSTNode) -> int:
+        return self.span(node, top).line
+
+    def text(self, node: cst.CSTNode, limit: int = 60) -> str:
+        """Short one-line source text of a node, for messages."""
+        text = " ".join(self.module.code_for_node(node).split())
+        return text if len(text) <= limit else text[: limit - 3] + "..."
+
+    def macro_note(self, site: Site) -> str:
+        """`` (in macro `m`, line 7)`` for an item inlined from a macro, else ``""``."""
+        if not site.origin:
+            return ""
+        inner = site.origin[-1]
+        line = self.line_of(site.node, site.top)
+        return f" (in macro `{inner.name}`, line {line})"
+
+    def report(
+        self,
+        site: Site,
+        message: str,
+        *,
+        fix: Fix | None = None,
+        notes: tuple[str, ...] = (),
+    ) -> None:
+        self.report_at(self.span(site.report_node, site.report_top), message, fix=fix, notes=notes)
+
+    def report_at(
+        self, span: Span, message: str, *, fix: Fix | None = None, notes: tuple[str, ...] = ()
+    ) -> None:
+        rule = self.rule
+        assert rule is not None, "report() outside a rule"
+        self.diagnostics.append(
+            Diagnostic(
+                path=self.path,
+                span=span,
+                code=rule.CODE,
+                rule=rule.NAME,
+                grade=rule.GRADE,
+                severity=rule.severity(),
+                message=message,
+                help=rule.HELP or None,
+                fix=fix,
+                notes=notes,
+            )
+        )

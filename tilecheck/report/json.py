@@ -1,0 +1,31 @@
+"""A JSON array of diagnostics (1-based lines and columns), sorted and deterministic."""
+
+from __future__ import annotations
+
+import json
+from typing import TextIO
+
+from tilecheck.report import Run, display_path
+from tilecheck.types import Diagnostic
+
+
+def as_dict(diagnostic: Diagnostic) -> dict[str, object]:
+    span = diagnostic.span
+    return {
+        "path": display_path(diagnostic.path),
+        "line": span.line,
+        "column": span.column + 1,
+        "end_line": span.end_line,
+        "end_column": span.end_column + 1,
+        "code": diagnostic.code,
+        "rule": diagnostic.rule,
+        "grade": diagnostic.grade.value,
+        "severity": diagnostic.severity.value,
+        "message": diagnostic.message,
+        "help": diagnostic.help,
+    }
+
+
+def render(run: Run, out: TextIO) -> None:
+    json.dump([as_dict(d) for d in run.diagnostics], out, indent=2, ensure_ascii=False)
+    out.write("\n")
