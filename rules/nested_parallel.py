@@ -120,6 +120,10 @@ class NestedParallel(Rule):
             outer_line = ctx.line_of(found.outer.site.report_node, found.outer.site.report_top)
             if found.wrapper:
                 reason = f"it is inside {describe(ctx, found.breakers[-1])}"
+            elif isinstance(found.breakers[0], Loop) and found.breakers[0].site.node is item.site.node:
+                reason = (
+                    "a Python-level `for` over a list unrolls it into several sibling loops at build time"
+                )
             else:
                 reason = f"the outer body also contains {describe(ctx, found.breakers[0])}"
             ctx.report(

@@ -81,7 +81,7 @@ class SymbolicParallelFragment(Rule):
             _SYMBOLIC + '        frag = T.alloc_fragment((64,), "float32")\n        for i in T.Parallel(n):\n'
             "            frag[i] = 0\n",
             at=((9, 13),),
-            message="symbolic extent `n`",
+            message="symbolic range `n`",
         ),
     ]
 
@@ -97,7 +97,7 @@ class SymbolicParallelFragment(Rule):
                 ctx.report(
                     access.site,
                     f"Fragment `{access.buffer.name}` is indexed by `{loop.var.name}`, the variable of a "
-                    f"T.Parallel loop with symbolic extent `{extent}` (line "
+                    f"T.Parallel loop with symbolic range `{extent}` (line "
                     f"{ctx.line_of(loop.site.report_node, loop.site.report_top)}); fragment layouts need "
                     f"a constant parallel range{ctx.macro_note(access.site)}",
                 )

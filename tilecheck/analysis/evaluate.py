@@ -378,6 +378,10 @@ class ExpressionEvaluator:
         return UNKNOWN
 
     def api_call(self, api: str, node: cst.Call, frame: Frame, sink: Sink) -> Value:
+        if api == "evaluate" and len(node.args) == 1:
+            # T.evaluate(call) makes the call itself the statement: not nested in another call.
+            sink.emits = True
+            return self.value(node.args[0].value, frame, sink)
         if api in ALLOCATIONS:
             self.arguments(node, frame, sink)
             return BufferValue(self.allocation(api, node, frame, sink))
@@ -418,7 +422,7 @@ class ExpressionEvaluator:
                 shape = tuple(v if isinstance(v, Value) else PyConst(v) for v in shape_value.value)
             elif isinstance(shape_value, (PyConst, PyValue, TirExpr)):
                 shape = (shape_value,)
-        return Buffer(name="", scope=scope, node=node, shape=shape, api=api)
+        return Buffer(name="", scope=scope, node=node, shape=shape, api=api, top=frame.top)
 
     def op_call(self, api: str, node: cst.Call, frame: Frame, sink: Sink) -> Value:
         """Any other TileLang call: record it as an operation and evaluate its arguments."""

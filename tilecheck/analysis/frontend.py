@@ -48,6 +48,7 @@ from tilecheck.analysis.values import (
 )
 
 MAX_MACRO_DEPTH = 16
+MAX_INSTANTIATIONS = 8  # distinct factory call sites analyzed separately
 MAX_UNROLL = 64  # Python-level loops longer than this are modelled once, uncertainly
 
 _SCALAR_ANNOTATIONS = frozenset(
@@ -65,6 +66,8 @@ class Callable_:
         self.top = top
         self.env = env
         self.is_macro = is_macro
+        # Argument lists of the calls seen in the file (for factories: one build each).
+        self.call_sites: list[list[tuple[str | None, Value]]] = []
 
 
 class Frontend(ExpressionEvaluator):
@@ -78,9 +81,29 @@ class Frontend(ExpressionEvaluator):
     # -- discovery -------------------------------------------------------------------
 
     def run(self) -> FileModel:
+        """Read the module as Python, then build each kernel factory once per distinct call.
+
+        A factory (a function that defines a `@T.prim_func`) is built with the argument
+        values of the calls the file makes (`kernel = matmul(1024, 1024, 64)`), because
+        TileLang sees those values; without such a call its parameters are unknown.
+        """
         module_env = Env()
+        self.factories: list[Callable_] = []
         self.python_block(self.module.body, module_env, top=None)
+        for factory in self.factories:
+            for env in self.instantiations(factory):
+                self.python_block(factory.node.body.body, env, factory.top)
         return self.model
+
+    def instantiations(self, factory: Callable_) -> list[Env]:
+        seen: dict[tuple, Env] = {}
+        for arguments in factory.call_sites:
+            env = self.factory_env(factory.node, factory.env, arguments)
+            key = tuple(_value_key(env.names.get(p.name.value)) for p in _parameters(factory.node))
+            seen.setdefault(key, env)
+        if not seen or len(seen) > MAX_INSTANTIATIONS:
+            return [self.factory_env(factory.node, factory.env, None)]
+        return list(seen.values())
 
     def decorator_api(self, node: cst.FunctionDef, env: Env) -> set[str]:
         found: set[str] = set()
@@ -106,8 +129,12 @@ class Frontend(ExpressionEvaluator):
                     continue
                 callee = Callable_(statement, anchor, env, is_macro="macro" in apis)
                 env.bind(statement.name.value, PyCallable(callee))
-                if not callee.is_macro:
-                    self.python_block(statement.body.body, self.factory_env(statement, env), anchor)
+                if callee.is_macro:
+                    continue
+                if top is None and _defines_kernel(statement):
+                    self.factories.append(callee)  # built once per call site, after the module
+                else:  # a nested factory, or plain code that may call factories
+                    self.python_block(statement.body.body, self.factory_env(statement, env, None), anchor)
             elif isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
                     self.python_assign(small, env, anchor)
@@ -140,7 +167,9 @@ class Frontend(ExpressionEvaluator):
 
     def python_assign(self, small: cst.BaseSmallStatement, env: Env, top: cst.CSTNode) -> None:
         frame = Frame(env, top)
-        if isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is not None:
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+            self.value(small.value, frame, Sink([]))  # may be a factory call
+        elif isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is not None:
             value = self.value(small.value, frame, Sink([]))
             if isinstance(value, BufferValue) and not value.buffer.name:
                 value.buffer.name = _first_name(small) or "buffer"
@@ -164,18 +193,33 @@ class Frontend(ExpressionEvaluator):
                     part = item if isinstance(item, Value) else PyConst(item)
                 self.bind_python(element.value, part, env)
 
-    def factory_env(self, function: cst.FunctionDef, env: Env) -> Env:
+    def factory_env(
+        self, function: cst.FunctionDef, env: Env, arguments: list[tuple[str | None, Value]] | None
+    ) -> Env:
+        """Parameters bound to a call's arguments (and defaults), or unknown without a call."""
         inner = Env(env)
-        for param in _parameters(function):
-            default = param.default
-            is_int = False
-            if default is not None:
-                value = self.value(default, Frame(env, function), Sink([]))
-                is_int = isinstance(value, PyConst) and type(value.value) is int
-            annotation = param.annotation
-            if annotation is not None and isinstance(annotation.annotation, cst.Name):
-                is_int = is_int or annotation.annotation.value == "int"
-            inner.bind(param.name.value, PY_INT if is_int else PyValue())
+        params = _parameters(function)
+        given: dict[str, Value] = {}
+        if arguments is not None:
+            positional = [value for keyword, value in arguments if keyword is None]
+            for param, value in zip(params, positional, strict=False):
+                given[param.name.value] = value
+            given.update({keyword: value for keyword, value in arguments if keyword is not None})
+        for param in params:
+            name = param.name.value
+            default = None
+            if param.default is not None:
+                default = self.value(param.default, Frame(env, function), Sink([]))
+            if name in given:
+                inner.bind(name, given[name])
+            elif arguments is not None and default is not None:
+                inner.bind(name, default)
+            else:
+                is_int = isinstance(default, PyConst) and type(default.value) is int
+                annotation = param.annotation
+                if annotation is not None and isinstance(annotation.annotation, cst.Name):
+                    is_int = is_int or annotation.annotation.value == "int"
+                inner.bind(name, PY_INT if is_int else PyValue())
         return inner
 
     # -- kernels ---------------------------------------------------------------------
@@ -454,9 +498,8 @@ class Frontend(ExpressionEvaluator):
     def while_statement(self, statement: cst.While, frame: Frame, out: list[Item]) -> None:
         sink = Sink(out)
         test = self.value(statement.test, frame, sink)
-        if isinstance(test, PyConst) and not test.value:
-            return  # TileLang skips the body with a warning
-        runtime = isinstance(test, TirExpr)
+        # `while False` still emits `while T.bool(False): body` (verified): a statement.
+        runtime = isinstance(test, TirExpr) or (isinstance(test, PyConst) and not test.value)
         stmt = self.statement(StmtKind.WHILE, statement, frame, out, sink, certain=runtime)
         self.block(self.body_of(statement.body), frame if runtime else frame.uncertain(), stmt.body)
 
@@ -648,7 +691,11 @@ class Frontend(ExpressionEvaluator):
     def inline_call(self, call: cst.Call, callee: PyCallable, frame: Frame, sink: Sink) -> Value:
         function = callee.function
         if not isinstance(function, Callable_) or not function.is_macro or frame.depth >= MAX_MACRO_DEPTH:
-            self.arguments(call, frame, sink)
+            values = self.arguments(call, frame, sink)
+            if isinstance(function, Callable_) and not function.is_macro:
+                keywords = [arg.keyword.value if arg.keyword else None for arg in call.args]
+                if not any(arg.star for arg in call.args):
+                    function.call_sites.append(list(zip(keywords, values, strict=True)))
             sink.unknown = True
             return UNKNOWN
         definition = function.node
@@ -718,6 +765,33 @@ class Frontend(ExpressionEvaluator):
             stmt = Stmt(frame.site(node), certain=False, kind=StmtKind.EVAL,
                         accesses=arg_sink.accesses, calls=arg_sink.calls)  # fmt: skip
             self.add(sink.out, frame, stmt)
+
+
+def _value_key(value: Value | None) -> object:
+    if isinstance(value, PyConst):
+        try:
+            hash(value.value)
+        except TypeError:
+            return ("py", repr(value.value))
+        return ("py", type(value.value).__name__, value.value)
+    return ("unknown", type(value).__name__)
+
+
+def _defines_kernel(function: cst.FunctionDef) -> bool:
+    """Whether a `@T.prim_func` definition appears anywhere inside `function` (by decorator text)."""
+    found = False
+
+    class Finder(cst.CSTVisitor):
+        def visit_Decorator(self, node: cst.Decorator) -> bool:
+            nonlocal found
+            expr = node.decorator.func if isinstance(node.decorator, cst.Call) else node.decorator
+            if isinstance(expr, (cst.Attribute, cst.Name)):
+                name = expr.attr.value if isinstance(expr, cst.Attribute) else expr.value
+                found = found or name == "prim_func"
+            return False
+
+    function.body.visit(Finder())
+    return found
 
 
 def _has_init(node: cst.CSTNode | None) -> bool:

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# `make oracle`: differential test of tilecheck against the real TileLang checkers.
+#
+#   setup (.oracle-venv with tilelang==0.1.15)  ->  generate kernels (fixed seed)
+#   -> TileLang verdicts (cached by content hash)  ->  compare with tilecheck
+#
+# Environment (all optional):
+#   ORACLE_SEED   generator seed            (default 20240601)
+#   ORACLE_COUNT  number of kernels         (default 400)
+#   ORACLE_OUT    kernel directory          (default build/oracle/kernels)
+#   ORACLE_JOBS   TileLang worker processes (default 2)
+#   ORACLE_SKIP_SETUP=1  do not run setup.sh (the venv must exist)
+#   TILECHECK / TILECHECK_SUBCOMMAND / TILECHECK_EXTRA_ARGS  see compare.py
+# Exit status: that of compare.py (0 agree, 1 disagreement, 2 could not run),
+# or 0 after the TileLang step when the tilecheck CLI does not exist yet.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+cd "$ROOT"
+
+SEED="${ORACLE_SEED:-20240601}"
+COUNT="${ORACLE_COUNT:-400}"
+OUT="${ORACLE_OUT:-build/oracle/kernels}"
+JOBS="${ORACLE_JOBS:-2}"
+VENV="${ORACLE_VENV:-$ROOT/.oracle-venv}"
+CACHE="build/oracle/tilelang_cache.json"
+PY="${PYTHON:-python3}"
+
+if [ "${ORACLE_SKIP_SETUP:-0}" != "1" ]; then
+    bash "$HERE/setup.sh"
+fi
+
+"$PY" "$HERE/generate.py" --seed "$SEED" --count "$COUNT" --out "$OUT"
+
+"$VENV/bin/python" "$HERE/run_tilelang.py" --jobs "$JOBS" --cache "$CACHE" \
+    --stderr-log build/oracle/tilelang_stderr.log --out build/oracle/verdicts.jsonl "$OUT"
+
+"$PY" - build/oracle/verdicts.jsonl <<'PYEOF'
+import collections, json, sys
+recs = [json.loads(line) for line in open(sys.argv[1])]
+status = collections.Counter(r["status"] for r in recs)
+print(f"[oracle] TileLang verdicts: {dict(status)}")
+for fam in ("NestedLoopChecker", "ParallelLocalIndexChecker", "FragmentLoopChecker"):
+    n = sum(1 for r in recs if r.get("families", {}).get(fam, {}).get("rejected"))
+    print(f"[oracle]   {fam}: rejects {n}/{len(recs)}")
+bad = [r for r in recs if r["status"] != "ok"]
+for r in bad:
+    print(f"[oracle]   NOT BUILT {r['path']}: {r['status']}: {r.get('error')}")
+PYEOF
+
+if [ -z "${TILECHECK:-}" ] && [ ! -x "$ROOT/.venv/bin/tilecheck" ] \
+    && [ ! -f "$ROOT/tilecheck/__main__.py" ] && [ ! -f "$ROOT/tilecheck/cli.py" ]; then
+    echo "[oracle] tilecheck CLI not found (.venv/bin/tilecheck, tilecheck/__main__.py); stopping after the TileLang verdicts"
+    exit 0
+fi
+
+exec "$PY" "$HERE/compare.py" --cache "$CACHE" --jobs "$JOBS" --report build/oracle/report.json "$OUT"
