@@ -20,7 +20,7 @@ class Context:
         self.source = source
         self.module = module
         self.backend = backend
-        self.locator = Locator(module)
+        self.locator = Locator(module, source)
         self.diagnostics: list[Diagnostic] = []
         self.rule: type[Rule] | None = None
 

@@ -107,9 +107,17 @@ _NO_STATEMENT = frozenset(
 )  # fmt: skip
 
 
+def string_value(node: cst.SimpleString) -> str | bytes:
+    """The value of a string literal; plain ones without escapes skip `ast.literal_eval`."""
+    raw = node.value
+    if raw[:1] in ("'", '"') and "\\" not in raw and raw[:3] not in ('"""', "'''"):
+        return raw[1:-1]
+    return node.evaluated_value
+
+
 def _string(node: cst.BaseExpression) -> str | None:
     if isinstance(node, cst.SimpleString):
-        value = node.evaluated_value
+        value = string_value(node)
         return value if isinstance(value, str) else None
     return None
 
@@ -171,7 +179,7 @@ class ExpressionEvaluator:
         return PyConst(node.evaluated_value)
 
     def _value_SimpleString(self, node: cst.SimpleString, frame: Frame, sink: Sink) -> Value:
-        return PyConst(node.evaluated_value)
+        return PyConst(string_value(node))
 
     def _value_ConcatenatedString(self, node: cst.BaseExpression, frame: Frame, sink: Sink) -> Value:
         return PyValue()

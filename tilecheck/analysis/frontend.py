@@ -13,6 +13,8 @@ runs it, and records the loops and statements the frontend would emit (reference
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import libcst as cst
 
 from tilecheck.analysis import loops
@@ -777,21 +779,44 @@ def _value_key(value: Value | None) -> object:
     return ("unknown", type(value).__name__)
 
 
+def _statements(body) -> Iterator[cst.CSTNode]:
+    """Every statement nested in a statement list, without visiting expressions (cheap)."""
+    stack = list(body)
+    while stack:
+        statement = stack.pop()
+        yield statement
+        for suite in _suites(statement):
+            if isinstance(suite, cst.IndentedBlock):
+                stack.extend(suite.body)
+
+
+def _suites(statement: cst.CSTNode) -> Iterator[cst.BaseSuite]:
+    for name in ("body", "orelse", "finalbody"):
+        part = getattr(statement, name, None)
+        if isinstance(part, cst.BaseSuite):
+            yield part
+        elif isinstance(part, (cst.Else, cst.Finally)):
+            yield part.body
+        elif isinstance(part, cst.If):  # elif
+            yield from _suites(part)
+    for handler in getattr(statement, "handlers", ()):
+        yield handler.body
+
+
 def _defines_kernel(function: cst.FunctionDef) -> bool:
-    """Whether a `@T.prim_func` definition appears anywhere inside `function` (by decorator text)."""
-    found = False
-
-    class Finder(cst.CSTVisitor):
-        def visit_Decorator(self, node: cst.Decorator) -> bool:
-            nonlocal found
-            expr = node.decorator.func if isinstance(node.decorator, cst.Call) else node.decorator
-            if isinstance(expr, (cst.Attribute, cst.Name)):
-                name = expr.attr.value if isinstance(expr, cst.Attribute) else expr.value
-                found = found or name == "prim_func"
-            return False
-
-    function.body.visit(Finder())
-    return found
+    """Whether a `@...prim_func` definition appears anywhere inside `function`."""
+    for statement in _statements(function.body.body):
+        if isinstance(statement, cst.FunctionDef):
+            for decorator in statement.decorators:
+                expr = (
+                    decorator.decorator.func
+                    if isinstance(decorator.decorator, cst.Call)
+                    else decorator.decorator
+                )
+                name = expr.attr.value if isinstance(expr, cst.Attribute) else getattr(expr, "value", None)
+                if name == "prim_func":
+                    return True
+    return False
 
 
 def _has_init(node: cst.CSTNode | None) -> bool:
@@ -851,19 +876,27 @@ def _if_bodies(statement: cst.If):
         yield orelse.body.body
 
 
-def _assigned_names(node: cst.CSTNode) -> set[str]:
+def _assigned_names(statement: cst.CSTNode) -> set[str]:
+    """Names a compound statement may bind (assignments, loop targets, definitions)."""
     names: set[str] = set()
-
-    class Collector(cst.CSTVisitor):
-        def visit_AssignTarget(self, target: cst.AssignTarget) -> None:
-            if isinstance(target.target, cst.Name):
-                names.add(target.target.value)
-
-        def visit_FunctionDef(self, function: cst.FunctionDef) -> bool:
-            names.add(function.name.value)
-            return False
-
-    node.visit(Collector())
+    for inner in _statements([statement]):
+        targets: list[cst.BaseExpression] = []
+        if isinstance(inner, cst.SimpleStatementLine):
+            for small in inner.body:
+                if isinstance(small, cst.Assign):
+                    targets += [t.target for t in small.targets]
+                elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+                    targets.append(small.target)
+        elif isinstance(inner, cst.For):
+            targets.append(inner.target)
+        elif isinstance(inner, (cst.FunctionDef, cst.ClassDef)):
+            names.add(inner.name.value)
+        while targets:
+            target = targets.pop()
+            if isinstance(target, cst.Name):
+                names.add(target.value)
+            elif isinstance(target, (cst.Tuple, cst.List)):
+                targets += [element.value for element in target.elements]
     return names
 
 
