@@ -1,0 +1,33 @@
+"""A plain wheel install ships the engine and the built-in rules, and the console script runs."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(*command, **kwargs):
+    return subprocess.run(command, capture_output=True, text=True, timeout=600, **kwargs)
+
+
+def test_wheel_installs_into_a_fresh_environment(tmp_path):
+    wheels = tmp_path / "wheels"
+    built = run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(wheels), str(ROOT))
+    assert built.returncode == 0, built.stderr
+    [wheel] = wheels.glob("tilecheck-*.whl")
+    venv = tmp_path / "venv"
+    assert run(sys.executable, "-m", "venv", str(venv)).returncode == 0
+    installed = run(str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", str(wheel))
+    assert installed.returncode == 0, installed.stderr
+
+    kernel = ROOT / "fixtures" / "examples" / "softmax_mistakes.py"
+    result = run(str(venv / "bin" / "tilecheck"), str(kernel), "--output-format", "json", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    codes = sorted({d["code"] for d in json.loads(result.stdout)})
+    assert codes == ["TL101", "TL102", "TL103", "TL104", "TL105"]
+
+    listing = run(str(venv / "bin" / "tilecheck"), "rules", "--output-format", "json")
+    assert listing.returncode == 0, listing.stderr
+    assert {"TL001", "TL101", "TL105"} <= {rule["code"] for rule in json.loads(listing.stdout)}
