@@ -393,6 +393,10 @@ class ExpressionEvaluator:
         if api in ALLOCATIONS:
             self.arguments(node, frame, sink)
             return BufferValue(self.allocation(api, node, frame, sink))
+        if api == "const":
+            # Eager JIT: `M = T.const("M")` is a constexpr that is concrete when compiled.
+            self.arguments(node, frame, sink)
+            return PY_INT
         if api in _SYMBOLS:
             self.arguments(node, frame, sink)
             name = _string(node.args[0].value) if node.args else None

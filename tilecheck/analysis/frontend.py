@@ -78,6 +78,7 @@ class Frontend(ExpressionEvaluator):
     def __init__(self, module: cst.Module, imports: ImportTable) -> None:
         self.module = module
         self.imports = imports
+        self.current: Kernel | None = None  # the kernel being built
         self.model = FileModel()
 
     # -- discovery -------------------------------------------------------------------
@@ -129,6 +130,10 @@ class Frontend(ExpressionEvaluator):
                     self.kernel(statement, anchor, env)
                     env.bind(statement.name.value, PyValue())
                     continue
+                if self.is_eager_kernel(statement, env):
+                    self.kernel(statement, anchor, env)
+                    env.bind(statement.name.value, PyValue())
+                    continue
                 callee = Callable_(statement, anchor, env, is_macro="macro" in apis)
                 env.bind(statement.name.value, PyCallable(callee))
                 if callee.is_macro:
@@ -146,6 +151,24 @@ class Frontend(ExpressionEvaluator):
                 self.forget_assigned(statement, env)
                 inner = statement.body.body if isinstance(statement.body, cst.IndentedBlock) else ()
                 self.python_block(inner, env, anchor)
+
+    def is_eager_kernel(self, function: cst.FunctionDef, env: Env) -> bool:
+        """`@tilelang.jit` on the kernel itself (eager JIT): tensor parameters, no inner prim_func."""
+        jitted = any(
+            self.imports.qualify(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+            in ("tilelang.jit", "tilelang.lazy_jit")
+            for d in function.decorators
+        )
+        if not jitted or _defines_kernel(function):
+            return False
+        frame = Frame(env, function)
+        for param in _parameters(function):
+            annotation = param.annotation.annotation if param.annotation else None
+            if isinstance(annotation, (cst.Call, cst.Subscript)):
+                annotation = annotation.func if isinstance(annotation, cst.Call) else annotation.value
+            if annotation is not None and self.api(annotation, frame) in _TENSOR_ANNOTATIONS:
+                return True
+        return False
 
     def python_if(self, statement: cst.If, env: Env, top: cst.CSTNode) -> None:
         test = self.value(statement.test, Frame(env, top), Sink([]))
@@ -229,10 +252,15 @@ class Frontend(ExpressionEvaluator):
     def kernel(self, node: cst.FunctionDef, top: cst.CSTNode, env: Env) -> None:
         kernel_env = Env(env)
         frame = Frame(kernel_env, top)
-        for param in _parameters(node):
-            kernel_env.bind(param.name.value, self.parameter(param, frame))
         kernel = Kernel(node.name.value, node, top)
+        self.current = kernel
+        for param in _parameters(node):
+            value = self.parameter(param, frame)
+            kernel_env.bind(param.name.value, value)
+            if isinstance(value, BufferValue):
+                kernel.buffers.append(value.buffer)
         self.block(node.body.body, frame, kernel.body)
+        self.current = None
         self.model.kernels.append(kernel)
 
     def parameter(self, param: cst.Param, frame: Frame) -> Value:
@@ -393,6 +421,8 @@ class Frontend(ExpressionEvaluator):
             buffer = value.buffer
             if not buffer.name:
                 buffer.name = name
+                if self.current is not None:
+                    self.current.buffers.append(buffer)
             frame.env.bind(name, value)
             if buffer.api == "alloc_var" and _has_init(buffer.node):
                 self.statement(StmtKind.STORE, node, frame, out, sink)
@@ -702,6 +732,8 @@ class Frontend(ExpressionEvaluator):
             return UNKNOWN
         definition = function.node
         origin = MacroCall(definition.name.value, call, frame.top, definition, function.top)
+        if self.current is not None:
+            self.current.macro_calls.append(origin)
         inner = Frame(
             Env(function.env), function.top, (*frame.origin, origin), frame.certain, frame.depth + 1
         )

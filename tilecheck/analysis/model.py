@@ -158,7 +158,8 @@ class Kernel:
     node: cst.FunctionDef
     top: cst.CSTNode
     body: list[Item] = field(default_factory=list)
-    macro_calls: list[MacroCall] = field(default_factory=list)
+    macro_calls: list[MacroCall] = field(default_factory=list)  # every inlined call, in order
+    buffers: list[Buffer] = field(default_factory=list)  # parameters and allocations
 
 
 @dataclass(eq=False)

@@ -64,6 +64,7 @@ class Buffer:
     node: cst.CSTNode | None = None  # the allocation call, for fixes
     shape: tuple[Value, ...] | None = None
     api: str | None = None  # "alloc_local", "alloc_fragment", "param", ...
+    top: cst.CSTNode | None = None  # the module-level statement holding `node`, to locate it
 
     @property
     def is_local(self) -> bool:
