@@ -1,0 +1,72 @@
+"""Rule TL413: pypto-init-values-not-sequence (PyPTO; checks in `tilecheck.pypto.checks`)."""
+
+from __future__ import annotations
+
+from tilecheck.context import Context
+from tilecheck.pypto import rulebase
+from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.types import Grade
+
+_HEADER = (
+    "import pypto.language as pl\n\n\n@pl.function\ndef kernel(a: pl.Tensor, n: pl.Scalar, s0: pl.Scalar):\n"
+)
+
+
+class PyptoInitValuesNotSequence(Rule):
+    """init_values must be a list or tuple.
+
+    ## What it does
+    Reports `init_values=` that is not a tuple or list display.
+
+    ## Why is this bad?
+    The parser reads the init values element by element. The message is PyPTO's own.
+
+    ## Example
+    ```python
+    for i, (x,) in pl.pipeline(4, stage=2, init_values=s0):
+        r = pl.yield_(x)
+    ```
+
+    ## Use instead
+    ```python
+    for i, (x,) in pl.pipeline(4, stage=2, init_values=(s0,)):
+        r = pl.yield_(x)
+    ```
+
+    ## Backends
+    All PyPTO backends: the error comes from _parse_range_keyword (the DSL parser), before any target is chosen.
+    """
+
+    CODE = "TL413"
+    NAME = "pypto-init-values-not-sequence"
+    GRADE = Grade.SEMANTIC
+    MODEL = "pypto"
+    HELP = "Write `init_values=(s0,)`."
+    CHECKLIST = Checklist(
+        grade="Semantic: PyPTO rejects the program for every target.",
+        shape="A `for` over `pl.<iterator>(...)` in a `@pl.function`/`@pl.jit` function: Reports `init_values=` that is not a tuple or list display.",
+        smallest_invalid="for i, (x,) in pl.pipeline(4, stage=2, init_values=s0):",
+        closest_valid="for i, (x,) in pl.pipeline(4, stage=2, init_values=(s0,)):",
+        siblings="Each loop is checked on its own; nesting does not change the answer.",
+        neutral_wrappers="`with pl.at(...)`, `if` and other loops around it do not change the answer.",
+        generated_ir="Lowered loops carry `stage=1` and pass every check, so re-checking lowered code is clean.",
+        proof="Proven: values tilecheck cannot resolve statically are never reported.",
+        first_pass="_parse_range_keyword (the DSL parser)",
+        rewrite="Write `init_values=(s0,)`.",
+    )
+    VALID = [
+        Valid(
+            _HEADER
+            + "    for i, (x,) in pl.pipeline(4, stage=2, init_values=(s0,)):\n        r = pl.yield_(x)\n"
+        )
+    ]
+    INVALID = [
+        Invalid(
+            _HEADER
+            + "    for i, (x,) in pl.pipeline(4, stage=2, init_values=s0):\n        r = pl.yield_(x)\n",
+            at=((6, 56),),
+        )
+    ]
+
+    def check(self, ctx: Context) -> None:
+        rulebase.report(ctx, self.CODE)

@@ -1,0 +1,27 @@
+"""Shared helpers for the PyPTO tests: wrap a function body in a DSL program and lower it."""
+
+from __future__ import annotations
+
+import textwrap
+
+from tilecheck.pypto import lower_source
+from tilecheck.types import Severity
+
+HEADER = "import pypto.language as pl\n\n\n@pl.function\ndef f(a, b, n, s, s0, t0, out):\n"
+
+
+def program(body: str) -> str:
+    return HEADER + textwrap.indent(textwrap.dedent(body).lstrip("\n"), "    ")
+
+
+def lower_body(body: str, backend: str | None = None) -> str:
+    """The lowered function body, dedented; fails on any error diagnostic."""
+    result = lower_source(program(body), "k.py", backend=backend)
+    errors = [d for d in result.diagnostics if d.severity is Severity.ERROR]
+    assert not errors, errors
+    assert result.source.startswith(HEADER)
+    return textwrap.dedent(result.source[len(HEADER) :])
+
+
+def expect(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")

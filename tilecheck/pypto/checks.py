@@ -1,0 +1,223 @@
+"""Pre-lowering checks: the errors PyPTO's parser, LowerPipelineLoops and its verifier raise.
+
+Per loop, parser errors are reported in the order PyPTO's `parse_for_loop` raises them (missing
+stop, keywords, tuple target and init_values, bare yield, `pl.unroll` checks, `stage=` checks),
+one per loop since the parser stops at the first. The pass's own errors (step, yield arity) are
+reported only for a `pl.pipeline` loop with stage > 1 that parses. A value tilecheck cannot
+resolve statically is never reported as an error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from tilecheck.pypto import codes
+from tilecheck.pypto.backends import Capabilities
+from tilecheck.pypto.consts import ModuleConstants
+from tilecheck.pypto.dataflow import Dataflow
+from tilecheck.pypto.dsl import (
+    ACCEPTED_KEYWORDS,
+    SUPPORTED_KEYWORDS,
+    Aliases,
+    FunctionSite,
+    LoopHeader,
+    body_statements,
+    child_blocks,
+    loop_header,
+    trailing_yield,
+    yield_call,
+)
+from tilecheck.pypto.loops import LoopPlan, function_locals, plan
+from tilecheck.pypto.report import Finding
+
+_IR_TYPE_NAMES = {
+    cst.Add: "Add",
+    cst.Subtract: "Sub",
+    cst.Multiply: "Mul",
+    cst.FloorDivide: "FloorDiv",
+    cst.Modulo: "FloorMod",
+}
+
+
+@dataclass
+class _Loop:
+    header: LoopHeader
+    plan: LoopPlan
+
+
+class FunctionChecker:
+    def __init__(
+        self,
+        aliases: Aliases,
+        constants: ModuleConstants,
+        site: FunctionSite,
+        top: cst.CSTNode,
+        backend: Capabilities,
+    ) -> None:
+        self.aliases = aliases
+        self.constants = constants
+        self.function = site.node
+        self.top = top
+        self.backend = backend
+        self.local = function_locals(site.node, Dataflow())
+        self.findings: list[Finding] = []
+
+    def run(self) -> list[Finding]:
+        self._block(body_statements(self.function), 0)  # type: ignore[arg-type]
+        return self.findings
+
+    def _report(self, code: codes.Code, node: cst.CSTNode, **values: object) -> None:
+        self.findings.append(Finding(code, node, self.top, values))
+
+    def _block(self, statements: list[cst.BaseStatement], enclosing_pipelines: int) -> None:
+        for statement in statements:
+            depth = enclosing_pipelines
+            if isinstance(statement, cst.For):
+                header = loop_header(statement, self.aliases)
+                if header is not None:
+                    loop = _Loop(header, plan(header, self.constants, self.local))
+                    if self._loop(loop, enclosing_pipelines) and loop.plan.factor and loop.plan.factor > 1:
+                        depth += 1
+            for block in child_blocks(statement):
+                self._block(block, depth)
+
+    def _loop(self, loop: _Loop, enclosing_pipelines: int) -> bool:
+        """Check one loop; True when it parses (so it counts as a pipeline level)."""
+        if not self._parser_checks(loop):
+            return False
+        header, loop_plan = loop.header, loop.plan
+        if header.kind != "pipeline":
+            attrs = header.attrs()
+            if attrs is not None and "pipeline_stages" in attrs:
+                self._report(
+                    codes.STAGES_ATTR_ON_NON_PIPELINE,
+                    header.keywords["attrs"],
+                    function=self.function.name.value,
+                )
+            return True
+        factor = loop_plan.factor
+        if factor is None or factor <= 1:
+            return True
+        self._pass_checks(loop)
+        if enclosing_pipelines and not self.backend.hierarchical_pipelines:
+            self._report(codes.NESTED_PIPELINE, header.call, backend=self.backend.name)
+        return True
+
+    def _parser_checks(self, loop: _Loop) -> bool:
+        header, loop_plan = loop.header, loop.plan
+        kind = header.kind
+        if not header.positional:
+            self._report(codes.MISSING_STOP, header.call, kind=kind)
+            return False
+        for name, arg in header.keywords.items():
+            if name not in ACCEPTED_KEYWORDS:
+                supported = ", ".join(SUPPORTED_KEYWORDS[kind])
+                self._report(codes.UNKNOWN_KEYWORD, arg, keyword=name, kind=kind, supported=supported)
+                return False
+            if name == "init_values" and not isinstance(arg.value, (cst.Tuple, cst.List)):
+                self._report(codes.INIT_VALUES_NOT_SEQUENCE, arg.value)
+                return False
+        init_values = header.init_values
+        if init_values:
+            target = header.node.target
+            if not isinstance(target, cst.Tuple):
+                self._report(codes.TARGET_NOT_TUPLE, target)
+                return False
+            iter_args = header.iter_args()
+            if iter_args is not None and len(iter_args) != len(init_values):
+                self._report(
+                    codes.ITER_ARGS_MISMATCH, target, iter_args=len(iter_args), init_values=len(init_values)
+                )
+                return False
+            for statement in body_statements(header.node):
+                if isinstance(statement, cst.SimpleStatementLine):
+                    for small in statement.body:
+                        if isinstance(small, cst.Expr) and yield_call(small, self.aliases) is not None:
+                            self._report(codes.BARE_YIELD, small)
+                            return False
+        if kind == "unroll":
+            if init_values is not None and "init_values" in header.keywords:
+                self._report(codes.UNROLL_INIT_VALUES, header.keywords["init_values"])
+                return False
+            if any(
+                value is not None and value.kind == "runtime"
+                for value in (loop_plan.start, loop_plan.stop, loop_plan.step)
+            ):
+                self._report(codes.UNROLL_DYNAMIC, header.call)
+                return False
+            if loop_plan.step.is_int and loop_plan.step.value == 0:
+                self._report(codes.UNROLL_ZERO_STEP, header.step or header.call)
+                return False
+        stage_arg = header.keywords.get("stage")
+        if stage_arg is None:
+            if kind == "pipeline":
+                self._report(codes.MISSING_STAGE, header.call)
+                return False
+            return True
+        stage = loop_plan.stage
+        assert stage is not None
+        if stage.kind in ("runtime", "nonint"):
+            self._report(codes.STAGE_NOT_CONSTANT, stage_arg)
+            return False
+        if stage.is_int and stage.value is not None and stage.value < 1:
+            self._report(codes.STAGE_NOT_POSITIVE, stage_arg, value=stage.value)
+            return False
+        if kind != "pipeline":
+            self._report(codes.STAGE_ON_NON_PIPELINE, stage_arg, kind=kind)
+            return False
+        return True
+
+    def _pass_checks(self, loop: _Loop) -> None:
+        header, loop_plan = loop.header, loop.plan
+        step = loop_plan.step
+        step_node = header.step if header.step is not None else header.call
+        if step.kind in ("runtime", "nonint"):
+            self._report(codes.STEP_NOT_CONSTANT, step_node, type_name=_ir_type_name(header.step))
+            return
+        if not step.is_int:
+            return  # unresolved: the lowering leaves the loop and says so
+        assert step.value is not None
+        if step.value == 0:
+            self._report(codes.ZERO_STEP, step_node)
+            return
+        if not loop_plan.is_static and step.value < 0:
+            bounds = (loop_plan.start, loop_plan.stop)
+            if any(value is not None and value.kind == "runtime" for value in bounds):
+                self._report(codes.DYNAMIC_NEGATIVE_STEP, step_node, step=step.value)
+            return
+        iter_args = header.iter_args()
+        if header.init_values is not None and iter_args is not None:
+            statements = body_statements(header.node)
+            yielded = trailing_yield(statements, self.aliases)
+            got = len(yielded.values) if yielded is not None else 0
+            if got != len(iter_args):
+                node = yielded.line if yielded is not None else header.node.target
+                self._report(codes.YIELD_COUNT, node, expected=len(iter_args), got=got)
+
+
+def _ir_type_name(node: cst.BaseExpression | None) -> str:
+    if isinstance(node, cst.Name):
+        return "Var"
+    if isinstance(node, cst.BinaryOperation):
+        return _IR_TYPE_NAMES.get(type(node.operator), type(node.operator).__name__)
+    if isinstance(node, cst.Float):
+        return "ConstFloat"
+    if isinstance(node, cst.Call):
+        return "Call"
+    return type(node).__name__
+
+
+def check_functions(
+    module: cst.Module,
+    aliases: Aliases,
+    constants: ModuleConstants,
+    sites: list[FunctionSite],
+    backend: Capabilities,
+) -> list[Finding]:
+    findings: list[Finding] = []
+    for site in sites:
+        top = module.body[site.path[0]]
+        findings.extend(FunctionChecker(aliases, constants, site, top, backend).run())
+    return findings

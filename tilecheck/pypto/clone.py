@@ -1,0 +1,174 @@
+"""Cloning a loop body: substitute the loop variable and iter_args, rename iteration-local
+definitions, and stamp `pipeline_membership` tags, in one walk per clone.
+
+Substituted expressions are parenthesized the way PyPTO's printer writes the pass's IR
+(`(i + 1) * 128`, `b + (i + 1)`, but `_y = i + 1`). A literal substituted by a static tail that
+ends up in constant-only arithmetic is written `pl.const(v, pl.INDEX) * pl.const(3, pl.INDEX)`:
+the pass keeps `Mul(9, 3)` unfolded, while the parser would fold `9 * 3` to `27`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from tilecheck.pypto import membership
+from tilecheck.pypto.cstutil import (
+    ATOM_PRECEDENCE,
+    UNARY_PRECEDENCE,
+    binary_precedence,
+    child_fields,
+    int_node,
+    literal_int,
+    operand,
+    parenthesize,
+    precedence,
+)
+from tilecheck.pypto.dsl import Aliases
+
+EXPR = "expr"  # a substituted expression
+LIT = "lit"  # a substituted literal (static tail), possibly negated
+
+
+@dataclass(frozen=True)
+class Substitute:
+    expr: cst.BaseExpression
+    literal: bool = False
+
+
+@dataclass(frozen=True)
+class Tagging:
+    group: int
+    stage: int
+    double_buffer_c: bool
+
+
+class Rewriter:
+    def __init__(
+        self,
+        aliases: Aliases,
+        renames: dict[str, str],
+        substitutes: dict[str, Substitute],
+        tagging: Tagging | None,
+    ) -> None:
+        self.aliases = aliases
+        self.renames = renames
+        self.substitutes = substitutes
+        self.tagging = tagging
+        self._const_cache: dict[int, cst.Call] = {}
+
+    def statement(self, node: cst.BaseStatement) -> cst.BaseStatement:
+        return self.rewrite(node)[0]  # type: ignore[return-value]
+
+    def expression(self, node: cst.BaseExpression) -> cst.BaseExpression:
+        return self.rewrite(node)[0]  # type: ignore[return-value]
+
+    def rewrite(self, node: cst.CSTNode) -> tuple[cst.CSTNode, str | None]:
+        kind = type(node)
+        if kind is cst.Name:
+            return self._name(node)  # type: ignore[arg-type]
+        if kind is cst.Attribute:
+            value, info = self.rewrite(node.value)  # type: ignore[attr-defined]
+            if value is node.value:  # type: ignore[attr-defined]
+                return node, None
+            return node.with_changes(value=_atom(value, info)), None
+        if kind is cst.Arg:
+            value, _ = self.rewrite(node.value)  # type: ignore[attr-defined]
+            return (node, None) if value is node.value else (node.with_changes(value=value), None)  # type: ignore[attr-defined]
+        changes: dict[str, object] = {}
+        infos: dict[str, str] = {}
+        for field in child_fields(kind):
+            value = getattr(node, field)
+            if isinstance(value, cst.CSTNode):
+                new, info = self.rewrite(value)
+                if new is not value:
+                    changes[field] = new
+                if info is not None:
+                    infos[field] = info
+            elif isinstance(value, (tuple, list)) and value and isinstance(value[0], cst.CSTNode):
+                items = []
+                changed = False
+                for item in value:
+                    new, _ = self.rewrite(item)
+                    changed = changed or new is not item
+                    items.append(new)
+                if changed:
+                    changes[field] = items
+        if kind is cst.BinaryOperation:
+            return self._binary(node, changes, infos)  # type: ignore[arg-type]
+        if kind is cst.UnaryOperation and "expression" in changes:
+            expression = changes["expression"]
+            info = infos.get("expression")
+            if info == EXPR and precedence(expression) < UNARY_PRECEDENCE:  # type: ignore[arg-type]
+                changes["expression"] = parenthesize(expression)  # type: ignore[arg-type]
+            literal = info == LIT and isinstance(node.operator, (cst.Minus, cst.Plus))  # type: ignore[attr-defined]
+            return node.with_changes(**changes), LIT if literal else None
+        if kind in (cst.Subscript, cst.Call):
+            field = "value" if kind is cst.Subscript else "func"
+            if field in changes:
+                changes[field] = _atom(changes[field], infos.get(field))  # type: ignore[arg-type]
+        updated = node.with_changes(**changes) if changes else node
+        if self.tagging is not None and kind in (cst.Assign, cst.AnnAssign):
+            updated = self._tag(node, updated)  # type: ignore[arg-type]
+        return updated, None
+
+    def _name(self, node: cst.Name) -> tuple[cst.CSTNode, str | None]:
+        renamed = self.renames.get(node.value)
+        if renamed is not None:
+            return node.with_changes(value=renamed), None
+        substitute = self.substitutes.get(node.value)
+        if substitute is None:
+            return node, None
+        expr = substitute.expr
+        info = LIT if substitute.literal else (EXPR if precedence(expr) < ATOM_PRECEDENCE else None)
+        if node.lpar:
+            expr = expr.with_changes(lpar=node.lpar, rpar=node.rpar)
+            if info == EXPR:
+                info = None
+        return expr, info
+
+    def _binary(
+        self, node: cst.BinaryOperation, changes: dict[str, object], infos: dict[str, str]
+    ) -> tuple[cst.CSTNode, str | None]:
+        left = changes.get("left", node.left)
+        right = changes.get("right", node.right)
+        if LIT in infos.values():
+            left_value = literal_int(left)  # type: ignore[arg-type]
+            right_value = literal_int(right)  # type: ignore[arg-type]
+            if left_value is not None and right_value is not None:
+                return node.with_changes(left=self._const(left_value), right=self._const(right_value)), None
+        level = binary_precedence(node.operator)
+        if infos.get("left") == EXPR:
+            changes["left"] = operand(left, level, right=False)  # type: ignore[arg-type]
+        if infos.get("right") == EXPR:
+            changes["right"] = operand(right, level, right=True)  # type: ignore[arg-type]
+        return (node.with_changes(**changes) if changes else node), None
+
+    def _const(self, value: int) -> cst.Call:
+        call = self._const_cache.get(value)
+        if call is None:
+            prefix = cst.Name(self.aliases.prefix)
+            call = cst.Call(
+                func=cst.Attribute(prefix, cst.Name("const")),
+                args=[cst.Arg(int_node(value)), cst.Arg(cst.Attribute(prefix, cst.Name("INDEX")))],
+            )
+            self._const_cache[value] = call
+        return call
+
+    def _tag(self, original: cst.Assign | cst.AnnAssign, updated: cst.Assign | cst.AnnAssign) -> cst.CSTNode:
+        assert self.tagging is not None
+        found = membership.tile_call(original, self.aliases)
+        if found is None:
+            return updated
+        _, is_acc_matmul = found
+        if is_acc_matmul and not self.tagging.double_buffer_c:
+            return updated
+        tagged = membership.tag(updated.value, self.tagging.group, self.tagging.stage)  # type: ignore[arg-type]
+        return updated if tagged is None else updated.with_changes(value=tagged)
+
+
+def _atom(node: cst.CSTNode, info: str | None) -> cst.CSTNode:
+    if info is not None and precedence(node) < ATOM_PRECEDENCE:  # type: ignore[arg-type]
+        return parenthesize(node)  # type: ignore[arg-type]
+    return node

@@ -1,0 +1,533 @@
+"""LowerPipelineLoops as a source-to-source transformation.
+
+Each `for i in pl.pipeline(start, stop, step, stage=F)` loop with F > 1 in a DSL function is
+replaced by what PyPTO's pass builds (reference `pypto-lowering.md` §1): a main loop of F clones
+per iteration marked `stage=1`, then a flattened static tail or the dynamic `unroll_rem`
+cascade. Nested pipelines are lowered first. Every other byte of the file is left as it was.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from tilecheck.pypto import codes
+from tilecheck.pypto.clone import Rewriter, Substitute, Tagging
+from tilecheck.pypto.consts import ModuleConstants
+from tilecheck.pypto.cstutil import binop, int_node, literal_int, string_value
+from tilecheck.pypto.dataflow import Dataflow, Frame, live_after
+from tilecheck.pypto.dsl import (
+    Aliases,
+    LoopHeader,
+    TrailingYield,
+    body_statements,
+    loop_header,
+    trailing_yield,
+)
+from tilecheck.pypto.loops import LoopPlan, function_locals, plan
+from tilecheck.pypto.names import Tokens
+from tilecheck.pypto.report import Finding
+
+_SPACE_COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+_INDEX_ANNOTATION = "{p}.Scalar[{p}.INDEX]"
+
+
+@dataclass
+class ModuleContext:
+    aliases: Aliases
+    constants: ModuleConstants
+    tokens: Tokens
+    notes: list[Finding] = field(default_factory=list)
+
+
+@dataclass
+class _Body:
+    """A loop body split for replication: statements, and the trailing yield when iter_args."""
+
+    core: list[cst.BaseStatement]
+    yielded: TrailingYield | None
+    loop_var: str
+    iter_args: list[str]
+    local: set[str]  # names given fresh per-clone names
+    double_buffer_c: bool
+
+
+class FunctionLowering:
+    def __init__(self, context: ModuleContext, function: cst.FunctionDef, top: cst.CSTNode) -> None:
+        self.context = context
+        self.aliases = context.aliases
+        self.tokens = context.tokens
+        self.function = function
+        self.top = top
+        self.flow = Dataflow()
+        self.local = function_locals(function, self.flow)
+        self.group = 0  # pipeline group ids restart in every function
+
+    def run(self) -> cst.FunctionDef | None:
+        body = self.block(body_statements(self.function), [], self.function)  # type: ignore[arg-type]
+        if body is None:
+            return None
+        return self.function.with_changes(body=_with_body(self.function.body, body))
+
+    # -- walking ---------------------------------------------------------------------------
+
+    def block(
+        self, statements: list[cst.BaseStatement], chain: list[Frame], owner: cst.CSTNode
+    ) -> list[cst.BaseStatement] | None:
+        out: list[cst.BaseStatement] = []
+        changed = False
+        for index, statement in enumerate(statements):
+            result = self.statement(statement, [*chain, Frame(statements, index, owner)])
+            if result is None:
+                out.append(statement)
+            else:
+                out.extend(result)
+                changed = True
+        return out if changed else None
+
+    def statement(self, node: cst.BaseStatement, chain: list[Frame]) -> list[cst.BaseStatement] | None:
+        if isinstance(node, cst.For):
+            body = body_statements(node)
+            new_body = self.block(body, chain, node)
+            header = loop_header(node, self.aliases)
+            if header is not None and header.kind == "pipeline":
+                loop = plan(header, self.context.constants, self.local)
+                if loop.factor is not None and loop.factor > 1:
+                    lowered = self.pipeline(loop, new_body if new_body is not None else body, chain)
+                    if lowered is not None:
+                        return lowered
+            return None if new_body is None else [node.with_changes(body=_with_body(node.body, new_body))]
+        if isinstance(node, cst.If):
+            then = self.block(body_statements(node), chain, node)
+            orelse = node.orelse
+            new_orelse: cst.If | cst.Else | None = None
+            if isinstance(orelse, cst.If):
+                result = self.statement(orelse, chain)
+                new_orelse = result[0] if result else None  # type: ignore[assignment]
+            elif isinstance(orelse, cst.Else):
+                inner = self.block(body_statements(orelse), chain, node)
+                if inner is not None:
+                    new_orelse = orelse.with_changes(body=_with_body(orelse.body, inner))
+            if then is None and new_orelse is None:
+                return None
+            changes: dict[str, object] = {}
+            if then is not None:
+                changes["body"] = _with_body(node.body, then)
+            if new_orelse is not None:
+                changes["orelse"] = new_orelse
+            return [node.with_changes(**changes)]
+        if isinstance(node, (cst.With, cst.While)):
+            inner = self.block(body_statements(node), chain, node)
+            return None if inner is None else [node.with_changes(body=_with_body(node.body, inner))]
+        return None
+
+    def _note(self, code: codes.Code, node: cst.CSTNode, **values: object) -> None:
+        self.context.notes.append(Finding(code, node, self.top, values))
+
+    # -- one pipeline loop -----------------------------------------------------------------
+
+    def pipeline(
+        self, loop: LoopPlan, statements: list[cst.BaseStatement], chain: list[Frame]
+    ) -> list[cst.BaseStatement] | None:
+        header = loop.header
+        if not loop.step.is_int:
+            if loop.step.kind == "unresolved":
+                self._note(
+                    codes.NOT_LOWERED, header.call, reason=f"cannot resolve the step `{loop.step.name}`"
+                )
+            return None  # a runtime step is reported by the checks
+        step = loop.step.value
+        assert step is not None
+        if step == 0:
+            return None  # reported by the checks
+        if not loop.is_static and step < 0:
+            unresolved = [v.name for v in (loop.start, loop.stop) if v is not None and v.kind == "unresolved"]
+            if unresolved:
+                reason = f"cannot resolve `{unresolved[0]}`, and a negative step needs static bounds"
+                self._note(codes.NOT_LOWERED, header.call, reason=reason)
+            return None
+        body = self._split(header, statements, chain)
+        if body is None:
+            return None
+        factor = loop.factor
+        assert factor is not None
+        if loop.is_static:
+            return self._static(loop, body, factor, step)
+        for value in (loop.start, loop.stop):
+            if value is not None and value.kind == "unresolved":
+                self._note(codes.BOUNDS_UNRESOLVED, header.call, name=value.name)
+        return self._dynamic(loop, body, factor, step)
+
+    def _split(
+        self, header: LoopHeader, statements: list[cst.BaseStatement], chain: list[Frame]
+    ) -> _Body | None:
+        loop_var = header.loop_var()
+        if loop_var is None:
+            self._note(codes.NOT_LOWERED, header.node.target, reason="the loop target is not a simple name")
+            return None
+        iter_args = header.iter_args() or []
+        yielded = None
+        if iter_args:
+            yielded = trailing_yield(statements, self.aliases)
+            init_values = header.init_values
+            if (
+                yielded is None
+                or yielded.targets is None
+                or init_values is None
+                or len(init_values) != len(iter_args)
+                or len(yielded.values) != len(iter_args)
+                or len(yielded.targets) != len(iter_args)
+            ):
+                return None  # reported by the checks
+        core = statements[:-1] if yielded is not None else list(statements)
+        summary = self.flow.block(core)
+        reassigned = summary.defs & {loop_var, *iter_args}
+        if reassigned:
+            names = ", ".join(f"`{name}`" for name in sorted(reassigned))
+            self._note(
+                codes.NOT_LOWERED, header.node.target, reason=f"{names} is reassigned in the loop body"
+            )
+            return None
+        candidates = summary.defs - summary.reads - self.flow.opaque
+        candidates -= live_after(self.flow, chain, candidates)
+        attrs = header.attrs() or {}
+        flag = attrs.get("pipeline_double_buffer_c")
+        double_buffer_c = isinstance(flag, cst.Name) and flag.value == "True"
+        return _Body(core, yielded, loop_var, iter_args, candidates, double_buffer_c)
+
+    def _replicate(
+        self,
+        body: _Body,
+        count: int,
+        offset: Callable[[int], Substitute | None],
+        seeds: list[Substitute] | None,
+    ) -> tuple[list[cst.BaseStatement], list[cst.BaseExpression]]:
+        """ReplicateBody: `count` clones in one new pipeline group."""
+        group = self.group
+        self.group += 1
+        statements: list[cst.BaseStatement] = []
+        yields: list[cst.BaseExpression] = []
+        for stage in range(count):
+            renames = {name: self.tokens.new(name) for name in body.local}
+            substitutes: dict[str, Substitute] = {}
+            moved = offset(stage)
+            if moved is not None:
+                substitutes[body.loop_var] = moved
+            if stage == 0:
+                if seeds is not None:
+                    substitutes.update(zip(body.iter_args, seeds, strict=False))
+            else:
+                substitutes.update(
+                    (name, Substitute(value)) for name, value in zip(body.iter_args, yields, strict=False)
+                )
+            rewriter = Rewriter(
+                self.aliases, renames, substitutes, Tagging(group, stage, body.double_buffer_c)
+            )
+            statements.extend(rewriter.statement(statement) for statement in body.core)
+            if body.yielded is not None:
+                yields = [rewriter.expression(value) for value in body.yielded.values]
+        return statements, yields
+
+    def _main_offset(self, body: _Body, step: int) -> Callable[[int], Substitute | None]:
+        def offset(stage: int) -> Substitute | None:
+            if stage * step == 0:
+                return None
+            return Substitute(binop(cst.Name(body.loop_var), cst.Add(), int_node(stage * step)))
+
+        return offset
+
+    def _main_loop(
+        self,
+        loop: LoopPlan,
+        body: _Body,
+        factor: int,
+        step: int,
+        stop: cst.BaseExpression,
+        targets: list[str] | None,
+    ) -> tuple[cst.For, list[str] | None]:
+        header = loop.header
+        clones, yields = self._replicate(body, factor, self._main_offset(body, step), None)
+        statements = list(clones)
+        if body.yielded is not None:
+            assert targets is not None
+            statements.append(self._yield_line(body.yielded, targets, yields))
+        start = header.start if header.start is not None else cst.Integer("0")
+        call = _main_call(header, start, stop, int_node(factor * step))
+        return header.node.with_changes(iter=call, body=_with_body(header.node.body, statements)), targets
+
+    def _static(self, loop: LoopPlan, body: _Body, factor: int, step: int) -> list[cst.BaseStatement]:
+        header = loop.header
+        trips = loop.trip_count()
+        if trips == 0:
+            demoted = _demoted_call(header, self.aliases)
+            return [
+                header.node.with_changes(
+                    iter=demoted, body=_with_body(header.node.body, body.core + _yield(body))
+                )
+            ]
+        main_iters, rest = divmod(trips, factor)
+        start = loop.start.value
+        assert start is not None
+        out: list[cst.BaseStatement] = []
+        returns = body.yielded.targets if body.yielded is not None else None
+        main_returns = returns
+        if main_iters > 0:
+            if rest and returns:
+                main_returns = [self.tokens.new(f"{name}_main") for name in returns]
+            stop = int_node(start + main_iters * factor * step)
+            main, _ = self._main_loop(loop, body, factor, step, stop, main_returns)
+            out.append(main)
+        if rest:
+            base = start + main_iters * factor * step
+
+            def offset(stage: int) -> Substitute:
+                return Substitute(int_node(base + stage * step), literal=True)
+
+            if main_iters > 0:
+                seeds = [Substitute(cst.Name(name)) for name in main_returns or ()]
+            else:
+                seeds = [_seed(value) for value in loop.header.init_values or ()]
+            tail, yields = self._replicate(body, rest, offset, seeds)
+            if main_iters == 0 and tail:
+                tail[0] = tail[0].with_changes(
+                    leading_lines=[*_blank_prefix(header.node.leading_lines), *tail[0].leading_lines]
+                )
+            out.extend(tail)
+            for name, value in zip(returns or (), yields, strict=False):
+                out.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value)]))
+            if not out:
+                out.append(
+                    cst.SimpleStatementLine(
+                        [cst.Pass()], leading_lines=_blank_prefix(header.node.leading_lines)
+                    )
+                )
+        return out
+
+    def _dynamic(self, loop: LoopPlan, body: _Body, factor: int, step: int) -> list[cst.BaseStatement]:
+        header = loop.header
+        prefix = self.aliases.prefix
+        start = header.start if header.start is not None else cst.Integer("0")
+        stop = header.stop
+        assert stop is not None
+        main_end = self.tokens.new("unroll_main_end")
+        remainder = self.tokens.new("unroll_rem")
+        span = binop(stop, cst.Subtract(), start)
+        trip = (
+            span
+            if step == 1
+            else binop(binop(span, cst.Add(), int_node(step - 1)), cst.FloorDivide(), int_node(step))
+        )
+        main_iters = binop(trip, cst.FloorDivide(), int_node(factor))
+        end_value = binop(start, cst.Add(), binop(main_iters, cst.Multiply(), int_node(factor * step)))
+        if step == 1:
+            rem_value = binop(stop, cst.Subtract(), cst.Name(main_end))
+        else:
+            rem_value = binop(trip, cst.Subtract(), binop(main_iters, cst.Multiply(), int_node(factor)))
+        returns = body.yielded.targets if body.yielded is not None else None
+        main_returns = [self.tokens.new(f"{name}_main") for name in returns] if returns else None
+        main, _ = self._main_loop(loop, body, factor, step, cst.Name(main_end), main_returns)
+        comments, blanks = header.node.leading_lines, _blank_prefix(header.node.leading_lines)
+        main = main.with_changes(leading_lines=comments[len(blanks) :])
+        out: list[cst.BaseStatement] = [
+            _index_assign(prefix, main_end, end_value, blanks),
+            main,
+            _index_assign(prefix, remainder, rem_value, ()),
+        ]
+
+        def offset(stage: int) -> Substitute:
+            if stage * step == 0:
+                return Substitute(cst.Name(main_end))
+            return Substitute(binop(cst.Name(main_end), cst.Add(), int_node(stage * step)))
+
+        seeds = [Substitute(cst.Name(name)) for name in main_returns or ()]
+        inner: cst.If | None = None
+        inner_returns: list[str] | None = None
+        for count in range(factor - 1, 0, -1):
+            clones, yields = self._replicate(body, count, offset, seeds)
+            test = cst.Comparison(
+                cst.Name(remainder), [cst.ComparisonTarget(cst.Equal(), cst.Integer(str(count)))]
+            )
+            then = list(clones)
+            orelse: list[cst.BaseStatement] | None
+            if returns is not None and body.yielded is not None:
+                level = (
+                    list(returns)
+                    if count == 1
+                    else [self.tokens.new(f"{name}_rem{count}") for name in returns]
+                )
+                then.append(self._yield_statement(level, yields))
+                if inner is None:
+                    orelse = [self._yield_statement(level, [cst.Name(name) for name in main_returns or ()])]
+                else:
+                    assert inner_returns is not None
+                    orelse = [inner, self._yield_statement(level, [cst.Name(name) for name in inner_returns])]
+                inner_returns = level
+            else:
+                orelse = None if inner is None else [inner]
+            inner = cst.If(
+                test=test,
+                body=cst.IndentedBlock(then or [cst.SimpleStatementLine([cst.Pass()])]),
+                orelse=cst.Else(cst.IndentedBlock(orelse)) if orelse else None,
+            )
+        assert inner is not None
+        out.append(inner)
+        return out
+
+    def _yield_statement(
+        self, targets: list[str], values: list[cst.BaseExpression]
+    ) -> cst.SimpleStatementLine:
+        prefix = cst.Name(self.aliases.prefix)
+        call = cst.Call(cst.Attribute(prefix, cst.Name("yield_")), [cst.Arg(value) for value in values])
+        return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(_targets(targets))], call)])
+
+    def _yield_line(
+        self, yielded: TrailingYield, targets: list[str], values: list[cst.BaseExpression]
+    ) -> cst.SimpleStatementLine:
+        """The main loop's closing yield: the original line (comments kept) with new names."""
+        small = yielded.line.body[0]
+        call = small.value  # type: ignore[attr-defined]
+        args = [arg.with_changes(value=value) for arg, value in zip(call.args, values, strict=False)]
+        new_call = call.with_changes(args=args)
+        if isinstance(small, cst.Assign):
+            old_target = small.targets[0].target
+            if targets == yielded.targets:
+                new_small = small.with_changes(value=new_call)
+            else:
+                target = _targets(targets)
+                if isinstance(old_target, (cst.Tuple, cst.List)) and isinstance(target, cst.Tuple):
+                    target = target.with_changes(lpar=old_target.lpar, rpar=old_target.rpar)
+                new_small = small.with_changes(
+                    targets=[small.targets[0].with_changes(target=target)], value=new_call
+                )
+        else:
+            new_small = small.with_changes(target=cst.Name(targets[0]), value=new_call)  # type: ignore[union-attr]
+        return yielded.line.with_changes(body=[new_small])
+
+
+def _yield(body: _Body) -> list[cst.BaseStatement]:
+    return [body.yielded.line] if body.yielded is not None else []
+
+
+def _seed(value: cst.BaseExpression) -> Substitute:
+    return Substitute(value, literal=literal_int(value) is not None)
+
+
+def _targets(names: list[str]) -> cst.BaseExpression:
+    if len(names) == 1:
+        return cst.Name(names[0])
+    return cst.Tuple([cst.Element(cst.Name(name)) for name in names], lpar=[], rpar=[])
+
+
+def _index_assign(
+    prefix: str,
+    name: str,
+    value: cst.BaseExpression,
+    leading: tuple[cst.EmptyLine, ...] | list[cst.EmptyLine],
+) -> cst.SimpleStatementLine:
+    annotation = cst.Annotation(cst.parse_expression(_INDEX_ANNOTATION.format(p=prefix)))
+    return cst.SimpleStatementLine(
+        [cst.AnnAssign(cst.Name(name), annotation, value)], leading_lines=list(leading)
+    )
+
+
+def _blank_prefix(lines: tuple[cst.EmptyLine, ...] | list[cst.EmptyLine]) -> list[cst.EmptyLine]:
+    """The blank lines before a statement's first comment line."""
+    blanks = []
+    for line in lines:
+        if line.comment is not None:
+            break
+        blanks.append(line)
+    return blanks
+
+
+def _with_body(block: cst.BaseSuite, statements: list[cst.BaseStatement]) -> cst.BaseSuite:
+    if isinstance(block, cst.IndentedBlock):
+        return block.with_changes(body=statements)
+    return cst.IndentedBlock(body=statements, header=block.trailing_whitespace)  # type: ignore[attr-defined]
+
+
+def _strip_pipeline_stages(arg: cst.Arg) -> cst.Arg | None:
+    """`attrs=` without a `"pipeline_stages"` entry; None when nothing is left."""
+    value = arg.value
+    if not isinstance(value, cst.Dict):
+        return arg
+    kept = [
+        element
+        for element in value.elements
+        if not (
+            isinstance(element, cst.DictElement)
+            and isinstance(element.key, cst.SimpleString)
+            and string_value(element.key) == "pipeline_stages"
+        )
+    ]
+    if len(kept) == len(value.elements):
+        return arg
+    if not kept:
+        return None
+    kept[-1] = kept[-1].with_changes(comma=value.elements[-1].comma)
+    return arg.with_changes(value=value.with_changes(elements=kept))
+
+
+def _edit_keywords(args: list[cst.Arg], stage: cst.BaseExpression | None) -> list[cst.Arg]:
+    """Set `stage=` (drop it when None) and strip `pipeline_stages` from `attrs=`."""
+    out: list[cst.Arg] = []
+    for arg in args:
+        keyword = arg.keyword.value if arg.keyword is not None else None
+        new: cst.Arg | None = arg
+        if keyword == "stage":
+            new = None if stage is None else arg.with_changes(value=stage)
+        elif keyword == "attrs":
+            new = _strip_pipeline_stages(arg)
+        if new is None:
+            if out and arg is args[-1]:
+                out[-1] = out[-1].with_changes(comma=arg.comma)
+            continue
+        out.append(new)
+    return out
+
+
+def _main_call(
+    header: LoopHeader, start: cst.BaseExpression, stop: cst.BaseExpression, step: cst.BaseExpression
+) -> cst.Call:
+    args = list(header.call.args)
+    positions = [index for index, arg in enumerate(args) if arg.keyword is None and not arg.star]
+    originals = [args[index] for index in positions[:3]]
+    last_comma = originals[-1].comma
+    new_positional: list[cst.Arg] = []
+    for slot, value in enumerate((start, stop, step)):
+        if slot < len(originals):
+            arg = originals[slot].with_changes(value=value)
+        else:
+            arg = cst.Arg(value)
+        if slot == 2:
+            arg = arg.with_changes(comma=last_comma)
+        elif slot >= len(originals) - 1:
+            arg = arg.with_changes(comma=_SPACE_COMMA)
+        new_positional.append(arg)
+    # Positional arguments past the third are ignored by PyPTO's parser; the printer drops them.
+    extra = set(positions[3:])
+    first = positions[0]
+    after = [arg for index, arg in enumerate(args) if index >= first + len(originals) and index not in extra]
+    rebuilt = [*args[:first], *new_positional, *after]
+    return header.call.with_changes(args=_edit_keywords(rebuilt, cst.Integer("1")))
+
+
+def _demoted_call(header: LoopHeader, aliases: Aliases) -> cst.Call:
+    """DemoteToSequential: the same loop as `pl.range`, `stage=` and `pipeline_stages` dropped."""
+    func = header.call.func
+    if isinstance(func, cst.Attribute):
+        func = func.with_changes(attr=cst.Name("range"))
+    else:
+        func = cst.Attribute(cst.Name(aliases.prefix), cst.Name("range"))
+    return header.call.with_changes(func=func, args=_edit_keywords(list(header.call.args), None))
+
+
+def reparses(text: str) -> bool:
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return False
+    return True
