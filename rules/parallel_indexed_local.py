@@ -1,9 +1,11 @@
+import libcst as cst
 from tilecheck.rules._examples import KERNEL
 
 from tilecheck.analysis.queries import accesses, first_used, parallel_ancestors
+from tilecheck.analysis.values import Buffer
 from tilecheck.context import Context
 from tilecheck.rule import Checklist, Invalid, Rule, Valid
-from tilecheck.types import Grade
+from tilecheck.types import Edit, Fix, Grade
 
 
 class ParallelIndexedLocal(Rule):
@@ -78,6 +80,9 @@ class ParallelIndexedLocal(Rule):
             "            loc[i] = A[i, 0]\n",
             at=((9, 13),),
             message="Local buffer `loc` is indexed by T.Parallel loop variable `i`",
+            fixed=KERNEL
+            + '        loc = T.alloc_fragment((64,), "float32")\n        for i in T.Parallel(64):\n'
+            "            loc[i] = A[i, 0]\n",
         ),
         Invalid(
             KERNEL + '        loc = T.alloc_local((64,), "float32")\n        for i in T.Parallel(64):\n'
@@ -99,4 +104,23 @@ class ParallelIndexedLocal(Rule):
                 f"Local buffer `{access.buffer.name}` is indexed by T.Parallel loop variable "
                 f"`{loop.var.name}`; local buffers are thread-private and do not take part in "
                 f"parallel layout inference{ctx.macro_note(access.site)}",
+                fix=_fragment_fix(ctx, access.buffer),
             )
+
+
+def _fragment_fix(ctx: Context, buffer: Buffer) -> Fix | None:
+    """Unsafe: allocate the buffer with `T.alloc_fragment` (same shape and dtype) instead.
+
+    Unsafe because it changes where the buffer lives and how every other use of it is laid
+    out; offered only for a plain `<module>.alloc_local(...)` call.
+    """
+    call = buffer.node
+    if buffer.api != "alloc_local" or buffer.top is None or not isinstance(call, cst.Call):
+        return None
+    func = call.func
+    if not isinstance(func, cst.Attribute) or func.attr.value != "alloc_local":
+        return None
+    if any(arg.keyword is not None and arg.keyword.value == "scope" for arg in call.args):
+        return None
+    title = f"Allocate `{buffer.name}` with `T.alloc_fragment`"
+    return Fix(title, (Edit(ctx.span(func.attr, buffer.top), "alloc_fragment"),), safe=False)

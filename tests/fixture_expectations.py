@@ -1,29 +1,56 @@
-"""Expected diagnostics written in fixture kernels as trailing `# expect: TL101:26, TL104:13`."""
+"""Expected diagnostics written in fixture kernels as trailing comments.
+
+- `# expect: TL101:26, TL104:13` holds under every backend profile and with no backend;
+- `# expect[cpu,hip-gfx942]: TL301:22` holds only under the listed backends. Entries are
+  `fnmatch` patterns (`cuda-*`), `none` means "no backend selected" and `all` every profile
+  (but not "no backend"). Several expectations can share one comment:
+  `# expect: TL102:22  # expect[cpu]: TL301:22`.
+"""
 
 from __future__ import annotations
 
+import fnmatch
 import io
 import re
 import tokenize
 from pathlib import Path
 
-EXPECT = re.compile(r"#\s*expect:\s*(.+)$")
+EXPECT = re.compile(r"^expect(?:\[([^\]]*)\])?:\s*(.+)$")
 ITEM = re.compile(r"^(TL\d{3}):(\d+)$")
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+NO_BACKEND = "none"
 
 
-def expectations(source: str) -> set[tuple[int, int, str]]:
-    """(line, column, code) triples, columns 1-based, from the file's comments."""
+def applies(patterns: str | None, backend: str | None) -> bool:
+    """Whether an `expect[patterns]` comment holds under `backend` (None: no backend)."""
+    if patterns is None:
+        return True
+    name = backend if backend is not None else NO_BACKEND
+    for pattern in (p.strip() for p in patterns.split(",")):
+        if not pattern:
+            continue
+        if pattern == "all" and backend is not None:
+            return True
+        if fnmatch.fnmatchcase(name, pattern):
+            return True
+    return False
+
+
+def expectations(source: str, backend: str | None = None) -> set[tuple[int, int, str]]:
+    """(line, column, code) triples, columns 1-based, expected under `backend` (None: no backend)."""
     found: set[tuple[int, int, str]] = set()
     for token in tokenize.generate_tokens(io.StringIO(source).readline):
         if token.type != tokenize.COMMENT:
             continue
-        match = EXPECT.search(token.string)
-        if match is None:
-            continue
-        for item in match.group(1).split(","):
-            parsed = ITEM.match(item.strip())
-            if parsed is None:
-                raise ValueError(f"line {token.start[0]}: malformed expectation {item!r}")
-            found.add((token.start[0], int(parsed.group(2)), parsed.group(1)))
+        for part in token.string.split("#"):
+            match = EXPECT.match(part.strip())
+            if match is None:
+                continue
+            if not applies(match.group(1), backend):
+                continue
+            for item in match.group(2).split(","):
+                parsed = ITEM.match(item.strip())
+                if parsed is None:
+                    raise ValueError(f"line {token.start[0]}: malformed expectation {item!r}")
+                found.add((token.start[0], int(parsed.group(2)), parsed.group(1)))
     return found

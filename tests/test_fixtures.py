@@ -4,6 +4,7 @@ import pytest
 
 from tests.fixture_expectations import FIXTURES, expectations
 from tilecheck.engine import check_file
+from tilecheck.types import Grade
 
 LOOP_FIXTURES = sorted(
     path
@@ -22,7 +23,10 @@ def test_fixture(path):
 
 @pytest.mark.parametrize("path", sorted((FIXTURES / "nonrules").glob("*.py")), ids=lambda p: p.name)
 def test_non_rules_stay_clean(path):
-    assert check_file(str(path)).diagnostics == []
+    # Clean: nothing that fails a run. Optimization notes (e.g. TL303, TileLang's own
+    # "lowered as a serial loop" warning) are allowed; test_fixture pins them exactly.
+    failing = [d for d in check_file(str(path)).diagnostics if d.grade is not Grade.OPTIMIZATION]
+    assert failing == []
 
 
 def test_every_rule_has_a_violating_and_a_clean_fixture():

@@ -1,23 +1,31 @@
-"""The `tilecheck` command line: a thin layer over the engine and the reporters."""
+"""The `tilecheck` command line: a thin layer over configuration, the engine and the reporters.
+
+Exit codes (ruff's): 0 clean, 1 diagnostics (optimization-grade findings never count),
+2 usage, configuration or plugin errors, failed writes, or an internal failure.
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import difflib
+import io
 import json
 import os
 import sys
 from collections.abc import Sequence
+from typing import TextIO
 
 from tilecheck import __version__
+from tilecheck.config import GRADES, ConfigError, Overrides, Resolver, Settings, describe
 from tilecheck.discover import discover
-from tilecheck.engine import check_file
-from tilecheck.registry import builtin_rules
-from tilecheck.report import Run, display_path
-from tilecheck.selection import SelectionError, select, split, validate
-from tilecheck.types import Diagnostic, Severity
+from tilecheck.engine import FileResult, lint_file, lint_source, read_source
+from tilecheck.report import FORMATS, Run, display_path
+from tilecheck.selection import SelectionError, split, validate
+from tilecheck.types import Diagnostic, Grade, Severity
 
-OUTPUT_FORMATS = ("full", "concise", "json")
-COMMANDS = ("check", "rule", "rules", "lower")
+OUTPUT_FORMATS = FORMATS
+COMMANDS = ("check", "rule", "rules", "debug-config", "lower", "inventory", "explain", "backends")
 
 
 class UsageError(Exception):
@@ -30,6 +38,21 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+def _add_config_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("configuration")
+    group.add_argument("--config", metavar="PATH", help="use this configuration file for every file")
+    group.add_argument("--isolated", action="store_true", help="ignore all configuration files")
+    group.add_argument(
+        "--select", action="append", metavar="CODES", help="rules to enable (codes, prefixes, names)"
+    )
+    group.add_argument("--extend-select", action="append", metavar="CODES", help="rules to enable as well")
+    group.add_argument("--ignore", action="append", metavar="CODES", help="rules to disable")
+    group.add_argument(
+        "--grade", metavar="GRADES", help=f"only rules of these grades ({','.join(GRADES)}; comma-separated)"
+    )
+    group.add_argument("--backend", metavar="NAME", help="backend capability profile (e.g. cuda-sm90)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="tilecheck", description="Static semantic checks for TileLang kernel loops.")
     parser.add_argument("--version", action="version", version=f"tilecheck {__version__}")
@@ -37,18 +60,43 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("check", help="check files and directories (the default command)")
     check.add_argument("paths", nargs="*", default=["."], metavar="PATH")
-    check.add_argument("--output-format", choices=OUTPUT_FORMATS, default=None)
     check.add_argument(
-        "--select", action="append", metavar="CODES", help="rules to enable (codes, prefixes, names)"
+        "--output-format", default=None, help=f"{', '.join(OUTPUT_FORMATS)} (or TILECHECK_OUTPUT_FORMAT)"
     )
-    check.add_argument("--ignore", action="append", metavar="CODES", help="rules to disable")
+    check.add_argument("-o", "--output-file", metavar="FILE", help="write the report to FILE")
+    check.add_argument("--statistics", action="store_true", help="count diagnostics per rule instead")
+    check.add_argument("--exit-zero", action="store_true", help="exit with 0 even with diagnostics")
+    check.add_argument(
+        "--exit-non-zero-on-fix", action="store_true", help="exit with 1 when a fix was applied"
+    )
+    check.add_argument("--fix", action="store_true", help="apply safe fixes")
+    check.add_argument("--unsafe-fixes", action="store_true", help="apply (with --fix) unsafe fixes as well")
+    check.add_argument("--diff", action="store_true", help="print the fixes as a diff; change nothing")
+    check.add_argument(
+        "--add-ignore",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="REASON",
+        help="add `# tilecheck: ignore[...]` comments for every finding (a baseline); --add-ignore=REASON",
+    )
+    check.add_argument(
+        "--force-exclude", action="store_true", help="apply exclusions to paths given explicitly too"
+    )
+    _add_config_options(check)
 
-    rule = commands.add_parser("rule", help="explain a rule")
-    rule.add_argument("code", metavar="CODE")
+    rule = commands.add_parser("rule", help="explain a rule (Markdown)")
+    rule.add_argument("code", metavar="CODE", nargs="?")
+    rule.add_argument("--all", action="store_true", help="explain every rule")
     rule.add_argument("--output-format", choices=("text", "json"), default="text")
 
     rules = commands.add_parser("rules", help="list the rules")
-    rules.add_argument("--output-format", choices=("text", "json"), default="text")
+    rules.add_argument("--output-format", choices=("text", "json", "markdown"), default="text")
+
+    debug = commands.add_parser("debug-config", help="show the configuration that applies to FILE")
+    debug.add_argument("file", metavar="FILE")
+    debug.add_argument("--output-format", choices=("text", "json"), default="text")
+    _add_config_options(debug)
 
     try:
         from tilecheck.pypto.cli import add_lower_parser
@@ -56,6 +104,10 @@ def build_parser() -> argparse.ArgumentParser:
         pass
     else:
         add_lower_parser(commands)
+    from tilecheck import backends, explain, inventory  # issue 4: inventory, explain, backends
+
+    for module in (inventory, explain, backends):
+        module.add_parser(commands)
     return parser
 
 
@@ -63,6 +115,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if not args_list or (args_list[0] not in COMMANDS and args_list[0] not in ("-h", "--help", "--version")):
         args_list.insert(0, "check")
+    # `--add-ignore[=REASON]`: a reason needs `=`, so a bare flag never swallows a path.
+    args_list = ["--add-ignore=" if arg == "--add-ignore" else arg for arg in args_list]
     parser = build_parser()
     try:
         args = parser.parse_args(args_list)
@@ -72,51 +126,335 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tilecheck.explain_rule import run_rule, run_rules
 
             return run_rule(args) if args.command == "rule" else run_rules(args)
+        if args.command == "debug-config":
+            return run_debug_config(args)
         if args.command == "lower":
             from tilecheck.pypto.cli import run_lower
 
             return run_lower(args)
+        if args.command in ("inventory", "explain", "backends"):
+            module = __import__(f"tilecheck.{args.command}", fromlist=["run"])
+            return module.run(args)
         parser.print_help()
         return 2
     except UsageError as error:
         print(f"tilecheck: error: {error}", file=sys.stderr)
         return 2
+    except ConfigError as error:  # includes plugin errors
+        print(f"tilecheck: error: {error}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `tilecheck ... | head`
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except Exception as error:  # a bug in tilecheck: one clear line, the traceback only on request
+        if os.environ.get("TILECHECK_TRACEBACK"):
+            raise
+        where = f" ({type(error).__name__} at {_origin(error)})"
+        print(
+            f"tilecheck: internal error: {error}{where}; set TILECHECK_TRACEBACK=1 for details",
+            file=sys.stderr,
+        )
+        return 2
+
+
+def _origin(error: BaseException) -> str:
+    import traceback
+
+    frames = traceback.extract_tb(error.__traceback__)
+    if not frames:
+        return "?"
+    frame = frames[-1]
+    return f"{os.path.basename(frame.filename)}:{frame.lineno}"
+
+
+# -- configuration -------------------------------------------------------------------------------
+
+
+def _overrides(args: argparse.Namespace) -> Overrides:
+    grades = None
+    if args.grade is not None:
+        grades = frozenset(split([args.grade]))
+        unknown = sorted(grades - set(GRADES))
+        if unknown or not grades:
+            raise UsageError(
+                f"--grade: unknown grade `{', '.join(unknown)}` (choose from {', '.join(GRADES)})"
+            )
+    return Overrides(
+        select=split(args.select) if args.select else None,
+        extend_select=split(args.extend_select),
+        ignore=split(args.ignore),
+        backend=args.backend,
+        grades=grades,
+        output_format=args.output_format if args.command == "check" else None,
+    )
+
+
+def _resolver(args: argparse.Namespace) -> Resolver:
+    """The configuration resolver; `--backend` is validated with the first settings resolved."""
+    return Resolver(_overrides(args), config_path=args.config, isolated=args.isolated)
+
+
+def _validate_cli_selectors(resolver: Resolver, overrides: Overrides) -> None:
+    selectors = [*(overrides.select or ()), *overrides.extend_select, *overrides.ignore]
+    if not selectors:
+        return
+    known = {rule for settings in resolver.all_settings() for rule in settings.rules}
+    if not known:
+        known = set(resolver.for_directory(resolver.cwd).rules)
+    try:
+        validate(selectors, known)
+    except SelectionError as error:
+        raise UsageError(str(error)) from None
+
+
+def _excluder(resolver: Resolver):
+    def excluded(path: str, explicit: bool) -> bool:
+        parent = os.path.dirname(os.path.abspath(path))
+        return resolver.for_directory(parent).is_excluded(path, whole=explicit)
+
+    return excluded
+
+
+# -- check ---------------------------------------------------------------------------------------
 
 
 def run_check(args: argparse.Namespace) -> int:
-    rules = builtin_rules()
-    chosen_select = split(args.select) or None
-    chosen_ignore = split(args.ignore)
-    try:
-        validate([*(chosen_select or []), *chosen_ignore], rules)
-    except SelectionError as error:
-        raise UsageError(str(error)) from None
-    selected = select(rules, chosen_select, chosen_ignore)
-    output_format = args.output_format or os.environ.get("TILECHECK_OUTPUT_FORMAT") or "full"
-    if output_format not in OUTPUT_FORMATS:
-        raise UsageError(f"unknown output format `{output_format}` (choose from {', '.join(OUTPUT_FORMATS)})")
+    if args.diff and args.add_ignore is not None:
+        raise UsageError("--diff and --add-ignore cannot be combined")
+    if args.fix and args.add_ignore is not None:
+        raise UsageError("--fix and --add-ignore cannot be combined")
+    resolver = _resolver(args)
+    overrides = resolver.overrides
+    files = list(discover(args.paths, _excluder(resolver), force_exclude=args.force_exclude))
+    settings_of = {path: resolver.for_path(path) for path in files}
+    _validate_cli_selectors(resolver, overrides)
+    output_format = _output_format(args, resolver)
+    unsafe = bool(args.unsafe_fixes)
+    fixing = args.fix or args.diff
 
     diagnostics: list[Diagnostic] = []
     sources: dict[str, str] = {}
-    files = 0
     internal_error = False
-    for path in discover(args.paths):
-        files += 1
-        result = check_file(path, selected)
+    write_errors: list[str] = []
+    diffs: list[str] = []
+    fixed = 0
+    added = 0
+    for path in files:
+        file_settings = settings_of[path].for_file(path)
+        if fixing or args.add_ignore is not None:
+            result, count, problem, diff = _rewrite(path, file_settings, args, unsafe)
+            if problem:
+                write_errors.append(f"{display_path(path)}: {problem}")
+            if diff:
+                diffs.append(diff)
+            if args.add_ignore is not None:
+                added += count
+            else:
+                fixed += count
+        else:
+            result = lint_file(path, file_settings)
         internal_error = internal_error or result.internal_error
         if result.diagnostics:
             diagnostics.extend(result.diagnostics)
             if result.source is not None:
                 sources[path] = result.source
+    for message in write_errors:
+        print(f"tilecheck: error: {message}", file=sys.stderr)
+
+    if args.add_ignore is not None:
+        print(f"Added {added} suppression comment{'' if added == 1 else 's'}.", file=sys.stderr)
+        return 2 if internal_error or write_errors else 0
+    if args.diff:
+        with _output(args.output_file) as out:
+            for diff in diffs:
+                out.write(diff)
+        would = fixed
+        print(f"Would fix {would} diagnostic{'' if would == 1 else 's'}.", file=sys.stderr)
+        return 2 if internal_error or write_errors else (1 if diffs else 0)
+
     diagnostics.sort(key=lambda d: (display_path(d.path), d.span.line, d.span.column, d.code, d.message))
-    run = Run(diagnostics, sources, files)
-    reporter = __import__(f"tilecheck.report.{output_format}", fromlist=["render"])
-    reporter.render(run, sys.stdout)
-    if internal_error:
+    enabled = {rule for path in files for rule in settings_of[path].for_file(path).rules}
+    run = Run(
+        diagnostics,
+        sources,
+        len(files),
+        rules=tuple(sorted(enabled, key=lambda r: r.CODE)),
+        fixed=fixed,
+        unsafe_fixes=unsafe,
+        show_fix_hint=not args.fix,
+        successful=not internal_error,
+    )
+    with _output(args.output_file) as out:
+        if args.statistics:
+            _statistics(run, output_format, out)
+        else:
+            reporter = __import__(f"tilecheck.report.{output_format.replace('-', '_')}", fromlist=["render"])
+            reporter.render(run, out)
+    if internal_error or write_errors:
         return 2
-    return 1 if any(d.severity is not Severity.INFO for d in diagnostics) else 0
+    if args.exit_zero:
+        return 0
+    if args.fix and args.exit_non_zero_on_fix and fixed:
+        return 1
+    return 1 if any(is_failure(d) for d in diagnostics) else 0
+
+
+def is_failure(diagnostic: Diagnostic) -> bool:
+    """Errors and warnings fail a run; notes (optimization findings) never do."""
+    return diagnostic.severity is not Severity.INFO and diagnostic.grade is not Grade.OPTIMIZATION
+
+
+def _output_format(args: argparse.Namespace, resolver: Resolver) -> str:
+    chosen = args.output_format or os.environ.get("TILECHECK_OUTPUT_FORMAT")
+    where = "--output-format" if args.output_format else "TILECHECK_OUTPUT_FORMAT"
+    if not chosen:
+        value, origin = resolver.for_directory(resolver.cwd).lookup("output-format")
+        chosen, where = (str(value), f"{origin.label}: `output-format`") if origin else ("full", "")
+    if chosen not in OUTPUT_FORMATS:
+        raise UsageError(
+            f"{where}: unknown output format `{chosen}` (choose from {', '.join(OUTPUT_FORMATS)})"
+        )
+    return chosen
+
+
+class _output:
+    """stdout, or a file written when the report is complete."""
+
+    def __init__(self, path: str | None) -> None:
+        self.path = path
+        self.buffer: TextIO = io.StringIO() if path else sys.stdout
+
+    def __enter__(self) -> TextIO:
+        return self.buffer
+
+    def __exit__(self, kind, value, traceback) -> None:
+        if self.path and kind is None:
+            try:
+                directory = os.path.dirname(self.path)
+                if directory:
+                    os.makedirs(directory, exist_ok=True)
+                with open(self.path, "w", encoding="utf-8") as handle:
+                    handle.write(self.buffer.getvalue())  # type: ignore[attr-defined]
+            except OSError as error:
+                raise UsageError(
+                    f"--output-file: cannot write {self.path}: {error.strerror or error}"
+                ) from None
+
+
+def _rewrite(path: str, settings, args: argparse.Namespace, unsafe: bool) -> tuple[FileResult, int, str, str]:
+    """--fix, --diff or --add-ignore on one file: (final result, count, write problem, diff)."""
+    from tilecheck.fixes import WriteError, encode_like, fix_text, fixable, write_atomic
+    from tilecheck.suppressions import add_ignores
+
+    data, failure = read_source(path)
+    if failure is not None:
+        return FileResult(path, [failure]), 0, "", ""
+    assert data is not None
+    first = lint_source(data, path, settings)
+    if first.source is None:
+        return first, 0, "", ""
+    original = first.source
+    if args.add_ignore is not None:
+        targets = [d for d in first.diagnostics if d.grade is not Grade.META]
+        text, count = add_ignores(original, targets, args.add_ignore)
+        result = lint_source(text, path, settings) if count else first
+    else:
+        if not any(fixable(d, unsafe) for d in first.diagnostics):
+            return first, 0, "", ""
+        outcome = fix_text(
+            original, lambda text: lint_source(text, path, settings), unsafe=unsafe, first=first
+        )
+        text, count, result = outcome.text, len(outcome.fixed), outcome.result  # type: ignore[assignment]
+    if text == original:
+        return result, 0, "", ""
+    if args.diff:
+        name = display_path(path)
+        diff = "".join(
+            difflib.unified_diff(
+                original.splitlines(keepends=True), text.splitlines(keepends=True), f"a/{name}", f"b/{name}"
+            )
+        )
+        return first, count, "", diff
+    try:
+        write_atomic(path, encode_like(data, text), expected=data)
+    except WriteError as error:
+        return first, 0, f"not modified: {error}", ""
+    return result, count, "", ""
+
+
+def _statistics(run: Run, output_format: str, out: TextIO) -> None:
+    counts: dict[str, list[Diagnostic]] = {}
+    for diagnostic in run.diagnostics:
+        counts.setdefault(diagnostic.code, []).append(diagnostic)
+    rows = sorted(counts.items(), key=lambda item: (-len(item[1]), item[0]))
+    table = [
+        {
+            "code": code,
+            "name": found[0].rule,
+            "count": len(found),
+            "fixable": any(d.fix is not None and (d.fix.safe or run.unsafe_fixes) for d in found),
+        }
+        for code, found in rows
+    ]
+    if output_format in ("json", "json-lines", "sarif"):
+        json.dump(table, out, indent=2)
+        out.write("\n")
+        return
+    if not table:
+        return
+    width = max(len(str(row["count"])) for row in table)
+    code_width = max(len(str(row["code"])) for row in table)
+    for row in table:
+        mark = "[*]" if row["fixable"] else "[ ]"
+        out.write(f"{row['count']:>{width}}  {row['code']:<{code_width}}  {mark} {row['name']}\n")
+
+
+# -- debug-config ----------------------------------------------------------------------------------
+
+
+def run_debug_config(args: argparse.Namespace) -> int:
+    resolver = _resolver(args)
+    path = args.file
+    settings: Settings = resolver.for_path(path)
+    file_settings = settings.for_file(path)
+    _validate_cli_selectors(resolver, resolver.overrides)
+    excluded = settings.is_excluded(path)
+    rows = describe(settings, path)
+    chain = [config.label for config in settings.chain]
+    if args.output_format == "json":
+        dump_json(
+            {
+                "file": display_path(path),
+                "configuration": chain[::-1],
+                "excluded": excluded,
+                "settings": {key: {"value": value, "origin": origin} for key, value, origin in rows},
+                "rules": [rule.CODE for rule in file_settings.rules],
+            }
+        )
+        return 0
+    print(f"File: {display_path(path)}")
+    if chain:
+        print(f"Configuration: {chain[-1]}")
+        for label in chain[-2::-1]:
+            print(f"  extends: {label}")
+    else:
+        reason = "--isolated" if resolver.isolated else "none found"
+        print(f"Configuration: ({reason}; defaults)")
+    print(
+        f"Excluded: {'yes (checked only when given explicitly, without --force-exclude)' if excluded else 'no'}"
+    )
+    print("Settings:")
+    width = max(len(key) for key, _, _ in rows)
+    for key, value, origin in rows:
+        print(f"  {key:<{width}} = {json.dumps(value)}  # {origin}")
+    print(f"Rules enabled for this file ({len(file_settings.rules)}):")
+    for rule in file_settings.rules:
+        severity = file_settings.severity(rule.CODE, rule.severity()).value
+        print(f"  {rule.CODE}  {rule.NAME}  [{rule.GRADE.value}, {severity}]")
+    return 0
 
 
 def dump_json(value: object) -> None:

@@ -14,6 +14,10 @@ from tilecheck.rule import Rule
 from tilecheck.types import Diagnostic, Fix, Span
 
 
+class ModelError(Exception):
+    """Building the kernel model failed (a bug in tilecheck's frontend model)."""
+
+
 class Context:
     def __init__(self, path: str, source: str, module: cst.Module, backend: object | None = None) -> None:
         self.path = path
@@ -23,17 +27,34 @@ class Context:
         self.locator = Locator(module, source)
         self.diagnostics: list[Diagnostic] = []
         self.rule: type[Rule] | None = None
+        self._model: FileModel | None = None
+        self._model_error: ModelError | None = None
 
     @cached_property
     def imports(self) -> ImportTable:
         return ImportTable.from_module(self.module)
 
-    @cached_property
+    @property
     def model(self) -> FileModel:
-        """The TileLang kernel model, built once per file on first use."""
-        if not self.imports.imports("tilelang"):
-            return FileModel()
-        return analyze(self.module, self.imports)
+        """The TileLang kernel model, built once per file on first use.
+
+        A crash while building it is raised once as `ModelError` and again (without rebuilding)
+        to every later rule, so the engine reports it once instead of once per rule.
+        """
+        if self._model is None:
+            if self._model_error is not None:
+                raise self._model_error
+            if "tilelang" not in self.source:  # imports may also sit inside functions
+                self._model = FileModel()
+            else:
+                try:
+                    self._model = analyze(self.module, self.imports)
+                except (RecursionError, MemoryError):
+                    raise
+                except Exception as error:
+                    self._model_error = ModelError(f"{type(error).__name__}: {error}")
+                    raise self._model_error from error
+        return self._model
 
     def span(self, node: cst.CSTNode, top: cst.CSTNode) -> Span:
         return self.locator.span(node, top)

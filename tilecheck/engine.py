@@ -6,17 +6,26 @@ pathological nesting and crashing rules all become diagnostics of their own.
 
 from __future__ import annotations
 
+import ast
+import dataclasses
+import io
 import os
 import sys
+import tokenize
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from tilecheck.context import Context
+from tilecheck.context import Context, ModelError
 from tilecheck.registry import builtin_rules, by_code
 from tilecheck.rule import Rule
+from tilecheck.suppressions import META_CODES, Suppressions, may_have_suppressions
 from tilecheck.types import Diagnostic, Span
+
+if TYPE_CHECKING:
+    from tilecheck.config import FileSettings
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
 RECURSION_LIMIT = 6000
@@ -51,17 +60,19 @@ def read_source(path: str) -> tuple[bytes | None, Diagnostic | None]:
 
 def parse(path: str, data: bytes | str) -> tuple[cst.Module | None, str | None, Diagnostic | None]:
     """Parse once; a failure is one diagnostic at the error's position."""
-    text: str | None = None
-    try:
-        text = data if isinstance(data, str) else _decode(data)
-    except (UnicodeDecodeError, LookupError, SyntaxError) as error:
-        return None, None, _meta(path, "TL002", Span.point(1, 0), f"Cannot decode file: {error}")
+    if isinstance(data, str):
+        text = data
+    else:
+        text, failure = _decode(path, data)
+        if failure is not None:
+            return None, None, failure
+    if _too_complex(text):
+        message = "File is too deeply nested to analyze (an expression nests more than 1000 levels)"
+        return None, text, _meta(path, "TL004", Span.point(1, 0), message)
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
-        span = Span.point(error.raw_line, error.raw_column)
-        message = "Syntax error: " + str(error.message).strip().splitlines()[0]
-        return None, text, _meta(path, "TL001", span, message)
+        return None, text, _syntax_error(path, text, error)
     except (RecursionError, MemoryError):
         return None, text, _meta(path, "TL004", Span.point(1, 0), "File is too deeply nested to parse")
     except Exception as error:  # the native parser reports some errors with other types
@@ -69,13 +80,67 @@ def parse(path: str, data: bytes | str) -> tuple[cst.Module | None, str | None, 
     return module, text, None
 
 
-def _decode(data: bytes) -> str:
-    import io
-    import tokenize
+def _decode(path: str, data: bytes) -> tuple[str, Diagnostic | None]:
+    """Decode as Python does: a BOM or coding cookie, else UTF-8."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as error:
+        if "unknown encoding" in str(error) or "encoding problem" in str(error):
+            return "", _meta(path, "TL002", Span.point(1, 0), f"Cannot decode file: {error}")
+        encoding = "utf-8"  # undecodable first lines: let the decoder say where
+    try:
+        text = data.decode(encoding)
+    except (UnicodeDecodeError, LookupError) as error:
+        start = getattr(error, "start", 0)
+        line = data.count(b"\n", 0, start) + 1
+        column = len(data[data.rfind(b"\n", 0, start) + 1 : start].decode(encoding, "replace"))
+        reason = getattr(error, "reason", str(error))
+        message = f"Cannot decode file as {encoding}: {reason} (byte {data[start : start + 1]!r})"
+        return "", _meta(path, "TL002", Span.point(line, column), message)
+    return (text[1:] if text.startswith("\ufeff") else text), None
 
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    text = data.decode(encoding)
-    return text[1:] if text.startswith("\ufeff") else text
+
+_DEEP_HINT = 2000  # only files with a line this long can hide a pathological expression
+
+
+def _too_complex(text: str) -> bool:
+    """libcst's parser is quadratic on very long operator chains; refuse them cheaply first."""
+    if not text or max(map(len, text.splitlines()), default=0) < _DEEP_HINT:
+        return False
+    try:
+        tree = ast.parse(text)
+    except (RecursionError, MemoryError):
+        return True
+    except (SyntaxError, ValueError):
+        return False  # libcst reports it
+    stack = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > 1000:
+            return True
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return False
+
+
+def _syntax_error(path: str, text: str, error: cst.ParserSyntaxError) -> Diagnostic:
+    """Locate with CPython's parser when it agrees the file is invalid: its positions are exact."""
+    message = str(error.message).strip().splitlines()[0]
+    if "indentation levels" in message or "too many nested" in message:
+        return _meta(
+            path,
+            "TL004",
+            Span.point(error.raw_line, error.raw_column),
+            f"File is too deeply nested to parse: {message}",
+        )
+    try:
+        compile(text, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as exact:
+        if exact.lineno is not None:
+            column = max((exact.offset or 1) - 1, 0)
+            return _meta(path, "TL001", Span.point(exact.lineno, column), f"Syntax error: {exact.msg}")
+    except (RecursionError, MemoryError, ValueError):
+        pass
+    return _meta(path, "TL001", Span.point(error.raw_line, error.raw_column), f"Syntax error: {message}")
 
 
 def check_source(
@@ -83,7 +148,15 @@ def check_source(
     path: str = "<string>",
     rules: Iterable[type[Rule]] | None = None,
     backend: object | None = None,
+    *,
+    known: Iterable[type[Rule]] | None = None,
 ) -> FileResult:
+    """Check one file's contents with `rules` (all built-in rules by default).
+
+    Suppression comments are honoured; the suppression rules among `rules` (TL901-TL904)
+    report unused, unknown, unmatched and malformed ones. `known` are the rules a
+    suppression may name (the built-in ones and `rules` by default).
+    """
     result = FileResult(path)
     module, text, failure = parse(path, data)
     result.source = text
@@ -91,27 +164,56 @@ def check_source(
         result.diagnostics.append(failure)
         return result
     assert module is not None and text is not None
+    chosen = list(rules) if rules is not None else list(builtin_rules())
     ctx = Context(path, text, module, backend)
+    ran: set[str] = set()
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, RECURSION_LIMIT))
     try:
-        for rule in rules if rules is not None else builtin_rules():
+        for rule in chosen:
             if rule.GRADE.value == "meta":
                 continue
-            _run_rule(rule, ctx, result)
+            if _run_rule(rule, ctx, result):
+                ran.add(rule.CODE)
             if result.diagnostics and result.diagnostics[-1].code == "TL004":
+                ran.clear()
                 break
     finally:
         sys.setrecursionlimit(limit)
     result.diagnostics.extend(_unique(ctx.diagnostics))
+    if may_have_suppressions(text):
+        _suppress(result, text, chosen, ran, known)
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result
 
 
-def _run_rule(rule: type[Rule], ctx: Context, result: FileResult) -> None:
+def _suppress(
+    result: FileResult,
+    text: str,
+    rules: list[type[Rule]],
+    ran: set[str],
+    known: Iterable[type[Rule]] | None,
+) -> None:
+    universe = list(known) if known is not None else [*builtin_rules(), *rules]
+    suppressions = Suppressions.from_source(text, universe)
+    if not suppressions.directives:
+        return
+    kept = suppressions.filter(result.diagnostics)
+    enabled = {rule.CODE for rule in rules if rule.CODE in META_CODES}
+    result.diagnostics = kept + suppressions.report(result.path, ran, enabled)
+
+
+def _run_rule(rule: type[Rule], ctx: Context, result: FileResult) -> bool:
+    """Run one rule; False when it could not complete."""
     ctx.rule = rule
     try:
         rule().check(ctx)
+        return True
+    except ModelError as error:
+        if not result.internal_error:  # report the model's crash once, not once per rule
+            result.internal_error = True
+            message = f"Building the kernel model crashed: {error}"
+            result.diagnostics.append(_meta(ctx.path, "TL005", Span.point(1, 0), message))
     except RecursionError:
         ctx.diagnostics.clear()
         message = "File is too deeply nested to analyze; no rule was run on it"
@@ -122,6 +224,7 @@ def _run_rule(rule: type[Rule], ctx: Context, result: FileResult) -> None:
         result.diagnostics.append(_meta(ctx.path, "TL005", Span.point(1, 0), message))
     finally:
         ctx.rule = None
+    return False
 
 
 def _unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
@@ -144,3 +247,24 @@ def check_file(
         return FileResult(path, [failure])
     assert data is not None
     return check_source(data, path, rules, backend)
+
+
+def lint_source(data: bytes | str, path: str, settings: FileSettings) -> FileResult:
+    """check_source under a file's resolved configuration (rules, backend, severities)."""
+    result = check_source(data, path, settings.rules, settings.backend, known=settings.known)
+    if settings.severities:
+        result.diagnostics = [
+            dataclasses.replace(d, severity=settings.severities[d.code])
+            if d.code in settings.severities
+            else d
+            for d in result.diagnostics
+        ]
+    return result
+
+
+def lint_file(path: str, settings: FileSettings) -> FileResult:
+    data, failure = read_source(path)
+    if failure is not None:
+        return FileResult(path, [failure])
+    assert data is not None
+    return lint_source(data, path, settings)

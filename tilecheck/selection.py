@@ -1,10 +1,19 @@
-"""Rule selection: codes (`TL101`), prefixes (`TL1`) and kebab-case names (`nested-parallel`)."""
+"""Rule selection: codes (`TL101`), prefixes (`TL1`) and kebab-case names (`nested-parallel`).
+
+Selections come in layers (each configuration file of an `extend` chain, then the command
+line), applied in order as ruff does: a layer with `select` starts over, `extend-select`
+adds, `ignore` removes; within a layer the most specific selector wins.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from tilecheck.rule import Rule
+
+_PREFIX = re.compile(r"[A-Za-z]+[0-9]*")
 
 
 class SelectionError(ValueError):
@@ -12,12 +21,9 @@ class SelectionError(ValueError):
 
 
 def matches(selector: str, rule: type[Rule]) -> bool:
-    if selector == "ALL":
+    if selector == "ALL" or selector == rule.NAME:
         return True
-    if selector == rule.NAME:
-        return True
-    upper = selector.upper()
-    return rule.CODE.startswith(upper) and upper[:2] == "TL"
+    return _PREFIX.fullmatch(selector) is not None and rule.CODE.startswith(selector.upper())
 
 
 def validate(selectors: Iterable[str], rules: Iterable[type[Rule]]) -> None:
@@ -35,17 +41,43 @@ def split(values: Iterable[str] | None) -> list[str]:
     return result
 
 
+@dataclass(frozen=True)
+class Layer:
+    select: tuple[str, ...] | None = None  # None: keep what earlier layers chose
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    origin: str = ""
+
+    def selectors(self) -> list[str]:
+        return [*(self.select or ()), *self.extend_select, *self.ignore]
+
+
+@dataclass
+class Selection:
+    layers: list[Layer] = field(default_factory=list)
+
+    def enabled(self, rules: Iterable[type[Rule]]) -> list[type[Rule]]:
+        chosen = []
+        for rule in rules:
+            on = True
+            for layer in self.layers:
+                wanted = _specificity([*(layer.select or ()), *layer.extend_select], rule)
+                unwanted = _specificity(list(layer.ignore), rule)
+                if wanted is not None and (unwanted is None or wanted > unwanted):
+                    on = True
+                elif unwanted is not None or layer.select is not None:
+                    on = False
+            if on:
+                chosen.append(rule)
+        return chosen
+
+
 def select(
     rules: Iterable[type[Rule]], select: list[str] | None, ignore: list[str] | None
 ) -> list[type[Rule]]:
     """Rules chosen by `select` (all when None) minus `ignore`; the most specific selector wins."""
-    chosen = []
-    for rule in rules:
-        wanted = _specificity(select, rule) if select is not None else 0
-        unwanted = _specificity(ignore or [], rule)
-        if wanted is not None and (unwanted is None or wanted > unwanted):
-            chosen.append(rule)
-    return chosen
+    layer = Layer(tuple(select) if select is not None else None, (), tuple(ignore or ()))
+    return Selection([layer]).enabled(rules)
 
 
 def _specificity(selectors: list[str], rule: type[Rule]) -> int | None:

@@ -1,11 +1,17 @@
 """Run a rule's VALID and INVALID examples as tests (for built-in and third-party rules).
 
-import pytest
-from tilecheck.testing import example_cases
+    import pytest
+    from tilecheck.testing import documentation_problems, example_cases
 
-@pytest.mark.parametrize("case", example_cases([MyRule]))
-def test_examples(case):
-    case.run()
+    @pytest.mark.parametrize("case", example_cases([MyRule]), ids=lambda case: case.id)
+    def test_examples(case):
+        case.run()
+
+    def test_documentation():
+        assert documentation_problems(MyRule) == []
+
+An INVALID example must be reported exactly at its `at` positions (1-based line and column)
+and nowhere else; with `fixed`, applying the reported fixes (unsafe ones too) must give it.
 """
 
 from __future__ import annotations
@@ -14,7 +20,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tilecheck.engine import check_source
-from tilecheck.rule import Invalid, Rule, Valid
+from tilecheck.registry import builtin_rules
+from tilecheck.rule import DOC_SECTIONS, Checklist, Invalid, Rule, Valid
+from tilecheck.types import Grade
 
 
 @dataclass
@@ -29,7 +37,10 @@ class ExampleCase:
         return f"{self.rule.CODE}-{kind}-{self.index}"
 
     def run(self) -> None:
-        result = check_source(self.example.code, f"<{self.id}>", [self.rule], backend=self.example.backend)
+        rules: list[type[Rule]] = [self.rule]
+        if self.rule.GRADE is Grade.META:  # suppression rules judge the other rules' findings
+            rules = [*(r for r in builtin_rules() if r is not self.rule), self.rule]
+        result = check_source(self.example.code, f"<{self.id}>", rules, backend=self.example.backend)
         found = [d for d in result.diagnostics if d.code == self.rule.CODE]
         others = [d for d in result.diagnostics if d.code != self.rule.CODE]
         assert not others, f"{self.id}: unexpected diagnostics {others}"
@@ -56,3 +67,24 @@ def example_cases(rules: Iterable[type[Rule]]) -> list[ExampleCase]:
         cases += [ExampleCase(rule, example, i) for i, example in enumerate(rule.VALID)]
         cases += [ExampleCase(rule, example, i) for i, example in enumerate(rule.INVALID)]
     return cases
+
+
+def documentation_problems(rule: type[Rule]) -> list[str]:
+    """What a rule's documentation lacks: doc sections, the summary, checklist answers, help."""
+    problems = []
+    sections = rule.sections()
+    for heading in DOC_SECTIONS:
+        if not sections.get(heading):
+            problems.append(f"{rule.CODE} lacks the `## {heading}` section")
+    if not rule.summary():
+        problems.append(f"{rule.CODE} has no summary (the docstring's first line)")
+    if rule.GRADE is not Grade.META:
+        if not isinstance(rule.CHECKLIST, Checklist):
+            problems.append(f"{rule.CODE} lacks the rule-design checklist (CHECKLIST)")
+        else:
+            for name, _, answer in rule.CHECKLIST.answers():
+                if not answer.strip():
+                    problems.append(f"{rule.CODE} has no answer for checklist item `{name}`")
+        if not rule.HELP:
+            problems.append(f"{rule.CODE} has no HELP line")
+    return problems

@@ -12,7 +12,7 @@ from collections.abc import Callable
 import libcst as cst
 
 from tilecheck.analysis import tileops
-from tilecheck.analysis.imports import ImportTable
+from tilecheck.analysis.imports import ImportTable, dotted_name, member_of
 from tilecheck.analysis.model import Access, OpCall
 from tilecheck.analysis.scope import Frame, Sink
 from tilecheck.analysis.values import (
@@ -21,6 +21,8 @@ from tilecheck.analysis.values import (
     Buffer,
     BufferValue,
     Constness,
+    LoopVarList,
+    ModuleRef,
     PyCallable,
     PyConst,
     PyValue,
@@ -155,15 +157,17 @@ class ExpressionEvaluator:
     # -- names and TileLang APIs -------------------------------------------------------
 
     def api(self, node: cst.BaseExpression, frame: Frame) -> str | None:
-        """`Parallel` for `T.Parallel` when `T` is TileLang's and not shadowed locally."""
-        if isinstance(node, cst.Name) and frame.env.lookup(node.value) is not None:
+        """`Parallel` for `T.Parallel` when `T` is TileLang's (imported in the module or the
+        enclosing function) and not shadowed by a local value."""
+        name = dotted_name(node)
+        if name is None:
             return None
-        if isinstance(node, cst.Attribute):
-            head = node
-            while isinstance(head, cst.Attribute):
-                head = head.value
-            if isinstance(head, cst.Name) and frame.env.lookup(head.value) is not None:
-                return None
+        head, _, rest = name.partition(".")
+        local = frame.env.lookup(head)
+        if isinstance(local, ModuleRef):
+            return member_of(f"{local.qualified}.{rest}" if rest else local.qualified)
+        if local is not None:
+            return None
         return self.imports.api(node)
 
     def value(self, node: cst.BaseExpression, frame: Frame, sink: Sink) -> Value:
@@ -336,7 +340,10 @@ class ExpressionEvaluator:
         for element in node.slice:
             part = element.slice
             if isinstance(part, cst.Index):
-                uses |= _uses(self.value(part.value, frame, sink))
+                index = self.value(part.value, frame, sink)
+                uses |= _uses(index)
+                if isinstance(index, LoopVarList) and len(node.slice) > 1:
+                    _note_scalar_use(index, frame.site(node))
             else:
                 region = True
                 for bound in (part.lower, part.upper, part.step):
@@ -471,6 +478,13 @@ class ExpressionEvaluator:
         if isinstance(value, (PyConst, TirExpr)):
             return tileops.Operand.ELEMENT
         return tileops.Operand.UNKNOWN
+
+
+def _note_scalar_use(value: LoopVarList, site) -> None:
+    """A multi-extent `T.Parallel` target used as one index among others (reference §2.2)."""
+    malformed = value.malformed
+    if malformed is not None and getattr(malformed, "scalar_use", None) is None:
+        malformed.scalar_use = site  # type: ignore[attr-defined]
 
 
 def _uses(value: Value) -> frozenset[Var]:

@@ -19,7 +19,7 @@ import libcst as cst
 
 from tilecheck.analysis import loops
 from tilecheck.analysis.evaluate import ExpressionEvaluator
-from tilecheck.analysis.imports import ImportTable
+from tilecheck.analysis.imports import ImportTable, bindings
 from tilecheck.analysis.model import (
     FileModel,
     Item,
@@ -27,6 +27,7 @@ from tilecheck.analysis.model import (
     Loop,
     LoopKind,
     MacroCall,
+    Malformed,
     Stmt,
     StmtKind,
 )
@@ -34,8 +35,11 @@ from tilecheck.analysis.scope import Env, Frame, Sink
 from tilecheck.analysis.values import (
     PY_INT,
     UNKNOWN,
+    Buffer,
     BufferValue,
     Constness,
+    LoopVarList,
+    ModuleRef,
     PyCallable,
     PyConst,
     PyValue,
@@ -161,13 +165,31 @@ class Frontend(ExpressionEvaluator):
         )
         if not jitted or _defines_kernel(function):
             return False
-        frame = Frame(env, function)
+        local = Env(env)  # the function may import `T` itself
+        for statement in function.body.body:
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    for name, qualified in bindings(small).items():
+                        local.bind(name, ModuleRef(qualified))
+        frame = Frame(local, function)
+        if self.launches_kernel(function, frame):
+            return True
         for param in _parameters(function):
             annotation = param.annotation.annotation if param.annotation else None
             if isinstance(annotation, (cst.Call, cst.Subscript)):
                 annotation = annotation.func if isinstance(annotation, cst.Call) else annotation.value
             if annotation is not None and self.api(annotation, frame) in _TENSOR_ANNOTATIONS:
                 return True
+        return False
+
+    def launches_kernel(self, function: cst.FunctionDef, frame: Frame) -> bool:
+        """Whether the function body opens `with T.Kernel(...)` (at any statement depth)."""
+        for statement in _statements(function.body.body):
+            if isinstance(statement, cst.With):
+                for item in statement.items:
+                    call = item.item
+                    if isinstance(call, cst.Call) and self.api(call.func, frame) == "Kernel":
+                        return True
         return False
 
     def python_if(self, statement: cst.If, env: Env, top: cst.CSTNode) -> None:
@@ -192,7 +214,10 @@ class Frontend(ExpressionEvaluator):
 
     def python_assign(self, small: cst.BaseSmallStatement, env: Env, top: cst.CSTNode) -> None:
         frame = Frame(env, top)
-        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+        if isinstance(small, (cst.Import, cst.ImportFrom)) and env.parent is not None:
+            for name, qualified in bindings(small).items():
+                env.bind(name, ModuleRef(qualified))  # `import tilelang.language as T` in a factory
+        elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
             self.value(small.value, frame, Sink([]))  # may be a factory call
         elif isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is not None:
             value = self.value(small.value, frame, Sink([]))
@@ -265,13 +290,23 @@ class Frontend(ExpressionEvaluator):
 
     def parameter(self, param: cst.Param, frame: Frame) -> Value:
         if param.annotation is None:
+            if param.default is not None:  # a Python parameter of an eager-JIT kernel
+                default = self.value(param.default, frame, Sink([]))
+                return PY_INT if isinstance(default, PyConst) and type(default.value) is int else PyValue()
             return UNKNOWN
-        annotation = param.annotation.annotation
+        return self.annotation_value(param.name.value, param.annotation, param, frame)
+
+    def annotation_value(
+        self, name: str, annotation_node: cst.Annotation, node: cst.CSTNode, frame: Frame
+    ) -> Value:
+        """What a kernel parameter (or an eager-JIT declaration) annotated this way holds."""
+        annotation = annotation_node.annotation
+        if isinstance(annotation, cst.Name) and annotation.value in ("int", "float", "bool"):
+            return PY_INT if annotation.value == "int" else PyValue()
         head = annotation.func if isinstance(annotation, cst.Call) else annotation
         if isinstance(annotation, cst.Subscript):
             head = annotation.value
         api = self.api(head, frame)
-        name = param.name.value
         if api in _SCALAR_ANNOTATIONS:
             return TirExpr.of_var(Var(name, VarKind.SYMBOL))
         if api in _TENSOR_ANNOTATIONS:
@@ -280,9 +315,7 @@ class Frontend(ExpressionEvaluator):
                 value = self.value(annotation.args[0].value, frame, Sink([]))
                 if isinstance(value, PyConst) and isinstance(value.value, (tuple, list)):
                     shape = tuple(v if isinstance(v, Value) else PyConst(v) for v in value.value)
-            from tilecheck.analysis.values import Buffer
-
-            return BufferValue(Buffer(name, "global", param, shape, "param"))
+            return BufferValue(Buffer(name, "global", node, shape, "param"))
         return UNKNOWN
 
     # -- statements ------------------------------------------------------------------
@@ -315,13 +348,21 @@ class Frontend(ExpressionEvaluator):
                 sink = Sink(out)
                 value = self.value(small.value, frame, sink)
                 self.assign(small.target, value, small, frame, out, sink)
+            elif isinstance(small.target, cst.Name):  # eager JIT: `X: T.Tensor((64,), "float32")`
+                declared = self.annotation_value(small.target.value, small.annotation, small, frame)
+                frame.env.bind(small.target.value, declared)
+                if isinstance(declared, BufferValue) and self.current is not None:
+                    self.current.buffers.append(declared.buffer)
         elif isinstance(small, cst.AugAssign):
             self.augmented(small, frame, out)
         elif isinstance(small, cst.Return):
             if small.value is not None:
                 frame.env.bind("<return>", self.value(small.value, frame, Sink(out)))
             return True
-        elif isinstance(small, (cst.Pass, cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal)):
+        elif isinstance(small, (cst.Import, cst.ImportFrom)):
+            for name, qualified in bindings(small).items():
+                frame.env.bind(name, ModuleRef(qualified))
+        elif isinstance(small, (cst.Pass, cst.Global, cst.Nonlocal)):
             pass
         else:  # break, continue, assert, del, raise: effects tilecheck does not model
             self.add(out, frame, Stmt(frame.site(small), certain=False, kind=StmtKind.UNKNOWN))
@@ -613,6 +654,14 @@ class Frontend(ExpressionEvaluator):
         extents = [self.value(e, frame, sink) for e in ctor.extents]
         targets = _target_names(statement.target)
         body = self.body_of(statement.body)
+        if ctor.kind is LoopKind.VECTORIZED and (ctor.extra or "step" in ctor.named):
+            # `T.vectorized` has no step: TileLang raises TypeError (reference §2.2).
+            detail = "positional" if ctor.extra else "keyword"
+            self.model.malformed.append(
+                Malformed(
+                    "vectorized-step", frame.site(ctor.call), "T." + ctor.api, frame.certain, detail=detail
+                )
+            )
         if ctor.starred or targets is None:
             self.bind_target(statement.target, UNKNOWN, frame)
             self.block(body, frame.uncertain(), out)
@@ -635,7 +684,21 @@ class Frontend(ExpressionEvaluator):
             dims = [(start, _extent(start, stop))]
         if len(targets) != len(dims):
             # TileLang fails to build this loop (e.g. one target for T.Parallel(a, b)).
-            self.bind_target(statement.target, UNKNOWN, frame)
+            target_value: Value = UNKNOWN
+            if ctor.api == "Parallel":
+                malformed = Malformed(
+                    "parallel-targets",
+                    frame.site(ctor.call),
+                    "T.Parallel",
+                    frame.certain,
+                    targets=len(targets),
+                    extents=len(dims),
+                    unpacking=not isinstance(statement.target, cst.Name),
+                )
+                self.model.malformed.append(malformed)
+                if isinstance(statement.target, cst.Name):
+                    target_value = LoopVarList(malformed)
+            self.bind_target(statement.target, target_value, frame)
             self.block(body, frame.uncertain(), out)
             return
         request = None
@@ -668,6 +731,7 @@ class Frontend(ExpressionEvaluator):
                 pipeline=request if dim == 0 else None,
                 call=ctor.call,
                 statement=statement,
+                arguments=named,
             )
             var = Var(name if not stepped else "_tmp", VarKind.LOOP, loop=loop)
             loop.var = var

@@ -11,6 +11,8 @@ from __future__ import annotations
 import libcst as cst
 
 TILELANG = "tilelang.language"
+# TileLang's language facade and the dialects it re-exports: the same loop constructs.
+TILELANG_PACKAGES = ("tilelang.language", "tilelang.cuda.language", "tilelang.ascend.language")
 PYPTO = "pypto.language"
 
 
@@ -41,29 +43,9 @@ class ImportTable:
     def from_module(cls, module: cst.Module) -> ImportTable:
         aliases: dict[str, str] = {}
         for statement in module.body:
-            if not isinstance(statement, cst.SimpleStatementLine):
-                continue
-            for small in statement.body:
-                if isinstance(small, cst.Import):
-                    for alias in small.names:
-                        full = _module_name(alias.name)
-                        if alias.asname is not None:
-                            bound = alias.asname.name
-                            if isinstance(bound, cst.Name):
-                                aliases[bound.value] = full
-                        else:
-                            head = full.split(".", 1)[0]
-                            aliases[head] = head
-                elif isinstance(small, cst.ImportFrom) and small.relative == ():
-                    if small.module is None or isinstance(small.names, cst.ImportStar):
-                        continue
-                    base = _module_name(small.module)
-                    for alias in small.names:
-                        name = _module_name(alias.name)
-                        bound_name = name
-                        if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                            bound_name = alias.asname.name.value
-                        aliases[bound_name] = f"{base}.{name}"
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    aliases.update(bindings(small))
         return cls(aliases)
 
     def qualify(self, node: cst.BaseExpression) -> str | None:
@@ -79,13 +61,47 @@ class ImportTable:
 
     def api(self, node: cst.BaseExpression, package: str = TILELANG) -> str | None:
         """The member name under `package` (`Parallel` for `T.Parallel`), else None."""
-        qualified = self.qualify(node)
-        if qualified is None or not qualified.startswith(package + "."):
-            return None
-        member = qualified[len(package) + 1 :]
-        return member if "." not in member else None
+        return member_of(self.qualify(node), package)
 
     def imports(self, package: str) -> bool:
         """Whether any module-level import reaches into `package`."""
         root = package.split(".", 1)[0]
         return any(q == root or q.startswith(root + ".") for q in self._aliases.values())
+
+
+def member_of(qualified: str | None, package: str = TILELANG) -> str | None:
+    """`Parallel` for `tilelang.language.Parallel` (or a TileLang dialect's), else None."""
+    if qualified is None:
+        return None
+    packages = TILELANG_PACKAGES if package == TILELANG else (package,)
+    for prefix in packages:
+        if qualified.startswith(prefix + "."):
+            member = qualified[len(prefix) + 1 :]
+            return member if "." not in member else None
+    return None
+
+
+def bindings(small: cst.BaseSmallStatement) -> dict[str, str]:
+    """The names an import statement binds, with the qualified names they stand for."""
+    aliases: dict[str, str] = {}
+    if isinstance(small, cst.Import):
+        for alias in small.names:
+            full = _module_name(alias.name)
+            if alias.asname is not None:
+                bound = alias.asname.name
+                if isinstance(bound, cst.Name):
+                    aliases[bound.value] = full
+            else:
+                head = full.split(".", 1)[0]
+                aliases[head] = head
+    elif isinstance(small, cst.ImportFrom) and small.relative == ():
+        if small.module is None or isinstance(small.names, cst.ImportStar):
+            return aliases
+        base = _module_name(small.module)
+        for alias in small.names:
+            name = _module_name(alias.name)
+            bound_name = name
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                bound_name = alias.asname.name.value
+            aliases[bound_name] = f"{base}.{name}"
+    return aliases

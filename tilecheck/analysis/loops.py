@@ -38,6 +38,7 @@ class ConstructorCall:
     extents: list[cst.BaseExpression]  # for the variadic constructors
     named: dict[str, cst.BaseExpression]
     starred: bool  # *args or **kwargs: arguments cannot be matched
+    extra: tuple[cst.BaseExpression, ...] = ()  # positional arguments beyond the signature
 
 
 def match(api: str, call: cst.Call) -> ConstructorCall:
@@ -46,6 +47,7 @@ def match(api: str, call: cst.Call) -> ConstructorCall:
     named: dict[str, cst.BaseExpression] = {}
     starred = False
     position = 0
+    extra: list[cst.BaseExpression] = []
     for arg in call.args:
         if arg.star:
             starred = True
@@ -58,7 +60,8 @@ def match(api: str, call: cst.Call) -> ConstructorCall:
             position += 1
         else:
             starred = True  # too many positional arguments: TileLang raises TypeError
-    return ConstructorCall(api, kind, call, extents, named, starred)
+            extra.append(arg.value)
+    return ConstructorCall(api, kind, call, extents, named, starred, tuple(extra))
 
 
 def _literal_length(value: Value) -> int | None:
@@ -86,10 +89,15 @@ def pipeline_request(
     """
     reasons: list[str] = []
     unknown = False
+    requests_stages = requests_manual = False
+    present: set[str] = set()
+    stages: int | None = None
     if num_stages is not None:
         if isinstance(num_stages, PyConst) and type(num_stages.value) is int:
+            stages = num_stages.value
             if num_stages.value > 0:
                 reasons.append(f"num_stages={num_stages.value}")
+                requests_stages = True
         elif not (isinstance(num_stages, PyConst) and num_stages.value is None):
             unknown = True
     for name, value in (("order", order), ("stage", stage)):
@@ -100,11 +108,27 @@ def pipeline_request(
             unknown = True
         elif length > 0:
             reasons.append(f"{name}=[...]")
+            requests_manual = True
+            present.add(name)
+    order_values = literal_ints(order)
+    stage_values = literal_ints(stage)
     if annotations is not None:
         if isinstance(annotations, PyConst) and isinstance(annotations.value, dict):
-            for key in annotations.value:
+            for key, item in annotations.value.items():
                 if key in PIPELINE_ANNOTATION_KEYS:
                     reasons.append(f'annotations["{key}"]')
+                    if key == "num_stages":
+                        requests_stages = True
+                        raw = item.value if isinstance(item, PyConst) else item
+                        if type(raw) is int:
+                            stages = raw
+                    else:
+                        requests_manual = True
+                        present.add("order" if key == "tl_pipeline_order" else "stage")
+                        if key == "tl_pipeline_order" and order_values is None:
+                            order_values = literal_ints(item)
+                        if key == "tl_pipeline_stage" and stage_values is None:
+                            stage_values = literal_ints(item)
         elif not (isinstance(annotations, PyConst) and annotations.value is None):
             unknown = True
     if reasons:
@@ -121,4 +145,24 @@ def pipeline_request(
         stage=stage,
         annotations=annotations,
         reasons=tuple(reasons),
+        requests_stages=requests_stages,
+        requests_manual=requests_manual,
+        has_order="order" in present,
+        has_stage="stage" in present,
+        stages=stages,
+        order_values=order_values,
+        stage_values=stage_values,
     )
+
+
+def literal_ints(value: Value | None) -> tuple[int, ...] | None:
+    """The integers of a literal or constant list/tuple (`[0, 1]`), else None."""
+    if not isinstance(value, PyConst) or not isinstance(value.value, (list, tuple)):
+        return None
+    result: list[int] = []
+    for item in value.value:
+        raw = item.value if isinstance(item, PyConst) else item
+        if type(raw) is not int:
+            return None
+        result.append(raw)
+    return tuple(result)

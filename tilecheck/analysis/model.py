@@ -79,6 +79,26 @@ class PipelineRequest:
     stage: Value | None = None
     annotations: Value | None = None
     reasons: tuple[str, ...] = ()  # what makes it requested, e.g. ("num_stages=3",)
+    # Which kind of schedule is requested: a stage count (num_stages > 0, or the key in
+    # `annotations`) and/or a manual schedule (non-empty order/stage, or their keys).
+    requests_stages: bool = False
+    requests_manual: bool = False
+    # A non-empty `order` / `stage` (argument or annotation key). TileLang's PipelinePlanning
+    # plans a manual schedule only when both are present (pipeline_planning.cc:1087).
+    has_order: bool = False
+    has_stage: bool = False
+    stages: int | None = None  # the requested num_stages when it is a literal or constant
+    order_values: tuple[int, ...] | None = None  # the manual order / stage, when literal
+    stage_values: tuple[int, ...] | None = None
+
+    @property
+    def depth(self) -> int | None:
+        """The pipeline depth: num_stages, or `max(stage) + 1` for a manual schedule."""
+        if self.stages is not None and self.stages > 0:
+            return self.stages
+        if self.stage_values:
+            return max(self.stage_values) + 1
+        return None
 
 
 @dataclass(eq=False)
@@ -105,6 +125,8 @@ class Loop(Item):
     statement: cst.For | None = None
     header_accesses: list[Access] = field(default_factory=list)  # loads in the bounds
     body: list[Item] = field(default_factory=list)
+    # The constructor's named arguments as evaluated (`explicit`, `unroll_factor`, ...).
+    arguments: dict[str, Value] = field(default_factory=dict)
 
     @property
     def is_parallel(self) -> bool:
@@ -163,9 +185,31 @@ class Kernel:
 
 
 @dataclass(eq=False)
+class Malformed:
+    """A loop header TileLang fails to build (reference §2.2); the frontend creates no Loop.
+
+    `kind` is "parallel-targets" (the number of `for` targets differs from the number of
+    `T.Parallel` extents) or "vectorized-step" (`T.vectorized` given a step).
+    """
+
+    kind: str
+    site: Site
+    api: str
+    certain: bool = True
+    targets: int = 0
+    extents: int = 0
+    unpacking: bool = False  # the `for` target is a tuple (`for i, j in ...`)
+    detail: str = ""  # for "vectorized-step": "positional" or "keyword"
+    # One target over several extents builds (the target is the list of loop variables) until
+    # it is used as one index among others, e.g. `A[i, 0]`: the first such use.
+    scalar_use: Site | None = None
+
+
+@dataclass(eq=False)
 class FileModel:
     kernels: list[Kernel] = field(default_factory=list)
     macros: dict[str, cst.FunctionDef] = field(default_factory=dict)
+    malformed: list[Malformed] = field(default_factory=list)
 
 
 def children(item: Item) -> Iterator[Item]:

@@ -100,6 +100,13 @@ class PyValue(Value):
 
 
 @dataclass(frozen=True, eq=False)
+class ModuleRef(Value):
+    """A name bound by an import inside a function (`import tilelang.language as T`)."""
+
+    qualified: str
+
+
+@dataclass(frozen=True, eq=False)
 class PyCallable(Value):
     """A Python function defined in the checked file (a macro or a plain helper)."""
 
@@ -139,6 +146,18 @@ class ShapeValue(Value):
 @dataclass(frozen=True, eq=False)
 class Unknown(Value):
     pass
+
+
+@dataclass(frozen=True, eq=False)
+class LoopVarList(Unknown):
+    """The one `for` target of a multi-extent `T.Parallel(a, b)`: the list of its loop variables.
+
+    It behaves like an unknown value; the evaluator records, in `malformed` (a model
+    `Malformed`), the first place it is used as one index among others (`A[i, 0]`), where
+    TileLang fails to build the kernel.
+    """
+
+    malformed: object = None
 
 
 UNKNOWN = Unknown()

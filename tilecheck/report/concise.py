@@ -14,5 +14,5 @@ def line(diagnostic) -> str:
 def render(run: Run, out: TextIO) -> None:
     for diagnostic in run.diagnostics:
         out.write(line(diagnostic) + "\n")
-    if run.diagnostics:
+    if run.diagnostics or run.fixed:
         out.write(summary(run) + "\n")

@@ -37,5 +37,7 @@ def render(run: Run, out: TextIO) -> None:
             out.write(f"  = note: {note}\n")
         if diagnostic.help:
             out.write(f"  = help: {diagnostic.help}\n")
+        if diagnostic.fix is not None:
+            out.write(f"  = fix: {diagnostic.fix.title}{'' if diagnostic.fix.safe else ' (unsafe)'}\n")
         out.write("\n")
     out.write(summary(run) + "\n")

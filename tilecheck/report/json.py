@@ -11,6 +11,7 @@ from tilecheck.types import Diagnostic
 
 def as_dict(diagnostic: Diagnostic) -> dict[str, object]:
     span = diagnostic.span
+    fix = diagnostic.fix
     return {
         "path": display_path(diagnostic.path),
         "line": span.line,
@@ -23,6 +24,23 @@ def as_dict(diagnostic: Diagnostic) -> dict[str, object]:
         "severity": diagnostic.severity.value,
         "message": diagnostic.message,
         "help": diagnostic.help,
+        "notes": list(diagnostic.notes),
+        "fix": None
+        if fix is None
+        else {
+            "title": fix.title,
+            "applicability": "safe" if fix.safe else "unsafe",
+            "edits": [
+                {
+                    "line": edit.span.line,
+                    "column": edit.span.column + 1,
+                    "end_line": edit.span.end_line,
+                    "end_column": edit.span.end_column + 1,
+                    "content": edit.replacement,
+                }
+                for edit in fix.edits
+            ],
+        },
     }
 
 

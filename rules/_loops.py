@@ -1,0 +1,54 @@
+"""Helpers shared by the pipeline, backend and loop-shape rules (TL2xx, TL3xx); not a rule module."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+
+from tilecheck.analysis.model import Item, Loop, Request, Stmt, StmtKind
+from tilecheck.analysis.queries import kernel_items, parallel_ancestors
+from tilecheck.backends import Profile, profile_of
+from tilecheck.context import Context
+
+
+def backend(ctx: Context) -> Profile | None:
+    """The selected backend's profile, or None when no backend is selected."""
+    return profile_of(ctx.backend)
+
+
+def line(ctx: Context, item: Item) -> int:
+    return ctx.line_of(item.site.report_node, item.site.report_top)
+
+
+def header(ctx: Context, loop: Loop) -> str:
+    """The loop constructor as written, e.g. `T.Pipelined(K, num_stages=3)`."""
+    return ctx.text(loop.call if loop.call is not None else loop.site.node, 50)
+
+
+def requested_loops(ctx: Context) -> Iterator[tuple[Loop, tuple[Item, ...]]]:
+    """Certain pipeline-requested loops outside any `T.Parallel` loop (inside one, TL102 applies)."""
+    for item, ancestors in kernel_items(ctx.model.kernels):
+        if not isinstance(item, Loop) or item.pipeline is None or not item.certain:
+            continue
+        if item.pipeline.state is not Request.REQUESTED or parallel_ancestors(ancestors):
+            continue
+        if not all(ancestor.certain for ancestor in ancestors):
+            continue
+        yield item, ancestors
+
+
+def scope_named(loop: Loop, api: str) -> bool | None:
+    """Whether the loop body directly holds a `with <...>.<api>(...)` scope; None when unsure."""
+    unsure = False
+    for item in loop.body:
+        if isinstance(item, Stmt) and item.kind is StmtKind.BLOCK and isinstance(item.site.node, cst.With):
+            for with_item in item.site.node.items:
+                call = with_item.item
+                func = call.func if isinstance(call, cst.Call) else None
+                name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
+                if name == api:
+                    return True
+        if not item.certain or (isinstance(item, Stmt) and item.kind is StmtKind.UNKNOWN):
+            unsure = True
+    return None if unsure else False

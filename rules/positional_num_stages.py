@@ -1,0 +1,83 @@
+from tilecheck.rules._examples import KERNEL
+
+from tilecheck.analysis.model import Loop, LoopKind
+from tilecheck.analysis.queries import kernel_items
+from tilecheck.context import Context
+from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.types import Edit, Fix, Grade
+
+
+class PositionalNumStages(Rule):
+    """`T.Pipelined(start, stop, n)`: the third positional argument is `num_stages`, not a step.
+
+    ## What it does
+    Reports a `T.Pipelined` call with a third positional argument and suggests writing it as
+    `num_stages=...`. The fix rewrites it (safe: same meaning).
+
+    ## Why is this bad?
+    `T.Pipelined(0, 8, 2)` reads like `range(0, 8, 2)` but is the loop `0..7` with
+    `num_stages=2` (reference §2.2, verified): `T.Pipelined` has no step. Readers, reviewers
+    and TileLang's own loop-nesting scanner (which ignores positional arguments, §1.5) miss
+    the pipeline request.
+
+    ## Example
+    ```python
+    for k in T.Pipelined(0, 8, 2):
+        ...
+    ```
+
+    ## Use instead
+    ```python
+    for k in T.Pipelined(0, 8, num_stages=2):
+        ...
+    ```
+
+    ## Backends
+    All, and with no backend selected: the signature is the same everywhere.
+    """
+
+    CODE = "TL302"
+    NAME = "positional-num-stages"
+    GRADE = Grade.OPTIMIZATION
+    HELP = "Write the pipeline depth as a keyword: `T.Pipelined(start, stop, num_stages=n)`."
+    CHECKLIST = Checklist(
+        grade="Optimization-grade hint: the code is valid and means num_stages; only readability is at stake.",
+        shape="A T.Pipelined call with three or more positional arguments.",
+        smallest_invalid="`for k in T.Pipelined(0, 8, 2): ...`",
+        closest_valid="`for k in T.Pipelined(0, 8, num_stages=2): ...`",
+        siblings="Per call.",
+        neutral_wrappers="No.",
+        generated_ir="Only user-written calls.",
+        proof="Proven: the argument position is syntactic.",
+        first_pass="None (a readability hint).",
+        rewrite="num_stages=n as a keyword argument.",
+    )
+    VALID = [Valid(KERNEL + "        for k in T.Pipelined(0, 8, num_stages=2):\n            B[k, 0] = 0\n")]
+    INVALID = [
+        Invalid(
+            KERNEL + "        for k in T.Pipelined(0, 8, 2):\n            B[k, 0] = 0\n",
+            at=((7, 18),),
+            message="num_stages=2",
+            fixed=KERNEL + "        for k in T.Pipelined(0, 8, num_stages=2):\n            B[k, 0] = 0\n",
+        ),
+    ]
+
+    def check(self, ctx: Context) -> None:
+        for item, _ in kernel_items(ctx.model.kernels):
+            if not isinstance(item, Loop) or item.kind is not LoopKind.PIPELINED or item.pipeline is None:
+                continue
+            if not item.pipeline.num_stages_positional or item.call is None:
+                continue
+            positional = [arg for arg in item.call.args if arg.keyword is None and not arg.star]
+            value = positional[2].value
+            text = ctx.text(value, 40)
+            fix = None
+            if len(positional) == 3 and not item.site.origin:
+                edit = Edit(ctx.span(value, item.site.top), f"num_stages={ctx.module.code_for_node(value)}")
+                fix = Fix(f"Write `num_stages={text}`", (edit,), safe=True)
+            ctx.report(
+                item.site,
+                f"The third positional argument of `T.Pipelined` is `num_stages`, not a step: write "
+                f"`num_stages={text}`{ctx.macro_note(item.site)}",
+                fix=fix,
+            )

@@ -1,0 +1,242 @@
+"""Backend capability profiles: shipped data, user overrides, `tilecheck backends`, --backend."""
+
+from __future__ import annotations
+
+import json
+import re
+from importlib import resources
+
+import pytest
+import tomllib
+
+from tests.support import run, write
+from tilecheck.analysis.loops import pipeline_request
+from tilecheck.analysis.model import LoopKind
+from tilecheck.analysis.values import PyConst
+from tilecheck.backends import (
+    FIELDS,
+    IGNORED,
+    PLANNED,
+    STRIPPED,
+    Profile,
+    ProfileError,
+    get_profile,
+    load_profiles,
+    names,
+    profile_of,
+    shipped,
+)
+
+SHIPPED = ("cuda-sm80", "cuda-sm90", "hip-gfx942", "hip-gfx950", "cpu", "metal", "webgpu", "ascend")
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TILECHECK_OUTPUT_FORMAT", raising=False)
+    return tmp_path
+
+
+def _request(**kwargs):
+    values = {key: PyConst(value) for key, value in kwargs.items()}
+    return pipeline_request(
+        LoopKind.PIPELINED,
+        values.get("num_stages"),
+        values.get("order"),
+        values.get("stage"),
+        values.get("annotations"),
+    )
+
+
+def test_the_shipped_profiles():
+    assert names() == SHIPPED
+    assert set(shipped()) == set(SHIPPED)
+    for name in SHIPPED:
+        profile = get_profile(name)
+        assert isinstance(profile, Profile) and profile.name == name and profile.origin == "shipped"
+
+
+def test_every_shipped_value_cites_the_reference():
+    folder = resources.files("tilecheck.backends") / "profiles"
+    for entry in folder.iterdir():
+        lines = entry.read_text(encoding="utf-8").splitlines()
+        data = tomllib.loads("\n".join(lines))
+        assert set(data) <= set(FIELDS), entry.name
+        for key in data:
+            index = next(i for i, line in enumerate(lines) if line.startswith(f"{key} ="))
+            # the value's own comment, or the comment block right above it, cites a section (§N)
+            context = [lines[index], *lines[max(index - 5, 0) : index]]
+            cited = any("#" in line and re.search(r"§\d", line) for line in context)
+            assert cited or key in ("description", "drop_reason", "drop_effect", "nested_behaviour"), (
+                entry.name,
+                key,
+            )
+
+
+@pytest.mark.parametrize(
+    ("name", "num_stages", "manual", "hierarchical", "warp"),
+    [
+        ("cuda-sm80", PLANNED, PLANNED, False, False),
+        ("cuda-sm90", PLANNED, PLANNED, False, True),
+        ("hip-gfx942", STRIPPED, PLANNED, False, False),
+        ("hip-gfx950", PLANNED, PLANNED, False, False),
+        ("cpu", IGNORED, IGNORED, False, False),
+        ("metal", PLANNED, PLANNED, False, False),
+        ("webgpu", PLANNED, PLANNED, False, False),
+        ("ascend", PLANNED, IGNORED, True, False),
+    ],
+)
+def test_the_facts_decide_the_values(name, num_stages, manual, hierarchical, warp):
+    profile = get_profile(name)
+    assert (profile.num_stages, profile.manual_schedule) == (num_stages, manual)
+    assert profile.hierarchical_pipelines is hierarchical
+    assert profile.warp_specialization is warp
+    assert profile.vectorize_innermost_only
+
+
+def test_unknown_names_raise_key_error():
+    with pytest.raises(KeyError):
+        get_profile("cuda-sm70")
+    with pytest.raises(KeyError):
+        get_profile("nope", {"mine": {"base": "cpu"}})
+
+
+def test_profiles_compare_equal_to_their_names():
+    assert get_profile("cpu") == "cpu" and get_profile("cpu") != "metal"
+    assert {get_profile("cpu"): 1}["cpu"] == 1
+    assert str(get_profile("metal")) == "metal"
+    assert profile_of("webgpu") is get_profile("webgpu")
+    assert profile_of(None) is None and profile_of(42) is None
+
+
+def test_user_profiles_extend_and_override():
+    profiles = load_profiles(
+        {
+            "npu": {"base": "ascend", "manual_schedule": "planned", "description": "mine"},
+            "npu2": {"base": "npu", "async_copy": True},
+            "cuda-sm80": {"hierarchical_pipelines": True},
+        }
+    )
+    assert profiles["npu"].manual_schedule == PLANNED and profiles["npu"].hierarchical_pipelines
+    assert profiles["npu"].origin == "configuration"
+    assert profiles["npu2"].async_copy and profiles["npu2"].manual_schedule == PLANNED
+    assert profiles["cuda-sm80"].hierarchical_pipelines and profiles["cuda-sm80"].num_stages == PLANNED
+    assert shipped()["cuda-sm80"].hierarchical_pipelines is False  # the shipped data is untouched
+    assert names({"npu": {}, "cpu": {}}) == (*SHIPPED, "npu")
+
+
+@pytest.mark.parametrize(
+    ("tables", "message"),
+    [
+        ({"x": {"base": "cpu", "nested": True}}, "backend `x`: unknown field `nested`"),
+        ({"x": {"base": "cpu", "num_stages": "maybe"}}, "`num_stages` must be one of"),
+        ({"x": {"base": "cpu", "async_copy": "yes"}}, "`async_copy` must be a boolean"),
+        ({"x": {"description": "only this"}}, "missing fields"),
+        ({"x": {"base": "gpu9000"}}, "unknown base backend `gpu9000`"),
+        ({"x": {"base": "y"}, "y": {"base": "x"}}, "circular"),
+        ({"x": {"base": 3}}, "`base` must be a string"),
+    ],
+)
+def test_invalid_user_profiles(tables, message):
+    with pytest.raises(ProfileError, match=re.escape(message)):
+        load_profiles(tables)
+
+
+def test_what_each_backend_plans_and_drops():
+    stages = _request(num_stages=3)
+    manual = _request(order=[0, 1], stage=[0, 1])
+    both = _request(num_stages=2, order=[0, 1], stage=[0, 1])
+    lone = _request(order=[0, 1])
+    assert get_profile("cuda-sm80").plans(stages) and get_profile("cuda-sm80").plans(manual)
+    assert not get_profile("hip-gfx942").plans(stages) and get_profile("hip-gfx942").plans(manual)
+    assert get_profile("hip-gfx942").plans(both)  # the manual branch runs before num_stages is stripped
+    assert get_profile("hip-gfx942").dropped(stages) == [("num_stages=3", STRIPPED)]
+    assert get_profile("cpu").dropped(both) == [
+        ("num_stages=2", IGNORED),
+        ("the manual schedule order=[0, 1], stage=[0, 1]", IGNORED),
+    ]
+    assert get_profile("ascend").dropped(manual) == [
+        ("the manual schedule order=[0, 1], stage=[0, 1]", IGNORED)
+    ]
+    assert not get_profile("cuda-sm80").plans(lone) and get_profile("cpu").dropped(lone) == []
+    assert get_profile("cpu").dropped(_request(num_stages=0)) == []
+
+
+def test_pipeline_request_records_what_is_requested():
+    request = _request(order=[1, 0], stage=[0, 2])
+    assert request.requests_manual and not request.requests_stages
+    assert (request.has_order, request.has_stage) == (True, True)
+    assert request.order_values == (1, 0) and request.stage_values == (0, 2)
+    assert request.depth == 3  # max(stage) + 1
+    assert _request(num_stages=4).depth == 4
+    annotated = _request(annotations={"num_stages": 2, "tl_pipeline_order": [0]})
+    assert annotated.requests_stages and annotated.requests_manual and annotated.stages == 2
+    assert annotated.has_order and not annotated.has_stage
+
+
+# -- command line --------------------------------------------------------------------------------
+
+
+def test_backends_command_lists_profiles(project, capsys):
+    outcome = run(capsys, "backends", "--isolated")
+    assert outcome.status == 0
+    lines = outcome.out.splitlines()
+    assert lines[0].split()[:3] == ["name", "backend", "num_stages"]
+    assert [line.split()[0] for line in lines[1:9]] == list(SHIPPED)
+    assert "ascend      ascend   planned     ignored      yes" in outcome.out
+
+
+def test_backends_command_shows_one_profile_and_json(project, capsys):
+    outcome = run(capsys, "backends", "hip-gfx942", "--isolated")
+    assert "num_stages                stripped" in outcome.out
+    data = json.loads(run(capsys, "backends", "--output-format", "json", "--isolated").out)
+    assert [p["name"] for p in data] == list(SHIPPED)
+    assert data[0]["origin"] == "shipped"
+    bad = run(capsys, "backends", "nope", "--isolated")
+    assert bad.status == 2 and "unknown backend `nope`" in bad.err
+
+
+def test_backends_command_includes_configured_profiles(project, capsys):
+    write(project, {"tilecheck.toml": '[backends.npu]\nbase = "ascend"\nmanual_schedule = "planned"\n'})
+    outcome = run(capsys, "backends")
+    assert "npu*" in outcome.out and "defined or overridden in the configuration" in outcome.out
+    write(project, {"tilecheck.toml": '[backends.npu]\nbase = "ascend"\nfoo = 1\n'})
+    outcome = run(capsys, "backends")
+    assert outcome.status == 2 and "unknown field `foo`" in outcome.err
+
+
+NESTED = """import tilelang.language as T
+
+
+@T.prim_func
+def main(A: T.Tensor((64, 64), "float32")):
+    with T.Kernel(1, threads=128) as bx:
+        for ko in T.Pipelined(4, num_stages=3):
+            for ki in T.Pipelined(4, num_stages=2):
+                A[ko, ki] = 0
+"""
+
+
+def test_backend_option_and_configured_profiles_reach_the_rules(project, capsys):
+    write(project, {"k.py": NESTED})
+    assert run(capsys, "k.py", "--isolated").status == 0  # (c) no backend: not an error
+    outcome = run(capsys, "k.py", "--isolated", "--backend", "cuda-sm80", "--output-format", "json")
+    assert outcome.status == 1 and outcome.findings() == [("k.py", 8, 23, "TL201")]
+    outcome = run(capsys, "k.py", "--isolated", "--backend", "cpu", "--output-format", "json")
+    assert outcome.status == 0  # notes only
+    assert [f[3] for f in outcome.findings()] == ["TL301", "TL301"]
+    write(
+        project,
+        {
+            "tilecheck.toml": 'backend = "npu"\n[backends.npu]\nbase = "cuda-sm80"\nhierarchical_pipelines = true\n'
+        },
+    )
+    assert run(capsys, "k.py", "--output-format", "json").findings() == []
+    write(
+        project,
+        {"tilecheck.toml": 'backend = "cuda-sm80"\n[backends.cuda-sm80]\nhierarchical_pipelines = true\n'},
+    )
+    assert run(capsys, "k.py", "--output-format", "json").findings() == []
+    write(project, {"tilecheck.toml": 'backend = "npu"\n[backends.npu]\nbase = "cuda-sm80"\nnested = true\n'})
+    outcome = run(capsys, "k.py")
+    assert outcome.status == 2 and "unknown field `nested`" in outcome.err

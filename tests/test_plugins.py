@@ -1,0 +1,259 @@
+"""Plugins: local rule modules named in the configuration and installed entry points."""
+
+import itertools
+import json
+import sys
+import textwrap
+
+import pytest
+
+from tests.support import KERNEL, run, write
+from tilecheck import plugins
+from tilecheck.testing import documentation_problems, example_cases
+
+_names = itertools.count()
+
+RULE_MODULE = '''
+from tilecheck.rule import Invalid, Rule, Valid
+from tilecheck.types import Grade, Span
+
+
+class NoForbidden(Rule):
+    """The word `forbidden` in a kernel file.
+
+    ## What it does
+    Reports the first line mentioning `forbidden`.
+
+    ## Why is this bad?
+    It is forbidden.
+
+    ## Example
+    ```python
+    forbidden = 1
+    ```
+
+    ## Use instead
+    ```python
+    allowed = 1
+    ```
+
+    ## Backends
+    All.
+    """
+
+    CODE = "KX101"
+    NAME = "no-forbidden"
+    GRADE = Grade.CONTRACT
+    HELP = "Rename it."
+    VALID = [Valid("allowed = 1\\n")]
+    INVALID = [Invalid("x = 1\\nforbidden = 2\\n", at=((2, 1),))]
+
+    def check(self, ctx):
+        for number, line in enumerate(ctx.source.splitlines(), 1):
+            if "forbidden" in line.split("#")[0]:
+                ctx.report_at(Span(number, 0, number, len(line)), "`forbidden` is forbidden")
+                return
+'''
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TILECHECK_OUTPUT_FORMAT", raising=False)
+    package = f"lint_rules_{next(_names)}"
+    before = set(sys.modules)
+    yield tmp_path, package
+    for name in set(sys.modules) - before:
+        if name.startswith("lint_rules_") or name.startswith("tc_plugin_"):
+            del sys.modules[name]
+
+
+def configure(root, package, body=RULE_MODULE, config_dir=""):
+    write(
+        root,
+        {
+            f"{config_dir}tilecheck.toml": f'plugins = ["{package}.rules"]\n',
+            f"{config_dir}{package}/__init__.py": "",
+            f"{config_dir}{package}/rules.py": textwrap.dedent(body),
+        },
+    )
+
+
+def test_local_plugin_runs_and_is_selectable(project, capsys):
+    root, package = project
+    configure(root, package)
+    write(root, {"k.py": KERNEL + "forbidden = 1\n"})
+    outcome = run(capsys, "k.py", "--output-format", "json")
+    assert outcome.findings() == [
+        ("k.py", 10, 13, "TL104"),
+        ("k.py", 12, 13, "TL105"),
+        ("k.py", 15, 22, "TL101"),
+        ("k.py", 17, 1, "KX101"),
+    ]
+    for selector in ("KX101", "KX", "no-forbidden"):
+        assert run(capsys, "k.py", "--select", selector, "--output-format", "json").findings() == [
+            ("k.py", 17, 1, "KX101")
+        ]
+    assert [f[3] for f in run(capsys, "k.py", "--ignore", "KX", "--output-format", "json").findings()] == [
+        "TL104",
+        "TL105",
+        "TL101",
+    ]
+
+
+def test_local_plugin_rules_can_be_suppressed_and_explained(project, capsys):
+    root, package = project
+    configure(root, package)
+    write(root, {"k.py": "forbidden = 1  # tilecheck: ignore[no-forbidden]\nforbidden = 2\n"})
+    assert run(capsys, "k.py", "--output-format", "json").findings() == []
+    listing = run(capsys, "rules").out.splitlines()
+    assert any(line.startswith("KX101  no-forbidden") and "contract" in line for line in listing)
+    explained = run(capsys, "rule", "KX101").out
+    assert explained.startswith("# no-forbidden (KX101)\n\nThe word `forbidden` in a kernel file.\n")
+    assert (
+        json.loads(run(capsys, "rule", "no-forbidden", "--output-format", "json").out)["grade"] == "contract"
+    )
+
+
+def test_local_plugins_load_only_when_configured(project, capsys):
+    root, package = project
+    configure(root, package, config_dir="configured/")
+    write(root, {"other/k.py": "forbidden = 1\n", "configured/k.py": "forbidden = 1\n"})
+    outcome = run(capsys, "other/k.py", "--output-format", "json")
+    assert (outcome.status, outcome.findings()) == (0, [])
+    assert f"{package}.rules" not in sys.modules
+    outcome = run(capsys, "configured/k.py", "--output-format", "json")
+    assert outcome.findings() == [("k.py", 1, 1, "KX101")]
+
+
+def test_plugin_rules_pass_their_own_examples(project):
+    root, package = project
+    configure(root, package)
+    [rule] = plugins.load_local(f"{package}.rules", str(root), "test")
+    cases = example_cases([rule])
+    assert [case.id for case in cases] == ["KX101-VALID-0", "KX101-INVALID-0"]
+    for case in cases:
+        case.run()
+    assert documentation_problems(rule) == ["KX101 lacks the rule-design checklist (CHECKLIST)"]
+
+
+BROKEN = {
+    "import error": (
+        "import not_a_module_anywhere\n",
+        "failed to load: ModuleNotFoundError: No module named 'not_a_module_anywhere'",
+    ),
+    "syntax error": ("def (:\n", "failed to load: SyntaxError: invalid syntax"),
+    "raises": ("raise RuntimeError('no GPU')\n", "failed to load: RuntimeError: no GPU"),
+    "exits": ("import sys\nsys.exit(3)\n", "failed to load: SystemExit: 3"),
+    "no rules": ("x = 1\n", "defines no rules"),
+    "bad code": (
+        RULE_MODULE.replace('"KX101"', '"kx-1"'),
+        "rule NoForbidden: CODE must be letters then digits, like `KX101` (got 'kx-1')",
+    ),
+    "reserved code": (
+        RULE_MODULE.replace('"KX101"', '"TL150"'),
+        "the code prefix `TL` is reserved for built-in rules (got `TL150`)",
+    ),
+    "bad name": (RULE_MODULE.replace('"no-forbidden"', '"NoForbidden"'), "NAME must be kebab-case"),
+    "bad grade": (
+        RULE_MODULE.replace("Grade.CONTRACT", "'contract'"),
+        "GRADE must be Grade.SEMANTIC, Grade.CONTRACT or Grade.OPTIMIZATION",
+    ),
+    "no check": (RULE_MODULE.split("    def check")[0], "it does not define check(self, ctx)"),
+    "duplicate name": (
+        RULE_MODULE.replace('"no-forbidden"', '"nested-parallel"'),
+        "two rules use `nested-parallel`",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_broken_local_plugin_is_a_clear_error(project, capsys, case):
+    root, package = project
+    body, message = BROKEN[case]
+    configure(root, package, body)
+    write(root, {"k.py": KERNEL})
+    outcome = run(capsys, "k.py")
+    assert outcome.status == 2
+    assert outcome.out == ""
+    assert "Traceback" not in outcome.err
+    assert outcome.err.startswith("tilecheck: error: ")
+    assert message in outcome.err, outcome.err
+    if case != "duplicate name":
+        assert f"plugin `{package}.rules` (configured in tilecheck.toml)" in outcome.err
+
+
+def test_missing_local_plugin(project, capsys):
+    root, _ = project
+    write(root, {"tilecheck.toml": 'plugins = ["kernels.nope"]\n', "k.py": KERNEL})
+    outcome = run(capsys, "k.py")
+    assert (outcome.status, outcome.err) == (
+        2,
+        "tilecheck: error: plugin `kernels.nope` (configured in tilecheck.toml) failed to load: "
+        "ModuleNotFoundError: No module named 'kernels'\n",
+    )
+
+
+def test_crashing_plugin_rule_exits_2_and_names_the_rule(project, capsys):
+    root, package = project
+    configure(
+        root,
+        package,
+        RULE_MODULE.replace("for number, line in", "raise ValueError('oops')\n        for number, line in"),
+    )
+    write(root, {"k.py": KERNEL})
+    outcome = run(capsys, "k.py", "--output-format", "concise")
+    assert outcome.status == 2
+    assert (
+        outcome.out.splitlines()[0]
+        == "k.py:1:1: TL005 [meta] Rule KX101 (no-forbidden) crashed: ValueError: oops"
+    )
+
+
+# -- entry points -------------------------------------------------------------------------------------
+
+
+def install(site, module, entry_value, body):
+    name = f"tc-plugin-{module}"
+    write(
+        site,
+        {
+            f"{module}.py": textwrap.dedent(body),
+            f"{name.replace('-', '_')}-1.0.dist-info/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n",
+            f"{name.replace('-', '_')}-1.0.dist-info/entry_points.txt": f"[tilecheck.rules]\nextra = {entry_value}\n",
+        },
+    )
+
+
+@pytest.fixture
+def site(tmp_path, monkeypatch):
+    directory = tmp_path / "site"
+    directory.mkdir()
+    monkeypatch.syspath_prepend(str(directory))
+    plugins.entry_point_rules.cache_clear()
+    yield directory
+    plugins.entry_point_rules.cache_clear()
+
+
+@pytest.mark.parametrize("target", ["module", "class"])
+def test_installed_plugin_is_loaded_through_its_entry_point(project, site, capsys, target):
+    root, _ = project
+    module = f"tc_plugin_{next(_names)}"
+    install(site, module, module if target == "module" else f"{module}:NoForbidden", RULE_MODULE)
+    write(root, {"k.py": "forbidden = 1\n"})
+    outcome = run(capsys, "k.py", "--output-format", "json")
+    assert outcome.findings() == [("k.py", 1, 1, "KX101")]
+    assert "KX101  no-forbidden" in run(capsys, "rules").out
+
+
+def test_broken_installed_plugin_is_a_clear_error(project, site, capsys):
+    root, _ = project
+    module = f"tc_plugin_{next(_names)}"
+    install(site, module, f"{module}:Missing", RULE_MODULE)
+    write(root, {"k.py": KERNEL})
+    outcome = run(capsys, "k.py")
+    assert outcome.status == 2
+    assert outcome.err.startswith(
+        f"tilecheck: error: plugin `extra` (entry point `{module}:Missing` of tc-plugin-{module} 1.0) failed to load: AttributeError"
+    )
+    assert "Traceback" not in outcome.err

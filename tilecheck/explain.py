@@ -1,0 +1,407 @@
+"""`tilecheck explain FILE[:LINE]`: each kernel's loop nest as a tree, with its diagnostics.
+
+Every loop is shown with its kind, its extents (constant or symbolic, as TileLang's IntImm
+test sees them), its pipeline request, and the macro call it was inlined from; runtime
+`if`/`while`/`with` statements that hold loops are shown too. Each diagnostic of a normal
+`tilecheck check` run (same configuration, same `--backend`) is attached to the loop it is
+reported at, or to the innermost node that contains it. With `:LINE`, only the kernels
+containing that line are drawn and the nodes on it are marked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+
+from tilecheck.analysis.model import Item, Kernel, Loop, LoopKind, Request, Stmt, StmtKind
+from tilecheck.analysis.values import Constness, PyConst, PyValue, TirExpr, Value
+from tilecheck.context import Context
+from tilecheck.engine import parse, read_source
+from tilecheck.report import display_path
+from tilecheck.types import Diagnostic
+
+
+@dataclass
+class Node:
+    kind: str  # "kernel", "loop", "if", "while", "block"
+    title: str
+    line: int  # where it is reported (a macro's call site for inlined items)
+    column: int  # 1-based
+    details: list[str] = field(default_factory=list)
+    children: list[Node] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    lines: tuple[int, int] | None = None  # source line range, when not inlined
+    certain: bool = True
+    copies: int = 1
+    marked: bool = False
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "kind": self.kind,
+            "title": self.title,
+            "line": self.line,
+            "column": self.column,
+            "details": self.details,
+            "certain": self.certain,
+            "copies": self.copies,
+            "marked": self.marked,
+            "diagnostics": [
+                {
+                    "line": d.span.line,
+                    "column": d.span.column + 1,
+                    "code": d.code,
+                    "grade": d.grade.value,
+                    "severity": d.severity.value,
+                    "message": d.message,
+                }
+                for d in self.diagnostics
+            ],
+            "children": [child.as_json() for child in self.children],
+        }
+
+
+# -- describing values -------------------------------------------------------------------------
+
+
+def describe_extent(value: Value | None, text: str | None) -> str:
+    shown = f"`{text}`" if text else "?"
+    if isinstance(value, PyConst) and type(value.value) is int:
+        return (
+            f"{value.value} (constant)"
+            if text in (None, str(value.value))
+            else f"{shown} = {value.value} (constant)"
+        )
+    if isinstance(value, PyValue):
+        return f"{shown} (constant: a Python int)" if value.is_int else f"{shown} (unknown)"
+    if isinstance(value, TirExpr):
+        if value.constness is Constness.CONST:
+            return f"{shown} (constant)"
+        if value.constness is Constness.SYMBOLIC:
+            names = ", ".join(sorted({var.name for var in value.uses}))
+            return f"{shown} (symbolic{': ' + names if names else ''})"
+    return f"{shown} (unknown)"
+
+
+def describe_pipeline(loop: Loop) -> str | None:
+    from tilecheck.backends import describe_request
+
+    request = loop.pipeline
+    if request is None:
+        return None
+    if request.state is Request.REQUESTED:
+        depth = f", depth {request.depth}" if request.depth is not None else ""
+        positional = " (positional num_stages)" if request.num_stages_positional else ""
+        return f"pipeline: requested{positional}: {describe_request(request)}{depth}"
+    if request.state is Request.UNKNOWN:
+        return "pipeline: unknown (a schedule value tilecheck cannot evaluate)"
+    return "pipeline: bare (serial-like)"
+
+
+# -- building the tree ---------------------------------------------------------------------
+
+
+class Builder:
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    def position(self, item: Item) -> tuple[int, int]:
+        span = self.ctx.span(item.site.report_node, item.site.report_top)
+        return span.line, span.column + 1
+
+    def lines(self, node, item: Item) -> tuple[int, int] | None:
+        if item.site.origin or node is None:
+            return None
+        span = self.ctx.span(node, item.site.top)
+        return span.line, span.end_line
+
+    def kernel(self, kernel: Kernel) -> Node:
+        span = self.ctx.span(kernel.node, kernel.top)
+        root = Node(
+            "kernel", f"kernel {kernel.name}", span.line, span.column + 1, lines=(span.line, span.end_line)
+        )
+        root.children = self.items(kernel.body)
+        return root
+
+    def items(self, items: list[Item]) -> list[Node]:
+        nodes: list[Node] = []
+        keys: dict[tuple, Node] = {}
+        for item in items:
+            for node in self.item(item):
+                key = (node.kind, node.line, node.column, node.title)
+                if key in keys:  # a copy made by Python-level unrolling
+                    keys[key].copies += 1
+                    continue
+                keys[key] = node
+                nodes.append(node)
+        return nodes
+
+    def item(self, item: Item) -> list[Node]:
+        if isinstance(item, Loop):
+            return [self.loop(item)]
+        if isinstance(item, Stmt):
+            children = self.items(item.body) + self.items(item.orelse)
+            if not children or item.kind not in (StmtKind.IF, StmtKind.WHILE, StmtKind.BLOCK):
+                return children  # only statements that hold loops are drawn
+            line, column = self.position(item)
+            text = self.ctx.text(item.site.node, 60).split(":")[0]
+            kind = {StmtKind.IF: "if", StmtKind.WHILE: "while", StmtKind.BLOCK: "block"}[item.kind]
+            title = item.label if item.label and item.kind is StmtKind.IF else text
+            node = Node(
+                kind, title, line, column, lines=self.lines(item.site.node, item), certain=item.certain
+            )
+            node.details = self.origin(item)
+            node.children = children
+            return [node]
+        return []
+
+    def origin(self, item: Item) -> list[str]:
+        if not item.site.origin:
+            return []
+        own = self.ctx.line_of(item.site.node, item.site.top)
+        chain = " -> ".join(
+            f"`{call.name}` (called at line {self.ctx.line_of(call.call, call.call_top)})"
+            for call in item.site.origin
+        )
+        return [f"inlined from macro {chain}; line {own} of the macro"]
+
+    def loop(self, loop: Loop) -> Node:
+        ctx = self.ctx
+        dims = [loop]
+        while (
+            dims[-1].ndim > 1
+            and len(dims) < dims[-1].ndim
+            and dims[-1].body
+            and isinstance(dims[-1].body[0], Loop)
+        ):
+            nxt = dims[-1].body[0]
+            assert isinstance(nxt, Loop)
+            if nxt.call is not loop.call:
+                break
+            dims.append(nxt)
+        header = ctx.text(loop.call if loop.call is not None else loop.site.node, 70)
+        targets = ctx.text(loop.statement.target, 30) if loop.statement is not None else "?"
+        line, column = self.position(loop)
+        node = Node("loop", f"for {targets} in {header}", line, column, certain=loop.certain)
+        node.lines = self.lines(loop.statement, loop)
+        kind = loop.kind.value if loop.kind is not LoopKind.RANGE else "serial (Python range)"
+        if (
+            loop.kind is LoopKind.PIPELINED
+            and loop.pipeline is not None
+            and loop.pipeline.state is Request.BARE
+        ):
+            kind = "pipelined (bare: a serial loop)"
+        texts = self.extent_texts(loop, len(dims))
+        extents = [describe_extent(d.extent, t) for d, t in zip(dims, texts, strict=True)]
+        node.details.append(f"{kind}; extent{'s' if len(dims) > 1 else ''} " + " x ".join(extents))
+        if any(d.min is not None and not (isinstance(d.min, PyConst) and d.min.value == 0) for d in dims):
+            starts = [describe_extent(d.min, None) for d in dims]
+            node.details.append("start " + " x ".join(starts))
+        pipeline = describe_pipeline(loop)
+        if pipeline is not None:
+            node.details.append(pipeline)
+        node.details += self.origin(loop)
+        if not loop.certain:
+            node.details.append("exists only for some Python-level values tilecheck cannot evaluate")
+        node.children = self.items(dims[-1].body)
+        return node
+
+    def extent_texts(self, loop: Loop, count: int) -> list[str | None]:
+        """The source text of each extent (`T.Parallel(M, N)`: `M`, `N`; `T.serial(a, b)`: `b - a`)."""
+        call = loop.call
+        if call is None:
+            return [None] * count
+        positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+        keywords = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
+        text = self.ctx.text
+        if loop.api in ("T.Parallel", "T.grid") and len(positional) == count:
+            return [text(node, 40) for node in positional]
+        start = keywords.get("start", positional[0] if positional else None)
+        stop = keywords.get("stop", positional[1] if len(positional) > 1 else None)
+        if loop.kind is LoopKind.PERSISTENT:
+            return [None] * count
+        if start is not None and stop is None:
+            return [text(start, 40)] + [None] * (count - 1)
+        if start is not None and stop is not None:
+            return [f"{text(stop, 30)} - {text(start, 30)}"] + [None] * (count - 1)
+        return [None] * count
+
+
+# -- attaching diagnostics ---------------------------------------------------------------------
+
+
+def _walk(node: Node):
+    yield node
+    for child in node.children:
+        yield from _walk(child)
+
+
+def attach(roots: list[Node], diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """Attach each diagnostic to its node; returns those that belong to no kernel."""
+    by_position: dict[tuple[int, int], Node] = {}
+    for root in roots:
+        for node in _walk(root):
+            if node.kind != "kernel":
+                by_position.setdefault((node.line, node.column), node)
+    rest: list[Diagnostic] = []
+    for diagnostic in diagnostics:
+        position = (diagnostic.span.line, diagnostic.span.column + 1)
+        node = by_position.get(position)
+        if node is None:
+            node = _innermost(roots, diagnostic.span.line)
+        if node is None:
+            rest.append(diagnostic)
+        else:
+            node.diagnostics.append(diagnostic)
+    return rest
+
+
+def _innermost(nodes: list[Node], line: int) -> Node | None:
+    for node in nodes:
+        if node.lines is not None and node.lines[0] <= line <= node.lines[1]:
+            return _innermost(node.children, line) or node
+        inner = _innermost(node.children, line) if node.lines is None else None
+        if inner is not None:
+            return inner
+    return None
+
+
+def mark(roots: list[Node], line: int) -> list[Node]:
+    """The kernels containing `line`, with the nodes on that line marked."""
+    chosen = []
+    for root in roots:
+        if root.lines is not None and root.lines[0] <= line <= root.lines[1]:
+            chosen.append(root)
+            for node in _walk(root):
+                if node.line == line or (node.lines is not None and node.lines[0] == line):
+                    node.marked = True
+    return chosen
+
+
+# -- rendering -----------------------------------------------------------------------------------
+
+
+_SYMBOLS = {"error": "error", "warning": "warning", "info": "note"}
+
+
+def render(root: Node, out) -> None:
+    out.write(f"{root.title}  (line {root.line})\n")
+    for diagnostic in root.diagnostics:
+        out.write(f"  {_diagnostic(diagnostic)}\n")
+    _children(root, "", out)
+
+
+def _children(node: Node, prefix: str, out) -> None:
+    for index, child in enumerate(node.children):
+        last = index == len(node.children) - 1
+        branch = "└── " if last else "├── "
+        more = "    " if last else "│   "
+        copies = f"  (x{child.copies}, Python-level unrolling)" if child.copies > 1 else ""
+        marker = "  <<<" if child.marked else ""
+        maybe = "?" if not child.certain else ""
+        out.write(f"{prefix}{branch}{maybe}{child.title}  [line {child.line}]{copies}{marker}\n")
+        for detail in child.details:
+            out.write(f"{prefix}{more}  {detail}\n")
+        for diagnostic in child.diagnostics:
+            out.write(f"{prefix}{more}  {_diagnostic(diagnostic)}\n")
+        _children(child, prefix + more, out)
+
+
+def _diagnostic(diagnostic: Diagnostic) -> str:
+    level = _SYMBOLS.get(diagnostic.severity.value, diagnostic.severity.value)
+    where = f"{diagnostic.span.line}:{diagnostic.span.column + 1}"
+    return f"{level}: {diagnostic.code} [{diagnostic.grade.value}] {where} {diagnostic.message}"
+
+
+# -- command -----------------------------------------------------------------------------------
+
+
+def split_target(target: str) -> tuple[str, int | None]:
+    path, _, line = target.rpartition(":")
+    if path and line.isdigit() and not os.path.exists(target):
+        return path, int(line)
+    return target, None
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser("explain", help="draw a file's loop nests with their diagnostics")
+    parser.add_argument("target", metavar="FILE[:LINE]")
+    parser.add_argument("--output-format", choices=("text", "json"), default="text")
+    from tilecheck.cli import _add_config_options
+
+    _add_config_options(parser)
+    return parser
+
+
+def explain(path: str, settings, line: int | None = None) -> tuple[list[Node], list[Diagnostic], str | None]:
+    """(kernel trees, diagnostics outside any kernel, a problem) for one file."""
+    from tilecheck.engine import lint_source
+
+    data, failure = read_source(path)
+    if failure is not None or data is None:
+        return [], [failure] if failure else [], "cannot read the file"
+    result = lint_source(data, path, settings)
+    module, text, failure = parse(path, data)
+    if module is None or text is None:
+        return [], result.diagnostics, None
+    ctx = Context(path, text, module, settings.backend)
+    builder = Builder(ctx)
+    roots: list[Node] = []
+    seen: set[int] = set()
+    for kernel in ctx.model.kernels:
+        if id(kernel.node) in seen:
+            continue  # a factory built with several argument sets: the first build
+        seen.add(id(kernel.node))
+        roots.append(builder.kernel(kernel))
+    rest = attach(roots, result.diagnostics)
+    if line is not None:
+        chosen = mark(roots, line)
+        rest = [d for d in rest if d.span.line == line]
+        return chosen, rest, None if chosen or rest else f"no kernel contains line {line}"
+    return roots, rest, None
+
+
+def run(args: argparse.Namespace) -> int:
+    from tilecheck.cli import _resolver
+
+    path, line = split_target(args.target)
+    if not os.path.isfile(path):
+        print(f"tilecheck: error: {args.target}: no such file", file=sys.stderr)
+        return 2
+    resolver = _resolver(args)
+    settings = resolver.for_path(path).for_file(path)
+    roots, rest, problem = explain(path, settings, line)
+    backend = settings.backend
+    backend_name = str(backend) if backend is not None else None
+    if args.output_format == "json":
+        payload = {
+            "file": display_path(path),
+            "line": line,
+            "backend": backend_name,
+            "kernels": [root.as_json() for root in roots],
+            "other_diagnostics": [
+                {"line": d.span.line, "column": d.span.column + 1, "code": d.code, "message": d.message}
+                for d in rest
+            ],
+            "problem": problem,
+        }
+        json.dump(payload, sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+        return 0
+    out = sys.stdout
+    target = f"{display_path(path)}{f':{line}' if line else ''}"
+    out.write(f"{target}  (backend: {backend_name or 'none selected'})\n")
+    if problem:
+        out.write(f"{problem}\n")
+    if not roots and not rest and not problem:
+        out.write("no TileLang kernels\n")
+    for root in roots:
+        out.write("\n")
+        render(root, out)
+    if rest:
+        out.write("\noutside any kernel:\n")
+        for diagnostic in rest:
+            out.write(f"  {_diagnostic(diagnostic)}\n")
+    return 0

@@ -1,0 +1,45 @@
+"""`github`: GitHub Actions workflow commands, one annotation per diagnostic.
+
+`::error title=tilecheck (TL101),file=k.py,line=3,col=5,endLine=3,endColumn=9::k.py:3:5: TL101 ...`
+Optimization findings are notices, never errors. Values are escaped as the runner expects:
+`%`, CR and LF everywhere, and `:` and `,` in properties.
+"""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from tilecheck.report import Run, display_path, location
+from tilecheck.types import Diagnostic, Severity
+
+COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def line(diagnostic: Diagnostic) -> str:
+    span = diagnostic.span
+    properties = {
+        "title": f"tilecheck ({diagnostic.code})",
+        "file": display_path(diagnostic.path),
+        "line": span.line,
+        "col": span.column + 1,
+        "endLine": span.end_line,
+        "endColumn": span.end_column + 1,
+    }
+    head = ",".join(f"{key}={escape_property(str(value))}" for key, value in properties.items())
+    message = f"{location(diagnostic)}: {diagnostic.code} [{diagnostic.grade.value}] {diagnostic.message}"
+    if diagnostic.help:
+        message += f"\n  help: {diagnostic.help}"
+    return f"::{COMMANDS[diagnostic.severity]} {head}::{escape_data(message)}"
+
+
+def render(run: Run, out: TextIO) -> None:
+    for diagnostic in run.diagnostics:
+        out.write(line(diagnostic) + "\n")

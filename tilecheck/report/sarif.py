@@ -1,0 +1,147 @@
+"""`sarif`: SARIF 2.1.0 for GitHub code scanning and other SARIF consumers.
+
+One run; the driver lists the enabled rules (grade as a tag, documentation as help);
+results have 1-based regions in code points, URIs relative to `%SRCROOT%` (the working
+directory), partial fingerprints that survive line shifts, and fixes where a rule has one.
+Empty lists are `[]`, never null.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pathlib
+from typing import TextIO
+from urllib.parse import quote
+
+from tilecheck import __version__
+from tilecheck.registry import by_code
+from tilecheck.report import Run, level
+from tilecheck.rule import Rule
+from tilecheck.types import Diagnostic, Span
+
+SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+ROOT = "%SRCROOT%"
+
+
+def rule_descriptor(rule: type[Rule]) -> dict[str, object]:
+    from tilecheck.explain_rule import markdown
+
+    sections = rule.sections()
+    summary = rule.summary() or rule.NAME
+    severity = rule.severity().value
+    return {
+        "id": rule.CODE,
+        "name": rule.NAME,
+        "shortDescription": {"text": summary},
+        "fullDescription": {"text": sections.get("What it does", summary)},
+        "help": {"text": rule.HELP or summary, "markdown": markdown(rule)},
+        "defaultConfiguration": {"level": {"error": "error", "warning": "warning", "info": "note"}[severity]},
+        "properties": {"tags": [rule.GRADE.value], "grade": rule.GRADE.value},
+    }
+
+
+def _artifact(path: str, root: str) -> dict[str, object]:
+    absolute = os.path.abspath(path)
+    relative = os.path.relpath(absolute, root)
+    if relative.startswith(".."):
+        return {"uri": pathlib.Path(absolute).as_uri()}
+    return {"uri": quote(relative.replace(os.sep, "/")), "uriBaseId": ROOT}
+
+
+def _region(span: Span) -> dict[str, int]:
+    return {
+        "startLine": span.line,
+        "startColumn": span.column + 1,
+        "endLine": max(span.end_line, span.line),
+        "endColumn": span.end_column + 1,
+    }
+
+
+def _fingerprint(diagnostic: Diagnostic, source: str | None, seen: dict[tuple[str, str], int]) -> str:
+    lines = source.splitlines() if source is not None else []
+    text = lines[diagnostic.span.line - 1] if 0 < diagnostic.span.line <= len(lines) else ""
+    digest = hashlib.sha256(f"{diagnostic.code}\0{' '.join(text.split())}".encode()).hexdigest()[:16]
+    key = (diagnostic.path, digest)
+    seen[key] = seen.get(key, 0) + 1
+    return f"{digest}:{seen[key]}"
+
+
+def document(run: Run, root: str | None = None) -> dict[str, object]:
+    root = os.path.abspath(root or os.getcwd())
+    rules: dict[str, type[Rule]] = {rule.CODE: rule for rule in run.rules}
+    for diagnostic in run.diagnostics:
+        if diagnostic.code not in rules:
+            rule = by_code(diagnostic.code, run.rules or None) or by_code(diagnostic.code)
+            if rule is not None:
+                rules[rule.CODE] = rule
+    ordered = sorted(rules.values(), key=lambda r: r.CODE)
+    index = {rule.CODE: i for i, rule in enumerate(ordered)}
+    seen: dict[tuple[str, str], int] = {}
+    results = []
+    for diagnostic in run.diagnostics:
+        result: dict[str, object] = {
+            "ruleId": diagnostic.code,
+            "level": level(diagnostic),  # error | warning | note, as SARIF names them
+            "message": {"text": diagnostic.message},
+            "locations": [],
+            "properties": {"grade": diagnostic.grade.value, "rule": diagnostic.rule},
+        }
+        if diagnostic.code in index:
+            result["ruleIndex"] = index[diagnostic.code]
+        if not diagnostic.path.startswith("<"):
+            artifact = _artifact(diagnostic.path, root)
+            result["locations"] = [
+                {"physicalLocation": {"artifactLocation": artifact, "region": _region(diagnostic.span)}}
+            ]
+            source = run.sources.get(diagnostic.path)
+            result["partialFingerprints"] = {
+                "primaryLocationLineHash": _fingerprint(diagnostic, source, seen)
+            }
+            if diagnostic.fix is not None:
+                result["fixes"] = [
+                    {
+                        "description": {
+                            "text": diagnostic.fix.title + ("" if diagnostic.fix.safe else " (unsafe)")
+                        },
+                        "artifactChanges": [
+                            {
+                                "artifactLocation": artifact,
+                                "replacements": [
+                                    {
+                                        "deletedRegion": _region(edit.span),
+                                        "insertedContent": {"text": edit.replacement},
+                                    }
+                                    for edit in diagnostic.fix.edits
+                                ],
+                            }
+                        ],
+                    }
+                ]
+        results.append(result)
+    return {
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "tilecheck",
+                        "version": __version__,
+                        "semanticVersion": __version__,
+                        "rules": [rule_descriptor(rule) for rule in ordered],
+                    }
+                },
+                "originalUriBaseIds": {ROOT: {"uri": pathlib.Path(root).as_uri().rstrip("/") + "/"}},
+                "columnKind": "unicodeCodePoints",
+                "invocations": [{"executionSuccessful": run.successful}],
+                "results": results,
+            }
+        ],
+    }
+
+
+def render(run: Run, out: TextIO) -> None:
+    json.dump(document(run), out, indent=2, ensure_ascii=False)
+    out.write("\n")
