@@ -59,3 +59,15 @@ class Sink:
     emits: bool = False  # a call that emits IR (tile op, T.print, T.assume, ...)
     unknown: bool = False  # a call whose effect tilecheck cannot see
     call_depth: int = 0  # > 0 while evaluating another call's arguments
+
+
+class DefinedFunction:
+    """A function defined in the file: a macro (inlined by TileLang) or a plain helper."""
+
+    def __init__(self, node: cst.FunctionDef, top: cst.CSTNode, env: Env, is_macro: bool) -> None:
+        self.node = node
+        self.top = top
+        self.env = env
+        self.is_macro = is_macro
+        # Argument lists of the calls seen in the file (for factories: one build each).
+        self.call_sites: list[list[tuple[str | None, Value]]] = []

@@ -1,0 +1,122 @@
+"""Macro inlining: variable arguments rename, expression arguments become Binds."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from tilecheck.analysis.model import (
+    MacroCall,
+    Stmt,
+    StmtKind,
+)
+from tilecheck.analysis.scope import DefinedFunction, Env, Frame, Sink
+from tilecheck.analysis.syntax import (
+    parameters,
+)
+from tilecheck.analysis.values import (
+    UNKNOWN,
+    PyCallable,
+    PyValue,
+    TirExpr,
+    Value,
+    Var,
+    VarKind,
+)
+
+MAX_MACRO_DEPTH = 16
+
+
+class MacroInliner:
+    """`@T.macro` calls, inlined at the call site as TileLang does (reference §2.3)."""
+
+    def macro_for(self, call: cst.Call, frame: Frame) -> DefinedFunction | None:
+        if isinstance(call.func, cst.Name):
+            callee = frame.env.lookup(call.func.value)
+            function = callee.function if isinstance(callee, PyCallable) else None
+            if isinstance(function, DefinedFunction) and function.is_macro:
+                return function
+        return None
+
+    def inline_call(self, call: cst.Call, callee: PyCallable, frame: Frame, sink: Sink) -> Value:
+        function = callee.function
+        if (
+            not isinstance(function, DefinedFunction)
+            or not function.is_macro
+            or frame.depth >= MAX_MACRO_DEPTH
+        ):
+            values = self.arguments(call, frame, sink)
+            if isinstance(function, DefinedFunction) and not function.is_macro:
+                keywords = [arg.keyword.value if arg.keyword else None for arg in call.args]
+                if not any(arg.star for arg in call.args):
+                    function.call_sites.append(list(zip(keywords, values, strict=True)))
+            sink.unknown = True
+            return UNKNOWN
+        definition = function.node
+        origin = MacroCall(definition.name.value, call, frame.top, definition, function.top)
+        if self.current is not None:
+            self.current.macro_calls.append(origin)
+        inner = Frame(
+            Env(function.env), function.top, (*frame.origin, origin), frame.certain, frame.depth + 1
+        )
+        params = parameters(definition)
+        arguments: dict[str, tuple[Value, Sink]] = {}
+        nodes: dict[str, cst.CSTNode] = {}
+        position = 0
+        for arg in call.args:
+            arg_sink = Sink(sink.out, call_depth=sink.call_depth + 1)
+            value = self.value(arg.value, frame, arg_sink)
+            if arg.star:
+                continue
+            if arg.keyword is not None:
+                arguments[arg.keyword.value] = (value, arg_sink)
+                nodes[arg.keyword.value] = arg.value
+            elif position < len(params):
+                arguments[params[position].name.value] = (value, arg_sink)
+                nodes[params[position].name.value] = arg.value
+                position += 1
+        for param in params:
+            name = param.name.value
+            if name in arguments:
+                value, arg_sink = arguments[name]
+            elif param.default is not None:
+                arg_sink = Sink([])
+                value = self.value(param.default, Frame(function.env, function.top), arg_sink)
+            else:
+                value, arg_sink = UNKNOWN, Sink([])
+            self.macro_argument(name, value, nodes.get(name, call), frame, inner, sink, arg_sink)
+        self.block(definition.body.body, inner, sink.out)
+        return inner.env.names.get("<return>", UNKNOWN)
+
+    def macro_argument(
+        self,
+        name: str,
+        value: Value,
+        node: cst.CSTNode,
+        frame: Frame,
+        inner: Frame,
+        sink: Sink,
+        arg_sink: Sink,
+    ) -> None:
+        """TileLang's `macro_arg`: Vars rename, other PrimExprs become Bind statements."""
+        if isinstance(value, TirExpr) and value.var is not None:
+            value.var.name = name
+            inner.env.bind(name, value)
+        elif isinstance(value, TirExpr):
+            var = Var(name, VarKind.BIND, hidden=value.uses)
+            inner.env.bind(name, TirExpr.of_var(var))
+            stmt = Stmt(frame.site(node), kind=StmtKind.MACRO_BIND, label=name,
+                        accesses=arg_sink.accesses, calls=arg_sink.calls)  # fmt: skip
+            self.add(sink.out, frame, stmt)
+            return
+        elif isinstance(value, PyValue) and not value.is_int:
+            inner.env.bind(name, value)
+            stmt = Stmt(frame.site(node), certain=False, kind=StmtKind.MACRO_BIND, label=name,
+                        accesses=arg_sink.accesses, calls=arg_sink.calls)  # fmt: skip
+            self.add(sink.out, frame, stmt)
+            return
+        else:
+            inner.env.bind(name, value)
+        if arg_sink.accesses or arg_sink.calls or arg_sink.unknown:
+            stmt = Stmt(frame.site(node), certain=False, kind=StmtKind.EVAL,
+                        accesses=arg_sink.accesses, calls=arg_sink.calls)  # fmt: skip
+            self.add(sink.out, frame, stmt)

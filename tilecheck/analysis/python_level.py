@@ -1,0 +1,232 @@
+"""Module and factory code read as Python: what exists before TileLang builds a kernel."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from tilecheck.analysis.imports import bindings
+from tilecheck.analysis.model import (
+    FileModel,
+)
+from tilecheck.analysis.scope import DefinedFunction, Env, Frame, Sink
+from tilecheck.analysis.statements import TENSOR_ANNOTATIONS
+from tilecheck.analysis.syntax import (
+    assigned_names,
+    defines_kernel,
+    first_target_name,
+    if_bodies,
+    nested_statements,
+    parameters,
+)
+from tilecheck.analysis.values import (
+    PY_INT,
+    BufferValue,
+    ModuleRef,
+    PyCallable,
+    PyConst,
+    PyValue,
+    Value,
+)
+
+MAX_INSTANTIATIONS = 8  # distinct factory call sites analyzed separately
+
+
+class PythonLevel:
+    """Reads module and factory code as plain Python: constants, imports, macros, factories
+    and the calls that instantiate them. Kernels found on the way are built by the
+    statement interpreter."""
+
+    def run(self) -> FileModel:
+        """Read the module as Python, then build each kernel factory once per distinct call.
+
+        A factory (a function that defines a `@T.prim_func`) is built with the argument
+        values of the calls the file makes (`kernel = matmul(1024, 1024, 64)`), because
+        TileLang sees those values; without such a call its parameters are unknown.
+        """
+        module_env = Env()
+        self.factories: list[DefinedFunction] = []
+        self.python_block(self.module.body, module_env, top=None)
+        for factory in self.factories:
+            for env in self.instantiations(factory):
+                self.python_block(factory.node.body.body, env, factory.top)
+        return self.model
+
+    def instantiations(self, factory: DefinedFunction) -> list[Env]:
+        seen: dict[tuple, Env] = {}
+        for arguments in factory.call_sites:
+            env = self.factory_env(factory.node, factory.env, arguments)
+            key = tuple(_value_key(env.names.get(p.name.value)) for p in parameters(factory.node))
+            seen.setdefault(key, env)
+        if not seen or len(seen) > MAX_INSTANTIATIONS:
+            return [self.factory_env(factory.node, factory.env, None)]
+        return list(seen.values())
+
+    def decorator_api(self, node: cst.FunctionDef, env: Env) -> set[str]:
+        found: set[str] = set()
+        frame = Frame(env, node)
+        for decorator in node.decorators:
+            expr = decorator.decorator
+            if isinstance(expr, cst.Call):
+                expr = expr.func
+            api = self.api(expr, frame)
+            if api is not None:
+                found.add(api)
+        return found
+
+    def python_block(self, body, env: Env, top: cst.CSTNode | None) -> None:
+        """Walk module or factory code as plain Python: constants, macros, kernels."""
+        for statement in body:
+            anchor = statement if top is None else top
+            if isinstance(statement, cst.FunctionDef):
+                apis = self.decorator_api(statement, env)
+                if "prim_func" in apis:
+                    self.kernel(statement, anchor, env)
+                    env.bind(statement.name.value, PyValue())
+                    continue
+                if self.is_eager_kernel(statement, env):
+                    self.kernel(statement, anchor, env)
+                    env.bind(statement.name.value, PyValue())
+                    continue
+                callee = DefinedFunction(statement, anchor, env, is_macro="macro" in apis)
+                env.bind(statement.name.value, PyCallable(callee))
+                if callee.is_macro:
+                    continue
+                if top is None and defines_kernel(statement):
+                    self.factories.append(callee)  # built once per call site, after the module
+                else:  # a nested factory, or plain code that may call factories
+                    self.python_block(statement.body.body, self.factory_env(statement, env, None), anchor)
+            elif isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    self.python_assign(small, env, anchor)
+            elif isinstance(statement, cst.If):
+                self.python_if(statement, env, anchor)
+            elif isinstance(statement, (cst.For, cst.While, cst.With, cst.Try)):
+                self.forget_assigned(statement, env)
+                inner = statement.body.body if isinstance(statement.body, cst.IndentedBlock) else ()
+                self.python_block(inner, env, anchor)
+
+    def is_eager_kernel(self, function: cst.FunctionDef, env: Env) -> bool:
+        """`@tilelang.jit` on the kernel itself (eager JIT): tensor parameters, no inner prim_func."""
+        jitted = any(
+            self.imports.qualify(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+            in ("tilelang.jit", "tilelang.lazy_jit")
+            for d in function.decorators
+        )
+        if not jitted or defines_kernel(function):
+            return False
+        local = Env(env)  # the function may import `T` itself
+        for statement in function.body.body:
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    for name, qualified in bindings(small).items():
+                        local.bind(name, ModuleRef(qualified))
+        frame = Frame(local, function)
+        if self.launches_kernel(function, frame):
+            return True
+        for param in parameters(function):
+            annotation = param.annotation.annotation if param.annotation else None
+            if isinstance(annotation, (cst.Call, cst.Subscript)):
+                annotation = annotation.func if isinstance(annotation, cst.Call) else annotation.value
+            if annotation is not None and self.api(annotation, frame) in TENSOR_ANNOTATIONS:
+                return True
+        return False
+
+    def launches_kernel(self, function: cst.FunctionDef, frame: Frame) -> bool:
+        """Whether the function body opens `with T.Kernel(...)` (at any statement depth)."""
+        for statement in nested_statements(function.body.body):
+            if isinstance(statement, cst.With):
+                for item in statement.items:
+                    call = item.item
+                    if isinstance(call, cst.Call) and self.api(call.func, frame) == "Kernel":
+                        return True
+        return False
+
+    def python_if(self, statement: cst.If, env: Env, top: cst.CSTNode) -> None:
+        test = self.value(statement.test, Frame(env, top), Sink([]))
+        if isinstance(test, PyConst):
+            branch = statement.body if test.value else statement.orelse
+            if isinstance(branch, cst.Else):
+                branch = branch.body
+            if isinstance(branch, cst.If):
+                self.python_if(branch, env, top)
+            elif branch is not None:
+                self.python_block(branch.body, env, top)
+            return
+        self.forget_assigned(statement, env)
+        for branch_body in if_bodies(statement):
+            self.python_block(branch_body, Env(env), top)
+
+    def forget_assigned(self, statement: cst.CSTNode, env: Env) -> None:
+        """Names assigned under an undecidable Python condition hold unknown values."""
+        for node in assigned_names(statement):
+            env.bind(node, PyValue())
+
+    def python_assign(self, small: cst.BaseSmallStatement, env: Env, top: cst.CSTNode) -> None:
+        frame = Frame(env, top)
+        if isinstance(small, (cst.Import, cst.ImportFrom)) and env.parent is not None:
+            for name, qualified in bindings(small).items():
+                env.bind(name, ModuleRef(qualified))  # `import tilelang.language as T` in a factory
+        elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+            self.value(small.value, frame, Sink([]))  # may be a factory call
+        elif isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is not None:
+            value = self.value(small.value, frame, Sink([]))
+            if isinstance(value, BufferValue) and not value.buffer.name:
+                value.buffer.name = first_target_name(small) or "buffer"
+            targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+            for target in targets:
+                self.bind_python(target, value, env)
+        elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
+            env.bind(small.target.value, PyValue())
+
+    def bind_python(self, target: cst.BaseExpression, value: Value, env: Env) -> None:
+        if isinstance(target, cst.Name):
+            env.bind(target.value, value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            items = (
+                value.value if isinstance(value, PyConst) and isinstance(value.value, (tuple, list)) else None
+            )
+            for index, element in enumerate(target.elements):
+                part: Value = PyValue()
+                if items is not None and len(items) == len(target.elements):
+                    item = items[index]
+                    part = item if isinstance(item, Value) else PyConst(item)
+                self.bind_python(element.value, part, env)
+
+    def factory_env(
+        self, function: cst.FunctionDef, env: Env, arguments: list[tuple[str | None, Value]] | None
+    ) -> Env:
+        """Parameters bound to a call's arguments (and defaults), or unknown without a call."""
+        inner = Env(env)
+        params = parameters(function)
+        given: dict[str, Value] = {}
+        if arguments is not None:
+            positional = [value for keyword, value in arguments if keyword is None]
+            for param, value in zip(params, positional, strict=False):
+                given[param.name.value] = value
+            given.update({keyword: value for keyword, value in arguments if keyword is not None})
+        for param in params:
+            name = param.name.value
+            default = None
+            if param.default is not None:
+                default = self.value(param.default, Frame(env, function), Sink([]))
+            if name in given:
+                inner.bind(name, given[name])
+            elif arguments is not None and default is not None:
+                inner.bind(name, default)
+            else:
+                is_int = isinstance(default, PyConst) and type(default.value) is int
+                annotation = param.annotation
+                if annotation is not None and isinstance(annotation.annotation, cst.Name):
+                    is_int = is_int or annotation.annotation.value == "int"
+                inner.bind(name, PY_INT if is_int else PyValue())
+        return inner
+
+
+def _value_key(value: Value | None) -> object:
+    if isinstance(value, PyConst):
+        try:
+            hash(value.value)
+        except TypeError:
+            return ("py", repr(value.value))
+        return ("py", type(value.value).__name__, value.value)
+    return ("unknown", type(value).__name__)
