@@ -55,21 +55,26 @@ class FunctionChecker:
         site: FunctionSite,
         top: cst.CSTNode,
         backend: Capabilities,
+        flows: dict[int, tuple[Dataflow, set[str]]] | None = None,
     ) -> None:
         self.aliases = aliases
         self.constants = constants
         self.function = site.node
         self.top = top
         self.backend = backend
-        self.local = function_locals(site.node, Dataflow())
+        flow = Dataflow()
+        self.local = function_locals(site.node, flow)
+        if flows is not None:
+            flows[id(site.node)] = (flow, self.local)  # the lowering starts from these
         self.findings: list[Finding] = []
+        self._current: cst.For | None = None
 
     def run(self) -> list[Finding]:
         self._block(body_statements(self.function), 0)  # type: ignore[arg-type]
         return self.findings
 
     def _report(self, code: codes.Code, node: cst.CSTNode, **values: object) -> None:
-        self.findings.append(Finding(code, node, self.top, values))
+        self.findings.append(Finding(code, node, self.top, values, loop=self._current))
 
     def _block(self, statements: list[cst.BaseStatement], enclosing_pipelines: int) -> None:
         for statement in statements:
@@ -85,6 +90,7 @@ class FunctionChecker:
 
     def _loop(self, loop: _Loop, enclosing_pipelines: int) -> bool:
         """Check one loop; True when it parses (so it counts as a pipeline level)."""
+        self._current = loop.header.node  # every finding is on a loop's header or body
         if not self._parser_checks(loop):
             return False
         header, loop_plan = loop.header, loop.plan
@@ -215,9 +221,11 @@ def check_functions(
     constants: ModuleConstants,
     sites: list[FunctionSite],
     backend: Capabilities,
+    flows: dict[int, tuple[Dataflow, set[str]]] | None = None,
 ) -> list[Finding]:
+    """The findings for `sites`; `flows` receives each function's dataflow and locals."""
     findings: list[Finding] = []
     for site in sites:
         top = module.body[site.path[0]]
-        findings.extend(FunctionChecker(aliases, constants, site, top, backend).run())
+        findings.extend(FunctionChecker(aliases, constants, site, top, backend, flows).run())
     return findings

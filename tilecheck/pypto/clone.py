@@ -20,10 +20,12 @@ from tilecheck.pypto.cstutil import (
     binary_precedence,
     child_fields,
     int_node,
+    is_node,
     literal_int,
     operand,
     parenthesize,
     precedence,
+    replace,
 )
 from tilecheck.pypto.dsl import Aliases
 
@@ -39,8 +41,7 @@ class Substitute:
 
 @dataclass(frozen=True)
 class Tagging:
-    group: int
-    stage: int
+    pair: str  # "group:stage"
     double_buffer_c: bool
 
 
@@ -69,24 +70,22 @@ class Rewriter:
         if kind is cst.Name:
             return self._name(node)  # type: ignore[arg-type]
         if kind is cst.Attribute:
-            value, info = self.rewrite(node.value)  # type: ignore[attr-defined]
-            if value is node.value:  # type: ignore[attr-defined]
+            child = node.value  # type: ignore[attr-defined]
+            value, info = self.rewrite(child)
+            if value is child:
                 return node, None
-            return node.with_changes(value=_atom(value, info)), None
+            return replace(node, {"value": self._wrap_atom(value, info)}), None
         if kind is cst.Arg:
-            value, _ = self.rewrite(node.value)  # type: ignore[attr-defined]
-            return (node, None) if value is node.value else (node.with_changes(value=value), None)  # type: ignore[attr-defined]
+            child = node.value  # type: ignore[attr-defined]
+            value, _ = self.rewrite(child)
+            return (node, None) if value is child else (replace(node, {"value": value}), None)
         changes: dict[str, object] = {}
         infos: dict[str, str] = {}
         for field in child_fields(kind):
             value = getattr(node, field)
-            if isinstance(value, cst.CSTNode):
-                new, info = self.rewrite(value)
-                if new is not value:
-                    changes[field] = new
-                if info is not None:
-                    infos[field] = info
-            elif isinstance(value, (tuple, list)) and value and isinstance(value[0], cst.CSTNode):
+            if type(value) is tuple or type(value) is list:
+                if not value or not is_node(value[0]):
+                    continue
                 items = []
                 changed = False
                 for item in value:
@@ -95,20 +94,25 @@ class Rewriter:
                     items.append(new)
                 if changed:
                     changes[field] = items
+            elif is_node(value):
+                new, info = self.rewrite(value)
+                if new is not value:
+                    changes[field] = new
+                if info is not None:
+                    infos[field] = info
         if kind is cst.BinaryOperation:
             return self._binary(node, changes, infos)  # type: ignore[arg-type]
         if kind is cst.UnaryOperation and "expression" in changes:
             expression = changes["expression"]
             info = infos.get("expression")
-            if info == EXPR and precedence(expression) < UNARY_PRECEDENCE:  # type: ignore[arg-type]
-                changes["expression"] = parenthesize(expression)  # type: ignore[arg-type]
+            changes["expression"] = self._wrap_unary(expression, info)  # type: ignore[arg-type]
             literal = info == LIT and isinstance(node.operator, (cst.Minus, cst.Plus))  # type: ignore[attr-defined]
-            return node.with_changes(**changes), LIT if literal else None
+            return replace(node, changes), LIT if literal else None
         if kind in (cst.Subscript, cst.Call):
             field = "value" if kind is cst.Subscript else "func"
             if field in changes:
-                changes[field] = _atom(changes[field], infos.get(field))  # type: ignore[arg-type]
-        updated = node.with_changes(**changes) if changes else node
+                changes[field] = self._wrap_atom(changes[field], infos.get(field))  # type: ignore[arg-type]
+        updated = replace(node, changes) if changes else node
         if self.tagging is not None and kind in (cst.Assign, cst.AnnAssign):
             updated = self._tag(node, updated)  # type: ignore[arg-type]
         return updated, None
@@ -116,7 +120,7 @@ class Rewriter:
     def _name(self, node: cst.Name) -> tuple[cst.CSTNode, str | None]:
         renamed = self.renames.get(node.value)
         if renamed is not None:
-            return node.with_changes(value=renamed), None
+            return replace(node, {"value": renamed}), None
         substitute = self.substitutes.get(node.value)
         if substitute is None:
             return node, None
@@ -134,16 +138,41 @@ class Rewriter:
         left = changes.get("left", node.left)
         right = changes.get("right", node.right)
         if LIT in infos.values():
-            left_value = literal_int(left)  # type: ignore[arg-type]
-            right_value = literal_int(right)  # type: ignore[arg-type]
-            if left_value is not None and right_value is not None:
-                return node.with_changes(left=self._const(left_value), right=self._const(right_value)), None
+            folded = self._fold(left, right)  # type: ignore[arg-type]
+            if folded is not None:
+                return replace(node, {"left": folded[0], "right": folded[1]}), None
         level = binary_precedence(node.operator)
-        if infos.get("left") == EXPR:
-            changes["left"] = operand(left, level, right=False)  # type: ignore[arg-type]
-        if infos.get("right") == EXPR:
-            changes["right"] = operand(right, level, right=True)  # type: ignore[arg-type]
-        return (node.with_changes(**changes) if changes else node), None
+        info = infos.get("left")
+        if info is not None and info != LIT:
+            changes["left"] = self._wrap_operand(left, info, level, False)  # type: ignore[arg-type]
+        info = infos.get("right")
+        if info is not None and info != LIT:
+            changes["right"] = self._wrap_operand(right, info, level, True)  # type: ignore[arg-type]
+        return (replace(node, changes) if changes else node), None
+
+    # Where a substituted expression meets its parent: parenthesized the way PyPTO prints.
+
+    def _wrap_atom(self, node: cst.CSTNode, info: str | None) -> cst.CSTNode:
+        """The value of an attribute, subscript or call."""
+        return _atom(node, info)
+
+    def _wrap_operand(self, node: cst.BaseExpression, info: str, level: int, right: bool) -> cst.CSTNode:
+        return operand(node, level, right=right)
+
+    def _wrap_unary(self, node: cst.BaseExpression, info: str | None) -> cst.CSTNode:
+        if info == EXPR and precedence(node) < UNARY_PRECEDENCE:
+            return parenthesize(node)
+        return node
+
+    def _fold(
+        self, left: cst.BaseExpression, right: cst.BaseExpression
+    ) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+        """Both operands as `pl.const(v, pl.INDEX)` when both are integer literals."""
+        left_value = literal_int(left)
+        right_value = literal_int(right)
+        if left_value is None or right_value is None:
+            return None
+        return self._const(left_value), self._const(right_value)
 
     def _const(self, value: int) -> cst.Call:
         call = self._const_cache.get(value)
@@ -164,8 +193,8 @@ class Rewriter:
         _, is_acc_matmul = found
         if is_acc_matmul and not self.tagging.double_buffer_c:
             return updated
-        tagged = membership.tag(updated.value, self.tagging.group, self.tagging.stage)  # type: ignore[arg-type]
-        return updated if tagged is None else updated.with_changes(value=tagged)
+        tagged = membership.tag(updated.value, self.tagging.pair)  # type: ignore[arg-type]
+        return updated if tagged is None else replace(updated, {"value": tagged})
 
 
 def _atom(node: cst.CSTNode, info: str | None) -> cst.CSTNode:

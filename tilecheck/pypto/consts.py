@@ -76,6 +76,12 @@ class ModuleConstants:
         self._busy: set[str] = set()
         self._collect()
 
+    def close(self) -> None:
+        """Forget the files read. The shared cache refers back to this object (and every sibling
+        to the cache), a reference cycle that would otherwise keep the trees alive until the
+        cyclic garbage collector runs."""
+        self._cache.clear()
+
     def _collect(self) -> None:
         for statement in self._module.body:
             if isinstance(statement, cst.SimpleStatementLine):

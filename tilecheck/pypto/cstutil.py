@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
+from typing import TypeVar
 
 import libcst as cst
+
+_NodeT = TypeVar("_NodeT", bound=cst.CSTNode)
 
 _SKIP = frozenset(
     {
@@ -57,15 +60,52 @@ def child_fields(cls: type) -> tuple[str, ...]:
     return fields
 
 
+_SLOTS: dict[type, tuple[str, ...]] = {}
+_SET = object.__setattr__
+
+
+def replace(node: _NodeT, changes: dict[str, object]) -> _NodeT:
+    """`node.with_changes(**changes)` without dataclasses.replace and libcst's validation.
+
+    Validation only ever raises; the lowering builds its changes from parsed, valid nodes, and
+    `tilecheck lower --write` re-parses the result before writing it.
+    """
+    kind = type(node)
+    names = _SLOTS.get(kind)
+    if names is None:
+        names = _SLOTS[kind] = tuple(field.name for field in dataclasses.fields(kind))  # type: ignore[arg-type]
+    new = object.__new__(kind)
+    for name in names:
+        _SET(new, name, changes[name] if name in changes else getattr(node, name))
+    return new
+
+
+_IS_NODE: dict[type, bool] = {}
+
+
+def is_node(value: object) -> bool:
+    """`isinstance(value, cst.CSTNode)` without the ABC machinery (a dict lookup per type)."""
+    kind = type(value)
+    found = _IS_NODE.get(kind)
+    if found is None:
+        found = _IS_NODE[kind] = isinstance(value, cst.CSTNode)
+    return found
+
+
 def iter_children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     for name in child_fields(type(node)):
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            yield value
-        elif isinstance(value, (tuple, list)):
+        if type(value) is tuple or type(value) is list:
             for item in value:
-                if isinstance(item, cst.CSTNode):
+                if is_node(item):
                     yield item
+        elif is_node(value):
+            yield value
+
+
+_SCOPES = frozenset(
+    {cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.FunctionDef, cst.ClassDef}
+)
 
 
 def names_read(node: cst.CSTNode, opaque: set[str] | None = None) -> set[str]:
@@ -76,33 +116,29 @@ def names_read(node: cst.CSTNode, opaque: set[str] | None = None) -> set[str]:
     """
     found: set[str] = set()
     stack: list[tuple[cst.CSTNode, bool]] = [(node, False)]
+    pop = stack.pop
+    push = stack.append
+    name_type, attribute_type, arg_type = cst.Name, cst.Attribute, cst.Arg
     while stack:
-        current, inside_scope = stack.pop()
-        if isinstance(current, cst.Name):
-            found.add(current.value)
+        current, inside_scope = pop()
+        kind = type(current)
+        if kind is name_type:
+            found.add(current.value)  # type: ignore[attr-defined]
             if inside_scope and opaque is not None:
-                opaque.add(current.value)
+                opaque.add(current.value)  # type: ignore[attr-defined]
             continue
-        if isinstance(current, cst.Attribute):
-            stack.append((current.value, inside_scope))
+        if kind is attribute_type or kind is arg_type:
+            push((current.value, inside_scope))  # type: ignore[attr-defined]
             continue
-        if isinstance(current, cst.Arg):
-            stack.append((current.value, inside_scope))
-            continue
-        scoped = inside_scope or isinstance(
-            current,
-            (
-                cst.Lambda,
-                cst.ListComp,
-                cst.SetComp,
-                cst.DictComp,
-                cst.GeneratorExp,
-                cst.FunctionDef,
-                cst.ClassDef,
-            ),
-        )
-        for child in iter_children(current):
-            stack.append((child, scoped))
+        scoped = inside_scope or kind in _SCOPES
+        for field in child_fields(kind):
+            value = getattr(current, field)
+            if type(value) is tuple or type(value) is list:
+                for item in value:
+                    if is_node(item):
+                        push((item, scoped))
+            elif is_node(value):
+                push((value, scoped))
     return found
 
 

@@ -7,7 +7,7 @@ relative to `pypto.language`: `pl.pipeline` is `"pipeline"`, `pl.tile.load` is `
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -118,39 +118,46 @@ class FunctionSite:
 
 def dsl_functions(module: cst.Module, aliases: Aliases) -> list[FunctionSite]:
     found: list[FunctionSite] = []
-
-    def walk(body: tuple[cst.BaseStatement, ...] | list[cst.BaseStatement], path: tuple[int, ...]) -> None:
-        for index, statement in enumerate(body):
-            if isinstance(statement, cst.FunctionDef):
-                if is_dsl_function(statement, aliases):
-                    found.append(FunctionSite(statement, (*path, index)))
-            elif isinstance(statement, cst.ClassDef) and isinstance(statement.body, cst.IndentedBlock):
-                walk(statement.body.body, (*path, index))
-
-    walk(module.body, ())
+    _walk_sites(module.body, (), aliases, found)
     return found
+
+
+def _walk_sites(
+    body: Sequence[cst.BaseStatement], path: tuple[int, ...], aliases: Aliases, found: list[FunctionSite]
+) -> None:
+    # A module-level function, not a closure: a recursive closure is a reference cycle, which
+    # would keep the whole tree alive until the cyclic collector runs (see `api.lower_source`).
+    for index, statement in enumerate(body):
+        if isinstance(statement, cst.FunctionDef):
+            if is_dsl_function(statement, aliases):
+                found.append(FunctionSite(statement, (*path, index)))
+        elif isinstance(statement, cst.ClassDef) and isinstance(statement.body, cst.IndentedBlock):
+            _walk_sites(statement.body.body, (*path, index), aliases, found)
 
 
 def replace_functions(module: cst.Module, replacements: dict[tuple[int, ...], cst.FunctionDef]) -> cst.Module:
     """Put rebuilt functions back, touching only the containers on their paths."""
     if not replacements:
         return module
+    return module.with_changes(body=_rebuild(tuple(module.body), (), replacements))
 
-    def rebuild(
-        body: tuple[cst.BaseStatement, ...], prefix: tuple[int, ...]
-    ) -> tuple[cst.BaseStatement, ...]:
-        items = list(body)
-        for index, statement in enumerate(items):
-            here = (*prefix, index)
-            if here in replacements:
-                items[index] = replacements[here]
-            elif isinstance(statement, cst.ClassDef) and any(p[: len(here)] == here for p in replacements):
-                block = statement.body
-                assert isinstance(block, cst.IndentedBlock)
-                items[index] = statement.with_changes(body=block.with_changes(body=rebuild(block.body, here)))
-        return tuple(items)
 
-    return module.with_changes(body=rebuild(tuple(module.body), ()))
+def _rebuild(
+    body: tuple[cst.BaseStatement, ...],
+    prefix: tuple[int, ...],
+    replacements: dict[tuple[int, ...], cst.FunctionDef],
+) -> tuple[cst.BaseStatement, ...]:
+    items = list(body)
+    for index, statement in enumerate(items):
+        here = (*prefix, index)
+        if here in replacements:
+            items[index] = replacements[here]
+        elif isinstance(statement, cst.ClassDef) and any(p[: len(here)] == here for p in replacements):
+            block = statement.body
+            assert isinstance(block, cst.IndentedBlock)
+            rebuilt = _rebuild(block.body, here, replacements)  # type: ignore[arg-type]
+            items[index] = statement.with_changes(body=block.with_changes(body=rebuilt))
+    return tuple(items)
 
 
 @dataclass

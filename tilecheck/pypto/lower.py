@@ -9,6 +9,7 @@ cascade. Nested pipelines are lowered first. Every other byte of the file is lef
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -30,6 +31,7 @@ from tilecheck.pypto.dsl import (
 from tilecheck.pypto.loops import LoopPlan, function_locals, plan
 from tilecheck.pypto.names import Tokens
 from tilecheck.pypto.report import Finding
+from tilecheck.pypto.template import BodyTemplates, Stage, materialize
 
 _SPACE_COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
 _INDEX_ANNOTATION = "{p}.Scalar[{p}.INDEX]"
@@ -41,6 +43,8 @@ class ModuleContext:
     constants: ModuleConstants
     tokens: Tokens
     notes: list[Finding] = field(default_factory=list)
+    # id(function) -> its dataflow and locals, as `check_functions` computed them.
+    flows: dict[int, tuple[Dataflow, set[str]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -53,6 +57,13 @@ class _Body:
     iter_args: list[str]
     local: set[str]  # names given fresh per-clone names
     double_buffer_c: bool
+    _templates: BodyTemplates | None = None
+
+    def templates(self, aliases: Aliases, stem: str) -> BodyTemplates:
+        if self._templates is None:
+            holes = {self.loop_var, *self.iter_args} - self.local
+            self._templates = BodyTemplates(aliases, stem, self.local, holes, self.double_buffer_c)
+        return self._templates
 
 
 class FunctionLowering:
@@ -62,9 +73,15 @@ class FunctionLowering:
         self.tokens = context.tokens
         self.function = function
         self.top = top
-        self.flow = Dataflow()
-        self.local = function_locals(function, self.flow)
+        known = context.flows.get(id(function))
+        if known is not None:
+            self.flow, self.local = known
+        else:
+            self.flow = Dataflow()
+            self.local = function_locals(function, self.flow)
         self.group = 0  # pipeline group ids restart in every function
+        # The outermost lowered loops, each with what replaces it, in source order.
+        self.regions: list[tuple[cst.For, list[cst.BaseStatement]]] = []
 
     def run(self) -> cst.FunctionDef | None:
         body = self.block(body_statements(self.function), [], self.function)  # type: ignore[arg-type]
@@ -90,14 +107,18 @@ class FunctionLowering:
 
     def statement(self, node: cst.BaseStatement, chain: list[Frame]) -> list[cst.BaseStatement] | None:
         if isinstance(node, cst.For):
+            mark = len(self.regions)
             body = body_statements(node)
             new_body = self.block(body, chain, node)
             header = loop_header(node, self.aliases)
             if header is not None and header.kind == "pipeline":
                 loop = plan(header, self.context.constants, self.local)
                 if loop.factor is not None and loop.factor > 1:
-                    lowered = self.pipeline(loop, new_body if new_body is not None else body, chain)
+                    statements = body if new_body is None else [materialize(s) for s in new_body]
+                    lowered = self.pipeline(loop, statements, chain)
                     if lowered is not None:
+                        del self.regions[mark:]  # nested lowered loops are part of this one now
+                        self.regions.append((node, lowered))
                         return lowered
             return None if new_body is None else [node.with_changes(body=_with_body(node.body, new_body))]
         if isinstance(node, cst.If):
@@ -124,8 +145,8 @@ class FunctionLowering:
             return None if inner is None else [node.with_changes(body=_with_body(node.body, inner))]
         return None
 
-    def _note(self, code: codes.Code, node: cst.CSTNode, **values: object) -> None:
-        self.context.notes.append(Finding(code, node, self.top, values))
+    def _note(self, code: codes.Code, node: cst.CSTNode, loop: cst.For, **values: object) -> None:
+        self.context.notes.append(Finding(code, node, self.top, values, loop=loop))
 
     # -- one pipeline loop -----------------------------------------------------------------
 
@@ -136,7 +157,10 @@ class FunctionLowering:
         if not loop.step.is_int:
             if loop.step.kind == "unresolved":
                 self._note(
-                    codes.NOT_LOWERED, header.call, reason=f"cannot resolve the step `{loop.step.name}`"
+                    codes.NOT_LOWERED,
+                    header.call,
+                    header.node,
+                    reason=f"cannot resolve the step `{loop.step.name}`",
                 )
             return None  # a runtime step is reported by the checks
         step = loop.step.value
@@ -147,7 +171,7 @@ class FunctionLowering:
             unresolved = [v.name for v in (loop.start, loop.stop) if v is not None and v.kind == "unresolved"]
             if unresolved:
                 reason = f"cannot resolve `{unresolved[0]}`, and a negative step needs static bounds"
-                self._note(codes.NOT_LOWERED, header.call, reason=reason)
+                self._note(codes.NOT_LOWERED, header.call, header.node, reason=reason)
             return None
         body = self._split(header, statements, chain)
         if body is None:
@@ -158,7 +182,7 @@ class FunctionLowering:
             return self._static(loop, body, factor, step)
         for value in (loop.start, loop.stop):
             if value is not None and value.kind == "unresolved":
-                self._note(codes.BOUNDS_UNRESOLVED, header.call, name=value.name)
+                self._note(codes.BOUNDS_UNRESOLVED, header.call, header.node, name=value.name)
         return self._dynamic(loop, body, factor, step)
 
     def _split(
@@ -166,7 +190,12 @@ class FunctionLowering:
     ) -> _Body | None:
         loop_var = header.loop_var()
         if loop_var is None:
-            self._note(codes.NOT_LOWERED, header.node.target, reason="the loop target is not a simple name")
+            self._note(
+                codes.NOT_LOWERED,
+                header.node.target,
+                header.node,
+                reason="the loop target is not a simple name",
+            )
             return None
         iter_args = header.iter_args() or []
         yielded = None
@@ -187,9 +216,8 @@ class FunctionLowering:
         reassigned = summary.defs & {loop_var, *iter_args}
         if reassigned:
             names = ", ".join(f"`{name}`" for name in sorted(reassigned))
-            self._note(
-                codes.NOT_LOWERED, header.node.target, reason=f"{names} is reassigned in the loop body"
-            )
+            reason = f"{names} is reassigned in the loop body"
+            self._note(codes.NOT_LOWERED, header.node.target, header.node, reason=reason)
             return None
         candidates = summary.defs - summary.reads - self.flow.opaque
         candidates -= live_after(self.flow, chain, candidates)
@@ -224,9 +252,13 @@ class FunctionLowering:
                     (name, Substitute(value)) for name, value in zip(body.iter_args, yields, strict=False)
                 )
             rewriter = Rewriter(
-                self.aliases, renames, substitutes, Tagging(group, stage, body.double_buffer_c)
+                self.aliases,
+                renames,
+                substitutes,
+                Tagging(f"{group}:{stage}", body.double_buffer_c),
             )
-            statements.extend(rewriter.statement(statement) for statement in body.core)
+            shared = Stage(rewriter, body.templates(self.aliases, self.tokens.stem), body.core)
+            statements.extend(shared.clones())  # type: ignore[arg-type]
             if body.yielded is not None:
                 yields = [rewriter.expression(value) for value in body.yielded.values]
         return statements, yields
@@ -292,8 +324,9 @@ class FunctionLowering:
                 seeds = [_seed(value) for value in loop.header.init_values or ()]
             tail, yields = self._replicate(body, rest, offset, seeds)
             if main_iters == 0 and tail:
-                tail[0] = tail[0].with_changes(
-                    leading_lines=[*_blank_prefix(header.node.leading_lines), *tail[0].leading_lines]
+                first = materialize(tail[0])
+                tail[0] = first.with_changes(
+                    leading_lines=[*_blank_prefix(header.node.leading_lines), *first.leading_lines]
                 )
             out.extend(tail)
             for name, value in zip(returns or (), yields, strict=False):
@@ -427,10 +460,16 @@ def _index_assign(
     value: cst.BaseExpression,
     leading: tuple[cst.EmptyLine, ...] | list[cst.EmptyLine],
 ) -> cst.SimpleStatementLine:
-    annotation = cst.Annotation(cst.parse_expression(_INDEX_ANNOTATION.format(p=prefix)))
+    annotation = _index_annotation(prefix)
     return cst.SimpleStatementLine(
         [cst.AnnAssign(cst.Name(name), annotation, value)], leading_lines=list(leading)
     )
+
+
+@functools.lru_cache(maxsize=8)
+def _index_annotation(prefix: str) -> cst.Annotation:
+    """`: pl.Scalar[pl.INDEX]` (nodes are immutable, so one tree serves every use)."""
+    return cst.Annotation(cst.parse_expression(_INDEX_ANNOTATION.format(p=prefix)))
 
 
 def _blank_prefix(lines: tuple[cst.EmptyLine, ...] | list[cst.EmptyLine]) -> list[cst.EmptyLine]:

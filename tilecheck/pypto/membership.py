@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tilecheck.pypto.cstutil import string_value
+from tilecheck.pypto.cstutil import replace, string_value
 from tilecheck.pypto.dsl import Aliases
 
 KEY = "pipeline_membership"
@@ -171,7 +171,7 @@ def tile_call(small: cst.BaseSmallStatement, aliases: Aliases) -> tuple[cst.Call
 
 
 def _string(text: str) -> cst.SimpleString:
-    return cst.SimpleString('"' + text + '"')
+    return replace(_STRING, {"value": '"' + text + '"'})
 
 
 def _pair_of(value: cst.BaseExpression) -> str | None:
@@ -180,9 +180,11 @@ def _pair_of(value: cst.BaseExpression) -> str | None:
     return None
 
 
-def tag(call: cst.Call, group: int, stage: int) -> cst.Call | None:
-    """`call` with `"g:s"` appended to its membership (made the last attr); None if impossible."""
-    pair = f"{group}:{stage}"
+def tag(call: cst.Call, pair: str) -> cst.Call | None:
+    """`call` with `pair` ("g:s") appended to its membership (made the last attr); None if impossible.
+
+    New nodes are copies of prototypes (`replace`): libcst's constructors validate every node.
+    """
     args = list(call.args)
     for index, arg in enumerate(args):
         if arg.keyword is not None and arg.keyword.value == "attrs":
@@ -200,23 +202,31 @@ def tag(call: cst.Call, group: int, stage: int) -> cst.Call | None:
                     break
             value = packed + ";" + pair if packed else pair
             if elements:
-                elements[-1] = elements[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-            elements.append(cst.DictElement(_string(KEY), _string(value)))
-            args[index] = arg.with_changes(value=arg.value.with_changes(elements=elements))
-            return call.with_changes(args=args)
-    entry = cst.Dict([cst.DictElement(_string(KEY), _string(pair))])
+                elements[-1] = replace(elements[-1], {"comma": cst.MaybeSentinel.DEFAULT})
+            elements.append(_entry(value))
+            args[index] = replace(arg, {"value": replace(arg.value, {"elements": elements})})
+            return replace(call, {"args": args})
+    attrs = replace(_ATTRS_ARG, {"value": replace(_DICT, {"elements": [_entry(pair)]})})
     if args and args[-1].comma is not cst.MaybeSentinel.DEFAULT and not args[-1].star:
         last = args[-1]
         if isinstance(last.comma, cst.Comma) and _is_multiline(last.comma):
-            return call.with_changes(args=[*args, cst.Arg(entry, keyword=cst.Name("attrs"), equal=_EQUAL)])
-        args[-1] = last.with_changes(comma=cst.MaybeSentinel.DEFAULT)
-    args.append(cst.Arg(entry, keyword=cst.Name("attrs"), equal=_EQUAL))
-    return call.with_changes(args=args)
+            return replace(call, {"args": [*args, attrs]})
+        args[-1] = replace(last, {"comma": cst.MaybeSentinel.DEFAULT})
+    args.append(attrs)
+    return replace(call, {"args": args})
+
+
+def _entry(value: str) -> cst.DictElement:
+    return replace(_ENTRY, {"value": _string(value)})
 
 
 _EQUAL = cst.AssignEqual(
     whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
 )
+_STRING = cst.SimpleString('""')
+_ENTRY = cst.DictElement(cst.SimpleString('"' + KEY + '"'), _STRING)
+_DICT = cst.Dict([])
+_ATTRS_ARG = cst.Arg(_DICT, keyword=cst.Name("attrs"), equal=_EQUAL)
 
 
 def _is_multiline(comma: cst.Comma) -> bool:

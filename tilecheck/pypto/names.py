@@ -13,11 +13,13 @@ taken: a clone never shadows a user name, and a hint the user also uses starts a
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import libcst as cst
 
-from tilecheck.pypto.cstutil import names_read
+from tilecheck.pypto.cstutil import child_fields, is_node
 from tilecheck.pypto.dsl import body_statements, target_names
+from tilecheck.pypto.template import Clone
 
 
 class Tokens:
@@ -30,6 +32,11 @@ class Tokens:
         self._stem = stem
         self._pattern = re.compile(re.escape(stem) + r"\d+__")
         self.hints: dict[str, str] = {}
+
+    @property
+    def stem(self) -> str:
+        """The prefix of every token; it does not occur in the source."""
+        return self._stem
 
     def new(self, hint: str) -> str:
         hint = self.hints.get(hint, hint)  # cloning a token keeps the original hint
@@ -44,69 +51,161 @@ class Tokens:
         return self._pattern.sub(lambda match: names.get(match.group(0), match.group(0)), text)
 
 
+Mapping = Callable[[str], str] | None
+
+
+def _resolve(statement: cst.CSTNode) -> tuple[cst.CSTNode, Mapping]:
+    """A `Clone` as a tree to read: its template with a marker-to-name mapping, or its rewrite."""
+    if type(statement) is not Clone:
+        return statement, None
+    template = statement.template()  # type: ignore[attr-defined]
+    if template is None:
+        return statement.materialize(), None  # type: ignore[attr-defined]
+    return template.node, statement.stage.rename  # type: ignore[attr-defined]
+
+
 def _definition_order(function: cst.FunctionDef, tokens: Tokens) -> list[str]:
-    order: dict[str, None] = {}
+    order = _Order(tokens.is_token)
+    order.block(body_statements(function), None)  # type: ignore[arg-type]
+    return list(order.names)
 
-    def add(names: list[str] | None) -> None:
+
+class _Order:
+    """Collects defined names in definition order (methods, not closures: no reference cycles)."""
+
+    def __init__(self, keep: Callable[[str], bool]) -> None:
+        self.keep = keep
+        self.names: dict[str, None] = {}
+        self.done: set[int] = set()  # clones (Stage ids) whose statements are all in `names`
+
+    def add(self, names: list[str] | None, mapping: Mapping) -> None:
         for name in names or ():
-            if tokens.is_token(name):
-                order.setdefault(name)
+            if mapping is not None:
+                name = mapping(name)
+            if self.keep(name):
+                self.names.setdefault(name)
 
-    def yield_targets(statements: list[cst.BaseStatement]) -> list[str] | None:
-        if statements and isinstance(statements[-1], cst.SimpleStatementLine):
-            small = statements[-1].body[-1] if statements[-1].body else None
-            if isinstance(small, cst.Assign) and isinstance(small.value, cst.Call):
-                func = small.value.func
-                if (
-                    isinstance(func, cst.Attribute)
-                    and func.attr.value == "yield_"
-                    and len(small.targets) == 1
-                ):
-                    return target_names(small.targets[0].target)
-        return None
-
-    def block(statements: list[cst.BaseStatement]) -> None:
+    def block(self, statements: list[cst.BaseStatement], mapping: Mapping) -> None:
         for statement in statements:
-            visit(statement)
-
-    def visit(statement: cst.CSTNode) -> None:
-        if isinstance(statement, cst.SimpleStatementLine):
-            for small in statement.body:
-                if isinstance(small, cst.Assign):
-                    for target in small.targets:
-                        add(_all_names(target.target))
-                elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
-                    add(_all_names(small.target))
-        elif isinstance(statement, cst.For):
-            body = body_statements(statement)
-            target = statement.target
-            if isinstance(target, cst.Tuple) and len(target.elements) == 2:
-                add(_all_names(target.elements[0].value))
-                add(yield_targets(body))
-                add(_all_names(target.elements[1].value))
+            if mapping is None and type(statement) is Clone and self.clone(statement):  # type: ignore[arg-type]
+                continue
+            if mapping is None:
+                statement, inner = _resolve(statement)
+                _visit_definitions(statement, inner, self.add, self.block)
             else:
-                add(_all_names(target))
-                add(yield_targets(body))
-            block(body)
-        elif isinstance(statement, cst.If):
-            body = body_statements(statement)
-            add(yield_targets(body))
-            block(body)
-            if isinstance(statement.orelse, cst.If):
-                visit(statement.orelse)
-            elif isinstance(statement.orelse, cst.Else):
-                block(body_statements(statement.orelse))
-        elif isinstance(statement, (cst.While, cst.With)):
-            if isinstance(statement, cst.With):
-                for item in statement.items:
-                    if item.asname is not None:
-                        add(_all_names(item.asname.name))
-            block(body_statements(statement))
-        elif isinstance(statement, (cst.Try, cst.TryStar)):
-            block(list(statement.body.body))  # type: ignore[union-attr]
+                _visit_definitions(statement, mapping, self.add, self.block)
 
-    block(body_statements(function))  # type: ignore[arg-type]
-    return list(order)
+    def clone(self, statement: Clone) -> bool:
+        """Add all of a clone's definitions at once, from its templates; False without them."""
+        stage = statement.stage
+        group = stage.group()
+        if group is None:
+            return False
+        if id(stage) not in self.done:
+            self.done.add(id(stage))
+            self.add(group.defs(_template_defs), stage.rename)
+        return True
+
+
+def _template_defs(node: cst.CSTNode) -> list[str]:
+    """The names a template defines, in definition order (markers not yet mapped)."""
+    order = _Order(_always)
+    _visit_definitions(node, None, order.add, order.block)
+    return list(order.names)
+
+
+def _always(name: str) -> bool:
+    return True
+
+
+def _visit_definitions(
+    statement: cst.CSTNode,
+    mapping: Mapping,
+    add: Callable[[list[str] | None, Mapping], None],
+    block: Callable[[list[cst.BaseStatement], Mapping], None],
+) -> None:
+    """PyPTO's definition order (BuildRenameMapForDefs) of the names defined in `statement`:
+    for a `for`, loop var, return vars, iter_args, body; for an `if`, return vars, then, else."""
+    if isinstance(statement, cst.SimpleStatementLine):
+        for small in statement.body:
+            if isinstance(small, cst.Assign):
+                for target in small.targets:
+                    add(_all_names(target.target), mapping)
+            elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+                add(_all_names(small.target), mapping)
+    elif isinstance(statement, cst.For):
+        body = body_statements(statement)
+        target = statement.target
+        if isinstance(target, cst.Tuple) and len(target.elements) == 2:
+            add(_all_names(target.elements[0].value), mapping)
+            _yield_targets(body, mapping, add)
+            add(_all_names(target.elements[1].value), mapping)
+        else:
+            add(_all_names(target), mapping)
+            _yield_targets(body, mapping, add)
+        block(body, mapping)
+    elif isinstance(statement, cst.If):
+        body = body_statements(statement)
+        _yield_targets(body, mapping, add)
+        block(body, mapping)
+        if isinstance(statement.orelse, cst.If):
+            _visit_definitions(statement.orelse, mapping, add, block)
+        elif isinstance(statement.orelse, cst.Else):
+            block(body_statements(statement.orelse), mapping)
+    elif isinstance(statement, (cst.While, cst.With)):
+        if isinstance(statement, cst.With):
+            for item in statement.items:
+                if item.asname is not None:
+                    add(_all_names(item.asname.name), mapping)
+        block(body_statements(statement), mapping)
+    elif isinstance(statement, (cst.Try, cst.TryStar)):
+        block(list(statement.body.body), mapping)  # type: ignore[union-attr]
+
+
+def _yield_targets(
+    statements: list[cst.BaseStatement], mapping: Mapping, add: Callable[[list[str] | None, Mapping], None]
+) -> None:
+    """Add the targets of the `pl.yield_` closing a block (the return vars of its loop or if)."""
+    if not statements:
+        return
+    last: cst.CSTNode = statements[-1]
+    if mapping is None:
+        last, mapping = _resolve(last)
+    if isinstance(last, cst.SimpleStatementLine):
+        small = last.body[-1] if last.body else None
+        if isinstance(small, cst.Assign) and isinstance(small.value, cst.Call):
+            func = small.value.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "yield_" and len(small.targets) == 1:
+                add(target_names(small.targets[0].target), mapping)
+
+
+def _every_name(function: cst.FunctionDef) -> set[str]:
+    """`names_read(function)` for a lowered function, whose bodies may hold `Clone`s."""
+    found: set[str] = set()
+    done: set[int] = set()
+    stack: list[object] = [function]
+    while stack:
+        current = stack.pop()
+        kind = type(current)
+        if kind is cst.Name:
+            found.add(current.value)  # type: ignore[attr-defined]
+        elif kind is cst.Attribute or kind is cst.Arg:
+            stack.append(current.value)  # type: ignore[attr-defined]
+        elif kind is Clone:
+            stage = current.stage  # type: ignore[attr-defined]
+            if stage.templates is None:
+                current.add_names(found)  # type: ignore[attr-defined]
+            elif id(stage) not in done:
+                done.add(id(stage))  # one clone's statements are added together
+                stage.add_names(found)
+        elif is_node(current):
+            for field in child_fields(kind):
+                value = getattr(current, field)
+                if type(value) is tuple or type(value) is list:
+                    stack.extend(value)
+                else:
+                    stack.append(value)
+    return found
 
 
 def _all_names(node: cst.CSTNode) -> list[str]:
@@ -123,9 +222,10 @@ def _all_names(node: cst.CSTNode) -> list[str]:
 
 def printed_names(function: cst.FunctionDef, tokens: Tokens) -> dict[str, str]:
     """Final names for the tokens defined in `function`."""
-    every = names_read(function)
+    every = _every_name(function)
     order = _definition_order(function, tokens)
-    order += sorted(name for name in every if tokens.is_token(name) and name not in order)
+    defined = set(order)
+    order += sorted(name for name in every if tokens.is_token(name) and name not in defined)
     taken = {name for name in every if not tokens.is_token(name)}
     counts: dict[str, int] = {}
     for token in order:

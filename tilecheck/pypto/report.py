@@ -5,10 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import libcst as cst
+from libcst._position import CodeRange
+from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from tilecheck.locate import Locator
 from tilecheck.pypto.codes import Code
-from tilecheck.types import Diagnostic
+from tilecheck.pypto.splice import line_starts, locate
+from tilecheck.types import Diagnostic, Span
 
 
 @dataclass(frozen=True)
@@ -18,16 +21,86 @@ class Finding:
     top: cst.CSTNode  # the module-level statement holding `node`
     values: dict[str, object] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    loop: cst.For | None = None  # the loop statement whose header or body holds `node`
 
 
-def to_diagnostics(module: cst.Module, path: str, findings: list[Finding]) -> list[Diagnostic]:
+def to_diagnostics(
+    module: cst.Module, path: str, findings: list[Finding], source: str | None = None
+) -> list[Diagnostic]:
+    """Diagnostics for `findings`; with the module's `source`, positions are found by
+    regenerating only the loops that hold findings (a `@pl.program` class can be the whole
+    file), else the module-level statements that hold them (`Locator`)."""
     if not findings:
         return []
     locator = Locator(module)
-    found = [
-        finding.code.diagnostic(
-            path, locator.span(finding.node, finding.top), finding.notes, **finding.values
-        )
-        for finding in findings
-    ]
+    loops = _LoopPositions(module, source, findings) if source is not None else None
+    found = []
+    for finding in findings:
+        span = loops.span(finding) if loops is not None else None
+        if span is None:
+            span = locator.span(finding.node, finding.top)
+        found.append(finding.code.diagnostic(path, span, finding.notes, **finding.values))
     return sorted(set(found), key=Diagnostic.sort_key)
+
+
+class _Recorder:
+    """The provider interface libcst's position-tracking codegen state writes into."""
+
+    def __init__(self) -> None:
+        self._computed: dict[cst.CSTNode, CodeRange] = {}
+
+
+class _LoopPositions:
+    """Node positions inside loop statements, each loop regenerated once from its first line."""
+
+    def __init__(self, module: cst.Module, source: str, findings: list[Finding]) -> None:
+        self._module = module
+        self._source = source
+        wanted = {id(finding.loop) for finding in findings if finding.loop is not None}
+        self._found = locate(source, module, wanted, partial=True) if wanted else None
+        self._ranges: dict[int, dict[cst.CSTNode, CodeRange] | None] = {}
+        self._starts: list[int] | None = None
+
+    def span(self, finding: Finding) -> Span | None:
+        """None when unsure (the caller then uses `Locator`)."""
+        loop = finding.loop
+        if loop is None or self._found is None or id(loop) not in self._found:
+            return None
+        if id(loop) not in self._ranges:
+            self._ranges[id(loop)] = self._positions(loop)
+        ranges = self._ranges[id(loop)]
+        found = ranges.get(finding.node) if ranges is not None else None
+        if found is None:
+            return None
+        return Span(found.start.line, found.start.column, found.end.line, found.end.column)
+
+    def _positions(self, loop: cst.For) -> dict[cst.CSTNode, CodeRange] | None:
+        assert self._found is not None
+        _, tree, indent = self._found[id(loop)]
+        recorder = _Recorder()
+        state = PositionProvidingCodegenState(
+            default_indent=self._module.default_indent,
+            default_newline=self._module.default_newline,
+            provider=recorder,  # type: ignore[arg-type]
+        )
+        state.line = tree.lineno - len(loop.leading_lines)
+        if indent:
+            state.indent_tokens.append(indent)
+        loop._codegen(state)
+        ranges = recorder._computed
+        # Check the start: the `for` keyword must be where the source has it.
+        start = ranges.get(loop)
+        keyword = "async" if loop.asynchronous is not None else "for"
+        if start is None or (start.start.line, start.start.column) != (tree.lineno, len(indent)):
+            return None
+        if not self._at(start.start.line, start.start.column, keyword):
+            return None
+        return ranges
+
+    def _at(self, line: int, column: int, text: str) -> bool:
+        if self._starts is None:
+            self._starts = line_starts(self._source)
+        if not 1 <= line <= len(self._starts):
+            return False
+        start = self._starts[line - 1] + column
+        return self._source[start : start + len(text)] == text

@@ -1,0 +1,461 @@
+"""Clones written from one template per body statement instead of one rewrite per clone.
+
+The clones of a loop body differ from each other only in the per-clone names of its
+iteration-local variables, in what the loop variable and iter_args are replaced by, and in the
+`pipeline_membership` tag. `Rewriter` builds each clone as a new tree; here each body statement
+is rewritten once (per set of names replaced by literals, see below), with placeholder names
+(markers) where clones differ, and every clone's text is the template's text with the markers
+filled in. A clone's statements are written together (`Stage.text`).
+
+A substituted expression is parenthesized according to its precedence and the spot it lands in
+(`Rewriter._wrap_*`), so a marker for a substituted name also records the spot (a hole rule),
+and the fill decides the parentheses. A name a static tail replaces by a literal may fold into
+`pl.const(v, pl.INDEX)` next to another literal: which spots fold does not depend on the value,
+so the literal clones get templates of their own, with markers for the folded values. A clone
+whose substitutes a template cannot stand for (`templatable`) is rewritten in full, as before.
+Either way the text is libcst's text of the tree `Rewriter` builds, and `Clone.materialize()`
+gives that tree where a tree is needed (nested pipelines, the whole-module fallback).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import libcst as cst
+
+from tilecheck.pypto.clone import LIT, Rewriter, Substitute, Tagging
+from tilecheck.pypto.cstutil import (
+    ATOM_PRECEDENCE,
+    UNARY_PRECEDENCE,
+    binary_precedence,
+    literal_int,
+    names_read,
+    precedence,
+    replace,
+)
+from tilecheck.pypto.dsl import Aliases
+
+HOLE = "hole"
+ENABLED = True  # False: every clone is rewritten in full (the tests compare the two ways)
+_POWER = binary_precedence(cst.Power())
+
+# A hole rule: where a substituted name sits. None: nowhere that parenthesizes.
+Rule = tuple[object, ...] | None
+
+
+def _wraps(rule: Rule, level: int) -> bool:
+    """Whether `Rewriter` parenthesizes an expression of precedence `level` at `rule`."""
+    if rule is None or level >= ATOM_PRECEDENCE:
+        return False
+    if rule[0] == "atom":
+        return True
+    if rule[0] == "unary":
+        return level < UNARY_PRECEDENCE
+    _, parent, right = rule
+    if parent == _POWER:
+        right = not right  # ** is right-associative
+    return level < parent or (right and level == parent)  # type: ignore[operator]
+
+
+def templatable(substitute: Substitute) -> bool:
+    """Whether a template hole can stand for `substitute` (see the module docstring).
+
+    Parenthesized expressions, dicts and strings are left to `Rewriter` (their own parentheses
+    and `membership.tag` look at them); so is an integer expression that is not marked literal,
+    which a literal next to it would fold with.
+    """
+    expr = substitute.expr
+    if expr.lpar or isinstance(expr, (cst.Dict, cst.BaseString)):
+        return False
+    return substitute.literal or literal_int(expr) is None
+
+
+class Markers:
+    """The placeholder names of one loop body's templates.
+
+    They start with the stem of `Tokens`, which does not occur in the source, and differ from
+    tokens (`<stem><n>__`) by a letter after the stem.
+    """
+
+    def __init__(self, stem: str, local: set[str], holes: set[str]) -> None:
+        self._stem = stem
+        self.pattern = re.compile("(" + re.escape(stem) + r"[fhrt]\d+__)")
+        self.renames = {name: f"{stem}r{index}__" for index, name in enumerate(sorted(local))}
+        self.renamed = {marker: name for name, marker in self.renames.items()}
+        self.hole_names = holes
+        self.tag = f"{stem}t0__"
+        self.holes: dict[str, tuple[str, Rule]] = {}  # marker -> (name, rule)
+        self._hole_markers: dict[tuple[str, Rule], str] = {}
+        self.folds: dict[str, tuple[str, int]] = {}  # marker -> (name, sign)
+        self._fold_markers: dict[tuple[str, int], str] = {}
+
+    def hole(self, name: str, rule: Rule) -> str:
+        key = (name, rule)
+        marker = self._hole_markers.get(key)
+        if marker is None:
+            marker = f"{self._stem}h{len(self._hole_markers)}__"
+            self._hole_markers[key] = marker
+            self.holes[marker] = key
+        return marker
+
+    def fold(self, name: str, sign: int) -> str:
+        """A marker for `sign` times the literal a name is replaced by, inside `pl.const(...)`."""
+        key = (name, sign)
+        marker = self._fold_markers.get(key)
+        if marker is None:
+            marker = f"{self._stem}f{len(self._fold_markers)}__"
+            self._fold_markers[key] = marker
+            self.folds[marker] = key
+        return marker
+
+
+class _TemplateRewriter(Rewriter):
+    """`Rewriter` with markers for the renamed and substituted names and for the tag.
+
+    `literal` names are those the clones replace by literals (a static tail): they behave as
+    `Rewriter` treats literals, folding into `pl.const(...)` next to another literal.
+    """
+
+    def __init__(
+        self,
+        aliases: Aliases,
+        markers: Markers,
+        double_buffer_c: bool,
+        literal: frozenset[str],
+    ) -> None:
+        super().__init__(aliases, markers.renames, {}, Tagging(markers.tag, double_buffer_c))
+        self.markers = markers
+        self.literal = literal
+
+    def _name(self, node: cst.Name) -> tuple[cst.CSTNode, str | None]:
+        value = node.value
+        renamed = self.renames.get(value)
+        if renamed is not None:
+            return replace(node, {"value": renamed}), None
+        if value in self.markers.hole_names:
+            hole = replace(node, {"value": self.markers.hole(value, None)})
+            if value in self.literal:
+                return hole, LIT
+            # With parentheses of its own the spot keeps them and never adds more (`Rewriter._name`).
+            return hole, None if node.lpar else HOLE
+        return node, None
+
+    def _is_hole(self, node: cst.CSTNode) -> bool:
+        return type(node) is cst.Name and node.value in self.markers.holes  # type: ignore[attr-defined]
+
+    def _rule(self, node: cst.CSTNode, rule: Rule) -> cst.CSTNode:
+        if node.lpar:  # type: ignore[attr-defined]
+            return node  # parenthesized already: an atom wherever it is
+        name, _ = self.markers.holes[node.value]  # type: ignore[attr-defined]
+        return replace(node, {"value": self.markers.hole(name, rule)})
+
+    def _wrap_atom(self, node: cst.CSTNode, info: str | None) -> cst.CSTNode:
+        if info in (HOLE, LIT) and self._is_hole(node):
+            return self._rule(node, ("atom",))
+        return super()._wrap_atom(node, info)
+
+    def _wrap_operand(self, node: cst.BaseExpression, info: str, level: int, right: bool) -> cst.CSTNode:
+        if info == HOLE:
+            return self._rule(node, ("binary", level, right))
+        return super()._wrap_operand(node, info, level, right)
+
+    def _wrap_unary(self, node: cst.BaseExpression, info: str | None) -> cst.CSTNode:
+        return self._rule(node, ("unary",)) if info == HOLE else super()._wrap_unary(node, info)
+
+    def _fold(
+        self, left: cst.BaseExpression, right: cst.BaseExpression
+    ) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+        left_value = self._symbolic(left)
+        right_value = self._symbolic(right)
+        if left_value is None or right_value is None:
+            return None
+        return self._const_of(left_value), self._const_of(right_value)
+
+    def _symbolic(self, node: cst.BaseExpression) -> tuple[str | None, int] | None:
+        """`literal_int(node)` with literal holes: (None, value), (name, sign) or None."""
+        if self._is_hole(node):
+            name, _ = self.markers.holes[node.value]  # type: ignore[attr-defined]
+            return (name, 1) if name in self.literal else None
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+            inner = self._symbolic(node.expression)
+            if inner is None or isinstance(node.operator, cst.Plus):
+                return inner
+            return inner[0], -inner[1]
+        value = literal_int(node)
+        return None if value is None else (None, value)
+
+    def _const_of(self, value: tuple[str | None, int]) -> cst.Call:
+        name, number = value
+        if name is None:
+            return self._const(number)
+        marker = cst.Name(self.markers.fold(name, number))
+        prefix = cst.Name(self.aliases.prefix)
+        return cst.Call(
+            func=cst.Attribute(prefix, cst.Name("const")),
+            args=[cst.Arg(marker), cst.Arg(cst.Attribute(prefix, cst.Name("INDEX")))],
+        )
+
+
+class Template:
+    """One body statement rewritten with markers; its text is split at the markers per indent."""
+
+    def __init__(self, node: cst.BaseStatement, markers: Markers) -> None:
+        self.node = node
+        self.markers = markers
+        self._parts: dict[str, list[str]] = {}
+        self._names: tuple[set[str], list[str]] | None = None
+
+    def parts(self, text_of: Callable[[cst.CSTNode], str], indent: str) -> list[str]:
+        parts = self._parts.get(indent)
+        if parts is None:
+            parts = self._parts[indent] = self.markers.pattern.split(text_of(self.node))
+        return parts
+
+    def names(self) -> tuple[set[str], list[str]]:
+        """The names under the template: those written as they are, and the markers."""
+        if self._names is None:
+            every = names_read(self.node)
+            markers = {name for name in every if self.markers.pattern.fullmatch(name)}
+            self._names = (every - markers, sorted(markers))
+        return self._names
+
+
+class TemplateGroup:
+    """The templates of all statements of a loop body (one clone's statements, in order)."""
+
+    def __init__(self, templates: list[Template], markers: Markers) -> None:
+        self.templates = templates
+        self.markers = markers
+        self._parts: dict[str, list[str]] = {}
+        self._names: tuple[set[str], list[str]] | None = None
+        self._defs: list[str] | None = None
+
+    def parts(self, text_of: Callable[[cst.CSTNode], str], indent: str) -> list[str]:
+        parts = self._parts.get(indent)
+        if parts is None:
+            text = "".join([text_of(template.node) for template in self.templates])
+            parts = self._parts[indent] = self.markers.pattern.split(text)
+        return parts
+
+    def names(self) -> tuple[set[str], list[str]]:
+        if self._names is None:
+            plain: set[str] = set()
+            markers: set[str] = set()
+            for template in self.templates:
+                more, marked = template.names()
+                plain |= more
+                markers.update(marked)
+            self._names = (plain, sorted(markers))
+        return self._names
+
+    def defs(self, order: Callable[[cst.CSTNode], list[str]]) -> list[str]:
+        """The rename markers defined by the statements, in definition order (repeats kept)."""
+        if self._defs is None:
+            self._defs = [marker for template in self.templates for marker in order(template.node)]
+        return self._defs
+
+
+class BodyTemplates:
+    """The templates of one loop body, built on first use."""
+
+    def __init__(
+        self,
+        aliases: Aliases,
+        stem: str,
+        local: set[str],
+        holes: set[str],
+        double_buffer_c: bool,
+    ) -> None:
+        self.markers = Markers(stem, local, holes)
+        self._aliases = aliases
+        self._double_buffer_c = double_buffer_c
+        self._rewriters: dict[frozenset[str], _TemplateRewriter] = {}
+        self._templates: dict[tuple[int, frozenset[str]], Template] = {}
+        self._groups: dict[frozenset[str], TemplateGroup] = {}
+
+    def group(self, statements: list[cst.BaseStatement], literal: frozenset[str]) -> TemplateGroup:
+        """The templates of `statements` (always the same body) for clones with `literal` names."""
+        found = self._groups.get(literal)
+        if found is None:
+            templates = [self.template(statement, literal) for statement in statements]
+            found = self._groups[literal] = TemplateGroup(templates, self.markers)
+        return found
+
+    def template(self, statement: cst.BaseStatement, literal: frozenset[str]) -> Template:
+        key = (id(statement), literal)
+        found = self._templates.get(key)
+        if found is None:
+            rewriter = self._rewriters.get(literal)
+            if rewriter is None:
+                rewriter = _TemplateRewriter(self._aliases, self.markers, self._double_buffer_c, literal)
+                self._rewriters[literal] = rewriter
+            found = self._templates[key] = Template(rewriter.statement(statement), self.markers)
+        return found
+
+
+class Stage:
+    """One clone of a loop body: what its statements share (renames, substitutes, the tag).
+
+    Nothing here refers back to the `Clone`s, the writers or anything else that refers to a
+    stage: the lowering's structures are freed by reference counting (see `api.lower_source`).
+    """
+
+    def __init__(
+        self, rewriter: Rewriter, templates: BodyTemplates | None, statements: list[cst.BaseStatement]
+    ) -> None:
+        self.rewriter = rewriter
+        substitutes = rewriter.substitutes
+        usable = (
+            ENABLED
+            and templates is not None
+            and substitutes.keys() <= templates.markers.hole_names
+            and all(templatable(substitute) for substitute in substitutes.values())
+        )
+        self.templates = templates if usable else None
+        self.literal = frozenset(name for name, substitute in substitutes.items() if substitute.literal)
+        self.statements = statements
+        self._marker_names: dict[str, set[str]] = {}
+
+    def clones(self) -> list[Clone]:
+        return [Clone(statement, self, position) for position, statement in enumerate(self.statements)]
+
+    def group(self) -> TemplateGroup | None:
+        """The templates of all this clone's statements, when templates serve this clone."""
+        if self.templates is None:
+            return None
+        return self.templates.group(self.statements, self.literal)
+
+    def text(self, text_of: Callable[[cst.CSTNode], str], indent: str, fills: Fills) -> str:
+        """The text of all this clone's statements (templates serve it)."""
+        group = self.group()
+        assert group is not None
+        parts = group.parts(text_of, indent)
+        out = list(parts)
+        for index in range(1, len(parts), 2):
+            out[index] = fills[parts[index]]
+        return "".join(out)
+
+    def add_names(self, found: set[str]) -> None:
+        """Add `names_read` of all this clone's statements to `found` (templates serve it)."""
+        group = self.group()
+        assert group is not None
+        plain, markers = group.names()
+        found |= plain
+        names_for = self.names_for
+        for marker in markers:
+            found |= names_for(marker)
+
+    def fill(self, marker: str, text_of: Callable[[cst.CSTNode], str]) -> str:
+        assert self.templates is not None
+        markers = self.templates.markers
+        name = markers.renamed.get(marker)
+        if name is not None:
+            return self.rewriter.renames[name]
+        if marker == markers.tag:
+            assert self.rewriter.tagging is not None
+            return self.rewriter.tagging.pair
+        folded = markers.folds.get(marker)
+        if folded is not None:
+            value = literal_int(self.rewriter.substitutes[folded[0]].expr)
+            assert value is not None
+            return str(folded[1] * value)  # the text of `int_node(value)`
+        name, rule = markers.holes[marker]
+        substitute = self.rewriter.substitutes.get(name)
+        if substitute is None:
+            return name  # not replaced in this clone: the name as written
+        text = text_of(substitute.expr)
+        return "(" + text + ")" if _wraps(rule, precedence(substitute.expr)) else text
+
+    def rename(self, marker: str) -> str:
+        """The name a marker in a definition stands for in this clone."""
+        assert self.templates is not None
+        name = self.templates.markers.renamed.get(marker)
+        return marker if name is None else self.rewriter.renames[name]
+
+    def names_for(self, marker: str) -> set[str]:
+        """The names a marker stands for in this clone (for `printed_names`)."""
+        found = self._marker_names.get(marker)
+        if found is None:
+            found = self._marker_names[marker] = self._names_for(marker)
+        return found
+
+    def _names_for(self, marker: str) -> set[str]:
+        assert self.templates is not None
+        markers = self.templates.markers
+        name = markers.renamed.get(marker)
+        if name is not None:
+            return {self.rewriter.renames[name]}
+        if marker in markers.holes:
+            name, _ = markers.holes[marker]
+            substitute = self.rewriter.substitutes.get(name)
+            return {name} if substitute is None else names_read(substitute.expr)
+        if marker in markers.folds:
+            return set()
+        return {marker}
+
+
+class Fills(dict):  # type: ignore[type-arg]
+    """Marker -> text for one clone at one indentation, computed on first use."""
+
+    def __init__(self, stage: Stage, text_of: Callable[[cst.CSTNode], str]) -> None:
+        super().__init__()
+        self._stage = stage
+        self._text_of = text_of
+
+    def __missing__(self, marker: str) -> str:
+        value = self[marker] = self._stage.fill(marker, self._text_of)
+        return value
+
+
+class Clone:
+    """A body statement as one clone has it, rewritten only when a tree is needed."""
+
+    __slots__ = ("_node", "original", "position", "stage")
+
+    def __init__(self, original: cst.BaseStatement, stage: Stage, position: int) -> None:
+        self.original = original
+        self.stage = stage
+        self.position = position  # in the clone's statements
+        self._node: cst.BaseStatement | None = None
+
+    def materialize(self) -> cst.BaseStatement:
+        if self._node is None:
+            self._node = self.stage.rewriter.statement(self.original)
+        return self._node
+
+    def template(self) -> Template | None:
+        templates = self.stage.templates
+        return templates.template(self.original, self.stage.literal) if templates is not None else None
+
+    def add_names(self, found: set[str]) -> None:
+        """Add `names_read` of the rewritten statement to `found`."""
+        template = self.template()
+        if template is None:
+            found |= names_read(self.materialize())
+            return
+        plain, markers = template.names()
+        found |= plain
+        names_for = self.stage.names_for
+        for marker in markers:
+            found |= names_for(marker)
+
+
+def materialize(statement: cst.BaseStatement) -> cst.BaseStatement:
+    """`statement` with every `Clone` in it (at any depth) replaced by its rewritten tree."""
+    if type(statement) is Clone:
+        return statement.materialize()  # type: ignore[attr-defined]
+    if not isinstance(statement, (cst.For, cst.While, cst.If, cst.Else, cst.With, cst.FunctionDef)):
+        return statement
+    changes: dict[str, object] = {}
+    block = statement.body
+    if isinstance(block, cst.IndentedBlock):
+        body = [materialize(item) for item in block.body]
+        if any(new is not old for new, old in zip(body, block.body, strict=True)):
+            changes["body"] = replace(block, {"body": body})
+    orelse = getattr(statement, "orelse", None)
+    if orelse is not None:
+        new_orelse = materialize(orelse)
+        if new_orelse is not orelse:
+            changes["orelse"] = new_orelse
+    return replace(statement, changes) if changes else statement
