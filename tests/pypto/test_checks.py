@@ -196,10 +196,10 @@ def test_unresolvable_global_is_never_an_error():
 def test_nested_pipelines_are_gated_by_the_backend():
     body = "for i in pl.pipeline(0, 4, 1, stage=2):\n    for j in pl.pipeline(0, 4, 1, stage=2):\n        x = i + j\n"
     assert found(body) == []
-    assert found(body, backend="pypto-flat") == [
-        ("TL419", 7, 17, 7, 46, "Backend pypto-flat does not support nested software pipelines")
+    assert found(body, backend="cuda-sm80") == [
+        ("TL419", 7, 17, 7, 46, "Backend cuda-sm80 does not support nested software pipelines")
     ]
-    result = lower_source(program(body), "k.py", backend="pypto-flat")
+    result = lower_source(program(body), "k.py", backend="cuda-sm80")
     assert not result.changed and result.source == program(body)
     assert [d.code for d in result.diagnostics] == ["TL419"]
 

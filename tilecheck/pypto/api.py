@@ -43,7 +43,7 @@ def _parse(source: str, path: str) -> cst.Module | Diagnostic:
 
 
 def check_module(
-    module: cst.Module, path: str | None = None, *, backend: str | None = None
+    module: cst.Module, path: str | None = None, *, backend: object | None = None
 ) -> list[Diagnostic]:
     """The TL4xx diagnostics of a parsed module (used by `tilecheck check` through the rules)."""
     aliases = find_aliases(module)
@@ -68,7 +68,7 @@ def lower_source(source: str, path: str | None = None, *, backend: str | None = 
     """Lower every `pl.pipeline(..., stage=F)` loop of the DSL functions in `source`.
 
     Nothing is lowered while a semantic or contract error stands for `backend` (a backend name
-    from `tilecheck.pypto.backends`; KeyError for an unknown one).
+    or profile from `tilecheck.backends`; KeyError for an unknown name).
     """
     with _collector_paused():
         return _lower_source(source, path, backend)

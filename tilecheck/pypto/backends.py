@@ -1,14 +1,17 @@
-"""Backend capabilities the PyPTO lowering asks about, kept in one place.
+"""What the PyPTO checks ask of a backend profile: can it run hierarchical (nested) pipelines?
 
-This is a stand-in for tilecheck's backend profiles: when they exist, `capabilities()` should
-read them instead. The only question the PyPTO checks ask today is whether a backend runs
-hierarchical (nested) software pipelines; PyPTO's own pass lowers nested pipelines (inner
-before outer), so the default profile says yes.
+The answer comes from tilecheck's backend profiles (`tilecheck/backends/`, selected with
+`--backend` or `backend = ...` in the configuration). Without a backend the check is
+target-agnostic: PyPTO's own pass lowers nested pipelines (inner before outer), so nesting is
+accepted.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from tilecheck.backends import Profile, get_profile
+from tilecheck.backends import names as profile_names
 
 DEFAULT = "pypto"
 
@@ -19,17 +22,13 @@ class Capabilities:
     hierarchical_pipelines: bool
 
 
-_PROFILES = {
-    "pypto": Capabilities("pypto", hierarchical_pipelines=True),
-    # A profile for targets that schedule one pipeline level only (used to exercise the gate).
-    "pypto-flat": Capabilities("pypto-flat", hierarchical_pipelines=False),
-}
-
-
 def names() -> list[str]:
-    return sorted(_PROFILES)
+    return list(profile_names())
 
 
-def capabilities(name: str | None) -> Capabilities:
-    """The profile called `name` (the default when None); KeyError when unknown."""
-    return _PROFILES[name or DEFAULT]
+def capabilities(backend: object | None) -> Capabilities:
+    """The capabilities of a profile (or a profile name; KeyError when unknown)."""
+    if backend is None:
+        return Capabilities(DEFAULT, hierarchical_pipelines=True)
+    profile = backend if isinstance(backend, Profile) else get_profile(str(backend))
+    return Capabilities(profile.name, profile.hierarchical_pipelines)

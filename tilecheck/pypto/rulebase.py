@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from tilecheck.pypto import backends
+from tilecheck.backends import profile_of
 from tilecheck.pypto.api import check_module
 from tilecheck.types import Diagnostic
 
@@ -21,16 +21,13 @@ if TYPE_CHECKING:
 _last: tuple[cst.Module, str, str | None, list[Diagnostic]] | None = None
 
 
-def _backend_name(backend: object | None) -> str | None:
-    name = getattr(backend, "name", backend)
-    return name if isinstance(name, str) and name in backends.names() else None
-
-
 def findings(ctx: Context) -> list[Diagnostic]:
+    """The PyPTO checks of this file, computed once for all the PyPTO rules."""
     global _last
-    backend = _backend_name(ctx.backend)
-    if _last is None or _last[0] is not ctx.module or _last[1] != ctx.path or _last[2] != backend:
-        _last = (ctx.module, ctx.path, backend, check_module(ctx.module, ctx.path, backend=backend))
+    profile = profile_of(ctx.backend)
+    name = profile.name if profile is not None else None
+    if _last is None or _last[0] is not ctx.module or _last[1] != ctx.path or _last[2] != name:
+        _last = (ctx.module, ctx.path, name, check_module(ctx.module, ctx.path, backend=profile))
     return _last[3]
 
 

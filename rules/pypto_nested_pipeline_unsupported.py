@@ -1,0 +1,71 @@
+"""Rule TL419: pypto-nested-pipeline-unsupported (PyPTO; checks in `tilecheck.pypto.checks`)."""
+
+from __future__ import annotations
+
+from tilecheck.context import Context
+from tilecheck.pypto import rulebase
+from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.types import Grade
+
+_HEADER = (
+    "import pypto.language as pl\n\n\n@pl.function\ndef kernel(a: pl.Tensor, n: pl.Scalar, s0: pl.Scalar):\n"
+)
+_NESTED = (
+    "    for i in pl.pipeline(4, stage=2):\n        for j in pl.pipeline(4, stage=2):\n            x = j\n"
+)
+
+
+class PyptoNestedPipelineUnsupported(Rule):
+    """A `pl.pipeline(stage>1)` nested in another on a backend without hierarchical pipelines.
+
+    ## What it does
+    With a backend selected (`--backend NAME` or `backend = ...`), reports a `pl.pipeline` loop
+    with `stage > 1` inside another one when the backend's profile cannot run hierarchical
+    (nested) software pipelines. `tilecheck lower --backend NAME` refuses to lower such a file.
+
+    ## Why is this bad?
+    PyPTO's pass lowers nested pipelines (inner before outer), but a target that schedules one
+    pipeline level only would drop or serialize one of them; a requested schedule must never be
+    dropped silently.
+
+    ## Example
+    ```python
+    for i in pl.pipeline(4, stage=2):
+        for j in pl.pipeline(4, stage=2):
+            x = j
+    ```
+
+    ## Use instead
+    ```python
+    for i in pl.pipeline(4, stage=2):
+        for j in pl.range(4):
+            x = j
+    ```
+    or select a backend whose profile has `hierarchical_pipelines = true` (e.g. `ascend`).
+
+    ## Backends
+    Only backends whose profile says `hierarchical_pipelines = false`; never without a backend.
+    """
+
+    CODE = "TL419"
+    NAME = "pypto-nested-pipeline-unsupported"
+    GRADE = Grade.CONTRACT
+    MODEL = "pypto"
+    HELP = "Pipeline one level only on this backend, or choose a backend with hierarchical pipelines."
+    CHECKLIST = Checklist(
+        grade="Contract: nesting is legal in PyPTO; the selected backend cannot schedule it.",
+        shape="A `pl.pipeline(..., stage>1)` For nested (at any depth) in another `pl.pipeline(..., stage>1)` For.",
+        smallest_invalid="for i in pl.pipeline(4, stage=2): for j in pl.pipeline(4, stage=2): ...",
+        closest_valid="for i in pl.pipeline(4, stage=2): for j in pl.range(4): ...",
+        siblings="Sibling pipelines are independent; only nesting counts.",
+        neutral_wrappers="No: `if`, `with pl.at(...)` and plain loops between the two do not matter.",
+        generated_ir="Lowered loops carry `stage=1` and are not requests, so lowered code is clean.",
+        proof="Proven: both stage factors are literal integers greater than 1.",
+        first_pass="The backend's pipeline scheduling after LowerPipelineLoops.",
+        rewrite="Demote one level to `pl.range`, or target a backend with hierarchical pipelines.",
+    )
+    VALID = [Valid(_HEADER + _NESTED), Valid(_HEADER + _NESTED, backend="ascend")]
+    INVALID = [Invalid(_HEADER + _NESTED, at=((7, 18),), backend="cuda-sm80", message="Backend cuda-sm80")]
+
+    def check(self, ctx: Context) -> None:
+        rulebase.report(ctx, self.CODE)
