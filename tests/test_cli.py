@@ -234,3 +234,20 @@ def test_an_internal_failure_is_one_line_not_a_traceback(project, capsys, monkey
     monkeypatch.setenv("TILECHECK_TRACEBACK", "1")
     with pytest.raises(RuntimeError):
         run(capsys, "k.py")
+
+
+def test_parallel_jobs_give_the_same_report_as_one_process(capsys):
+    from pathlib import Path
+
+    fixtures = str(Path(__file__).resolve().parent.parent / "fixtures")
+    parallel = run(capsys, fixtures, "--output-format", "json", "--jobs", "2")
+    serial = run(capsys, fixtures, "--output-format", "json", "--jobs", "1")
+    assert parallel.status == serial.status == 1
+    assert parallel.out == serial.out
+    assert len(json.loads(parallel.out)) > 100
+
+
+def test_jobs_must_be_positive(capsys):
+    outcome = run(capsys, ".", "--jobs", "0")
+    assert outcome.status == 2
+    assert "--jobs must be at least 1" in outcome.err

@@ -7,10 +7,12 @@ Exit codes (ruff's): 0 clean, 1 diagnostics (optimization-grade findings never c
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import contextlib
 import difflib
 import io
 import json
+import multiprocessing
 import os
 import sys
 from collections.abc import Sequence
@@ -66,6 +68,13 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("-o", "--output-file", metavar="FILE", help="write the report to FILE")
     check.add_argument("--statistics", action="store_true", help="count diagnostics per rule instead")
     check.add_argument("--exit-zero", action="store_true", help="exit with 0 even with diagnostics")
+    check.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="check files in N processes (default: one per core)",
+    )
     check.add_argument(
         "--exit-non-zero-on-fix", action="store_true", help="exit with 1 when a fix was applied"
     )
@@ -221,6 +230,35 @@ def _excluder(resolver: Resolver):
 # -- check ---------------------------------------------------------------------------------------
 
 
+# Files checked per worker process before results come back (keeps IPC cheap).
+_CHUNK = 4
+# Set before the worker processes fork, so that they inherit it instead of unpickling it.
+_JOBS: list[tuple[str, object]] = []
+
+
+def _lint_job(index: int) -> FileResult:
+    path, settings = _JOBS[index]
+    return lint_file(path, settings)  # type: ignore[arg-type]
+
+
+def _lint_all(files: list[str], settings_of: dict, jobs: int | None) -> dict[str, FileResult]:
+    """Check `files`, in parallel processes when there are enough of them and cores to spare."""
+    global _JOBS
+    if jobs is not None and jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    workers = min(jobs or os.cpu_count() or 1, len(files) // _CHUNK or 1)
+    _JOBS = [(path, settings_of[path].for_file(path)) for path in files]
+    try:
+        if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+            return {path: _lint_job(index) for index, (path, _) in enumerate(_JOBS)}
+        context = multiprocessing.get_context("fork")
+        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
+            results = pool.map(_lint_job, range(len(_JOBS)), chunksize=_CHUNK)
+            return {path: result for (path, _), result in zip(_JOBS, results, strict=True)}
+    finally:
+        _JOBS = []
+
+
 def run_check(args: argparse.Namespace) -> int:
     if args.diff and args.add_ignore is not None:
         raise UsageError("--diff and --add-ignore cannot be combined")
@@ -242,9 +280,12 @@ def run_check(args: argparse.Namespace) -> int:
     diffs: list[str] = []
     fixed = 0
     added = 0
+    linted = {} if fixing or args.add_ignore is not None else _lint_all(files, settings_of, args.jobs)
     for path in files:
         file_settings = settings_of[path].for_file(path)
-        if fixing or args.add_ignore is not None:
+        if path in linted:
+            result = linted[path]
+        elif fixing or args.add_ignore is not None:
             result, count, problem, diff = _rewrite(path, file_settings, args, unsafe)
             if problem:
                 write_errors.append(f"{display_path(path)}: {problem}")
