@@ -29,6 +29,7 @@ from tilecheck.analysis.values import (
 )
 
 MAX_INSTANTIATIONS = 8  # distinct factory call sites analyzed separately
+CALL_DEPTH = 3  # how many plain functions deep argument values are followed (test -> run -> factory)
 
 
 class PythonLevel:
@@ -45,11 +46,39 @@ class PythonLevel:
         """
         module_env = Env()
         self.factories: list[DefinedFunction] = []
+        self.functions: list[DefinedFunction] = []  # module-level plain functions
         self.python_block(self.module.body, module_env, top=None)
+        # Function bodies see the module as it is when they run: read them after the module.
+        for function in self.functions:
+            self.python_block(
+                function.node.body.body, self.factory_env(function.node, function.env, None), function.top
+            )
+        self.follow_arguments()
         for factory in self.factories:
             for env in self.instantiations(factory):
                 self.python_block(factory.node.body.body, env, factory.top)
         return self.model
+
+    def follow_arguments(self) -> None:
+        """Re-read plain functions called with known values (`run_gemm(512, 1024, 768)`), so
+        that the factory calls inside them carry those values too."""
+        done: dict[int, set[tuple]] = {}
+        for _ in range(CALL_DEPTH):
+            progressed = False
+            for function in self.functions:
+                seen = done.setdefault(id(function), set())
+                for arguments in list(function.call_sites)[: MAX_INSTANTIATIONS * 2]:
+                    if not any(isinstance(value, PyConst) for _, value in arguments):
+                        continue
+                    env = self.factory_env(function.node, function.env, arguments)
+                    key = tuple(_value_key(env.names.get(p.name.value)) for p in parameters(function.node))
+                    if key in seen or len(seen) >= MAX_INSTANTIATIONS:
+                        continue
+                    seen.add(key)
+                    progressed = True
+                    self.python_block(function.node.body.body, env, function.top)
+            if not progressed:
+                return
 
     def instantiations(self, factory: DefinedFunction) -> list[Env]:
         seen: dict[tuple, Env] = {}
@@ -93,6 +122,8 @@ class PythonLevel:
                     continue
                 if top is None and defines_kernel(statement):
                     self.factories.append(callee)  # built once per call site, after the module
+                elif top is None:
+                    self.functions.append(callee)  # read after the module, then per known call
                 else:  # a nested factory, or plain code that may call factories
                     self.python_block(statement.body.body, self.factory_env(statement, env, None), anchor)
             elif isinstance(statement, cst.SimpleStatementLine):
@@ -166,7 +197,7 @@ class PythonLevel:
         if isinstance(small, (cst.Import, cst.ImportFrom)) and env.parent is not None:
             for name, qualified in bindings(small).items():
                 env.bind(name, ModuleRef(qualified))  # `import tilelang.language as T` in a factory
-        elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+        elif isinstance(small, (cst.Expr, cst.Return)) and isinstance(small.value, cst.Call):
             self.value(small.value, frame, Sink([]))  # may be a factory call
         elif isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is not None:
             value = self.value(small.value, frame, Sink([]))
