@@ -120,7 +120,7 @@ class NestedParallel(Rule):
             outer_line = ctx.line_of(found.outer.site.report_node, found.outer.site.report_top)
             if found.wrapper:
                 reason = f"it is inside {describe(ctx, found.breakers[-1])}"
-            elif isinstance(found.breakers[0], Loop) and found.breakers[0].site.node is item.site.node:
+            elif _same_source(found.breakers[0], item):
                 reason = (
                     "a Python-level `for` over a list unrolls it into several sibling loops at build time"
                 )
@@ -161,3 +161,11 @@ def describe(ctx: Context, item: Item) -> str:
     if kind is StmtKind.EVAL:
         return f"`{ctx.text(site.node)}` (line {line}), which emits a statement"
     return f"the statement `{ctx.text(site.node)}` (line {line})"
+
+
+def _same_source(other: Item, loop: Loop) -> bool:
+    """Another copy of the same loop inlined through the same calls: Python-level unrolling."""
+    if not isinstance(other, Loop) or other.site.node is not loop.site.node:
+        return False
+    calls = [call.call for call in loop.site.origin]
+    return [call.call for call in other.site.origin] == calls

@@ -158,3 +158,16 @@ def test_a_crash_while_building_the_model_is_reported_once(monkeypatch):
     assert codes(result) == [("TL005", 1, 1)]
     assert result.diagnostics[0].message == "Building the kernel model crashed: ValueError: model bug"
     assert result.internal_error
+
+
+def test_runaway_unrolling_is_refused_as_too_complex():
+    levels = "".join(f"{'    ' * (3 + n)}for c{n} in {list(range(60))}:\n" for n in range(4))
+    source = KERNEL + levels + "    " * 7 + "loc[c3] = 0\n"
+    result = check_source(source, "k.py")
+    assert codes(result) == [("TL004", 1, 1)]
+    assert "Kernel expansion is too large to analyze" in result.diagnostics[0].message
+
+
+def test_huge_constant_folds_are_not_computed():
+    body = '        x = "a" * 10**10\n        y = [0] * 10**9\n        z = 1 << 10**9\n'
+    assert codes(check_source(KERNEL + body, "k.py")) == [("TL104", 9, 13)]

@@ -9,6 +9,7 @@ import libcst as cst
 from tilecheck.analysis.frontend import analyze
 from tilecheck.analysis.imports import ImportTable
 from tilecheck.analysis.model import FileModel, Site
+from tilecheck.analysis.scope import ModelTooLarge
 from tilecheck.locate import Locator
 from tilecheck.rule import Rule
 from tilecheck.types import Diagnostic, Fix, Span
@@ -49,8 +50,11 @@ class Context:
             else:
                 try:
                     self._model = analyze(self.module, self.imports)
-                except (RecursionError, MemoryError):
+                except (RecursionError, ModelTooLarge):
                     raise
+                except MemoryError:
+                    self._model_error = ModelError("the kernel model needs more memory than is available")
+                    raise self._model_error from None
                 except Exception as error:
                     self._model_error = ModelError(f"{type(error).__name__}: {error}")
                     raise self._model_error from error

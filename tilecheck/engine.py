@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from tilecheck.analysis.scope import ModelTooLarge
 from tilecheck.context import Context, ModelError
 from tilecheck.registry import builtin_rules, by_code
 from tilecheck.rule import Rule
@@ -209,6 +210,10 @@ def _run_rule(rule: type[Rule], ctx: Context, result: FileResult) -> bool:
     try:
         rule().check(ctx)
         return True
+    except ModelTooLarge as error:
+        ctx.diagnostics.clear()
+        message = f"Kernel expansion is too large to analyze ({error}); no rule was run on it"
+        result.diagnostics.append(_meta(ctx.path, "TL004", Span.point(1, 0), message))
     except ModelError as error:
         if not result.internal_error:  # report the model's crash once, not once per rule
             result.internal_error = True

@@ -287,12 +287,11 @@ class ExpressionEvaluator:
 
     def _value_BooleanOperation(self, node: cst.BooleanOperation, frame: Frame, sink: Sink) -> Value:
         left = self.value(node.left, frame, sink)
-        right = self.value(node.right, frame, sink)
-        if isinstance(left, PyConst):
+        if isinstance(left, PyConst):  # Python short-circuits: the right side may never run
             if isinstance(node.operator, cst.And):
-                return right if left.value else left
-            return left if left.value else right
-        return combine([left, right])
+                return self.value(node.right, frame, sink) if left.value else left
+            return left if left.value else self.value(node.right, frame, sink)
+        return combine([left, self.value(node.right, frame, sink)])
 
     def _value_IfExp(self, node: cst.IfExp, frame: Frame, sink: Sink) -> Value:
         test = self.value(node.test, frame, sink)
@@ -430,11 +429,14 @@ class ExpressionEvaluator:
     def allocation(self, api: str, node: cst.Call, frame: Frame, sink: Sink) -> Buffer:
         scope = ALLOCATIONS[api]
         shape: tuple[Value, ...] | None = None
+        positional = [arg for arg in node.args if arg.keyword is None]
+        scope_arg = positional[2] if len(positional) > 2 and api != "alloc_var" else None
         for arg in node.args:
-            keyword = arg.keyword.value if arg.keyword else None
-            if keyword == "scope":
-                text = _string(arg.value)
-                scope = text if text is not None else "?"
+            if arg.keyword is not None and arg.keyword.value == "scope":
+                scope_arg = arg
+        if scope_arg is not None:
+            text = _string(scope_arg.value)
+            scope = text if text is not None else "?"
         if api not in ("alloc_var",) and node.args and node.args[0].keyword is None:
             shape_value = self.value(node.args[0].value, frame, Sink([]))
             if isinstance(shape_value, PyConst) and isinstance(shape_value.value, (tuple, list)):
@@ -445,23 +447,39 @@ class ExpressionEvaluator:
 
     def op_call(self, api: str, node: cst.Call, frame: Frame, sink: Sink) -> Value:
         """Any other TileLang call: record it as an operation and evaluate its arguments."""
+        if api in _NO_STATEMENT:  # block attributes and hints: no statement, no operation
+            self.arguments(node, frame, sink)
+            return UNKNOWN
         nested = sink.call_depth > 0
         operands = [self.operand(arg.value, frame) for arg in node.args[:2] if arg.keyword is None]
-        has_kwargs = any(arg.keyword is not None for arg in node.args)
-        if api == "copy" and len(operands) == 2 and has_kwargs:
-            has_kwargs = any(a.keyword.value not in ("src", "dst") for a in node.args if a.keyword)
-        tile_op = tileops.classify(api, operands, has_kwargs)
+        annotated = self.annotated(node, frame) if api == "copy" else False
+        tile_op = tileops.classify(api, operands, bool(annotated))
+        if annotated is None and tile_op is None:
+            tile_op = False  # the scalar fast path depends on a value tilecheck cannot evaluate
         args = self.arguments(node, frame, sink)
         source = args[0] if args else None
         if api == "cumsum" and isinstance(source, (BufferValue, RegionValue)) and source.buffer.is_fragment:
             tile_op = "copy"  # T.cumsum(fragment) expands into copies through shared memory
         if tile_op is not False:
             sink.calls.append(OpCall(api, tile_op, nested, frame.site(node)))
-        if api not in _NO_STATEMENT:
-            sink.emits = True
+        sink.emits = True
         # The result is a PrimExpr (or a handle): it uses whatever its arguments use.
         uses = frozenset().union(*(_uses(a) for a in args)) if args else frozenset()
         return TirExpr(uses, Constness.SYMBOLIC)
+
+    def annotated(self, node: cst.Call, frame: Frame) -> bool | None:
+        """Whether keyword arguments add annotations (which take `T.copy` off its scalar fast
+        path): None, False and empty containers add none; None when undecidable."""
+        found: bool | None = False
+        for arg in node.args:
+            if arg.keyword is None or arg.keyword.value in ("src", "dst"):
+                continue
+            value = self.value(arg.value, frame, Sink([]))
+            if not isinstance(value, PyConst):
+                found = None if found is False else found
+            elif value.value not in (None, False) and value.value != {} and value.value != []:
+                return True
+        return found
 
     def operand(self, node: cst.BaseExpression, frame: Frame) -> tileops.Operand:
         """Whether a tile-op operand is a single element or a region (without side effects)."""
@@ -495,15 +513,31 @@ def _is_const(value: Value, number: int) -> bool:
     return isinstance(value, PyConst) and type(value.value) is int and value.value == number
 
 
+_MAX_FOLD = 1 << 16  # the largest sequence or exponent folded statically
+
+
+def _too_big(op: type, left: object, right: object) -> bool:
+    if op in (cst.Power, cst.LeftShift) and isinstance(right, int) and abs(right) > 64:
+        return True
+    if op is cst.Power and isinstance(left, int) and abs(left) > _MAX_FOLD:
+        return True
+    if op is cst.Multiply:
+        for sequence, count in ((left, right), (right, left)):
+            sized = isinstance(sequence, (str, bytes, list, tuple)) and isinstance(count, int)
+            if sized and len(sequence) * count > _MAX_FOLD:
+                return True
+    return False
+
+
 def binary(op: type, left: Value, right: Value) -> Value:
     """Fold or build `left <op> right` the way TVM's operators do at construction time."""
     if isinstance(left, PyConst) and isinstance(right, PyConst):
         fold = _FOLD.get(op)
         if fold is None:
             return UNKNOWN
+        if _too_big(op, left.value, right.value):
+            return PyValue()  # folding it would cost more than analyzing the file
         try:
-            if op is cst.Power and isinstance(right.value, int) and abs(right.value) > 64:
-                return PyValue()
             return PyConst(fold(left.value, right.value))
         except (TypeError, ValueError, ZeroDivisionError, OverflowError):
             return UNKNOWN

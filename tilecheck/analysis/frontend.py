@@ -32,6 +32,7 @@ class Frontend(PythonLevel, StatementInterpreter, LoopBuilder, MacroInliner, Exp
         self.imports = imports
         self.current: Kernel | None = None  # the kernel being built
         self.model = FileModel()
+        self.work = 0  # statements interpreted so far (bounded by MAX_WORK)
 
 
 def analyze(module: cst.Module, imports: ImportTable | None = None) -> FileModel:

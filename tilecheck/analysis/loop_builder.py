@@ -13,8 +13,9 @@ from tilecheck.analysis.model import (
     Stmt,
     StmtKind,
 )
-from tilecheck.analysis.scope import Frame, Sink
+from tilecheck.analysis.scope import Flow, Frame, Sink
 from tilecheck.analysis.syntax import (
+    assigned_names,
     has_positional,
     target_names,
 )
@@ -57,13 +58,33 @@ class LoopBuilder:
         sink = Sink(out)
         sequence = self.value(iterable, frame, sink)
         elements = sequence_elements(sequence)
+        if frame.flow is None:  # inside a TIR construct: the Python loop still unrolls
+            frame = Frame(frame.env, frame.top, frame.origin, frame.certain, frame.depth, Flow())
+        flow = frame.flow
         if elements is not None and len(elements) <= MAX_UNROLL:
-            for element in elements:  # Python-level unrolling: one copy of the body each
-                self.bind_target(statement.target, element, frame)
-                self.block(self.body_of(statement.body), frame, out)
+            flow.loops += 1
+            try:
+                for element in elements:  # Python-level unrolling: one copy of the body each
+                    self.bind_target(statement.target, element, frame)
+                    self.block(self.body_of(statement.body), frame, out)
+                    if flow.exit in ("break", "continue"):
+                        stop, flow.exit = flow.exit == "break", None
+                        if stop:
+                            break
+                    elif flow.exit == "return":
+                        break
+            finally:
+                flow.loops -= 1
             return
+        # Unknown length (or inside a TIR construct): the body runs an unknown number of times.
         self.bind_target(statement.target, UNKNOWN, frame)
-        self.block(self.body_of(statement.body), frame.uncertain(), out)
+        inner = frame.uncertain()
+        inner.flow.loops += 1
+        self.block(self.body_of(statement.body), inner, out)
+        for name in assigned_names(statement):
+            frame.env.bind(name, UNKNOWN)
+        if inner.flow.exit == "return":
+            frame.certain = False
 
     def bind_target(self, target: cst.BaseExpression, value: Value, frame: Frame) -> None:
         if isinstance(target, cst.Name):
@@ -175,7 +196,7 @@ class LoopBuilder:
             first = first or loop
         if first is not None:
             first.header_accesses = sink.accesses
-        self.block(body, frame, parent)
+        self.block(body, frame.tir(), parent)
 
     def persistent(self, statement, ctor, named, targets, frame: Frame, out: list[Item], sink: Sink) -> None:
         """`T.Persistent` emits coordinate Binds, then a serial wave loop guarded by an `if`."""
@@ -200,7 +221,7 @@ class LoopBuilder:
         self.add(out, frame, loop)
         guard = Stmt(frame.site(statement), kind=StmtKind.IF, label="the persistent-loop guard")
         self.add(loop.body, frame, guard)
-        self.block(self.body_of(statement.body), frame, guard.body)
+        self.block(self.body_of(statement.body), frame.tir(), guard.body)
 
 
 def extent_between(start: Value, stop: Value) -> Value:

@@ -32,21 +32,51 @@ class Env:
         self.names[name] = value
 
 
+class ModelTooLarge(Exception):
+    """The kernel expands into more statements than tilecheck analyzes (unrolling, macros)."""
+
+
+@dataclass
+class Flow:
+    """Python control flow of one function body: `return`, and `break`/`continue` of the
+    innermost Python-level (unrolled) loop."""
+
+    exit: str | None = None  # "return", "break" or "continue" once executed
+    loops: int = 0  # enclosing Python-level loops in this function
+
+
 @dataclass
 class Frame:
-    """Where the interpreter is: names, source anchor, macro chain and certainty."""
+    """Where the interpreter is: names, source anchor, macro chain, certainty and control flow.
+
+    `flow` is None inside a TIR construct (a TIR loop, a runtime `if`, a block), where Python's
+    `return`/`break` are not modelled.
+    """
 
     env: Env
     top: cst.CSTNode
     origin: tuple[MacroCall, ...] = ()
     certain: bool = True
     depth: int = 0
+    flow: Flow | None = field(default_factory=Flow)
 
     def site(self, node: cst.CSTNode) -> Site:
         return Site(node, self.top, self.origin)
 
     def uncertain(self) -> Frame:
-        return Frame(self.env, self.top, self.origin, False, self.depth)
+        """A branch that exists only for some Python values: its exits are only possible."""
+        flow = Flow(loops=self.flow.loops) if self.flow is not None else None
+        return Frame(self.env, self.top, self.origin, False, self.depth, flow)
+
+    def tir(self) -> Frame:
+        """The body of a TIR construct (same names; Python control flow not modelled)."""
+        return Frame(self.env, self.top, self.origin, self.certain, self.depth, None)
+
+    def absorb(self, branch: Frame) -> None:
+        """After an undecidable branch that may have returned or broken out, the rest of this
+        body is only possibly executed."""
+        if branch.flow is not None and branch.flow.exit is not None:
+            self.certain = False
 
 
 @dataclass

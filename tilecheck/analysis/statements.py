@@ -11,8 +11,9 @@ from tilecheck.analysis.model import (
     Stmt,
     StmtKind,
 )
-from tilecheck.analysis.scope import DefinedFunction, Env, Frame, Sink
+from tilecheck.analysis.scope import DefinedFunction, Env, Frame, ModelTooLarge, Sink
 from tilecheck.analysis.syntax import (
+    assigned_names,
     has_init,
     parameters,
 )
@@ -41,6 +42,10 @@ SCALAR_ANNOTATIONS = frozenset(
      "float16", "float32", "float64", "bfloat16", "bool"}
 )  # fmt: skip
 TENSOR_ANNOTATIONS = frozenset({"Tensor", "Buffer", "StridedTensor", "FlattenedTensor"})
+
+
+# Statements interpreted per file at most (Python-level unrolling and macros multiply them).
+MAX_WORK = 200_000
 
 
 class StatementInterpreter:
@@ -92,13 +97,20 @@ class StatementInterpreter:
         return UNKNOWN
 
     def block(self, body, frame: Frame, out: list[Item]) -> None:
+        flow = frame.flow
         for statement in body:
+            self.work += 1
+            if self.work > MAX_WORK:
+                raise ModelTooLarge(f"more than {MAX_WORK} statements after unrolling and inlining")
             if isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
-                    if self.small(small, frame, out):
+                    self.small(small, frame, out)
+                    if flow is not None and flow.exit is not None:
                         return
             else:
                 self.compound(statement, frame, out)
+            if flow is not None and flow.exit is not None:
+                return  # a Python `return`, `break` or `continue` ended this block
 
     def add(self, out: list[Item], frame: Frame, item: Item) -> None:
         if not frame.certain:
@@ -126,10 +138,12 @@ class StatementInterpreter:
                     self.current.buffers.append(declared.buffer)
         elif isinstance(small, cst.AugAssign):
             self.augmented(small, frame, out)
-        elif isinstance(small, cst.Return):
+        elif isinstance(small, cst.Return) and frame.flow is not None:
             if small.value is not None:
                 frame.env.bind("<return>", self.value(small.value, frame, Sink(out)))
-            return True
+            frame.flow.exit = "return"
+        elif isinstance(small, (cst.Break, cst.Continue)) and frame.flow is not None and frame.flow.loops:
+            frame.flow.exit = "break" if isinstance(small, cst.Break) else "continue"
         elif isinstance(small, (cst.Import, cst.ImportFrom)):
             for name, qualified in bindings(small).items():
                 frame.env.bind(name, ModuleRef(qualified))
@@ -325,19 +339,25 @@ class StatementInterpreter:
             return
         runtime = isinstance(test, TirExpr)
         stmt = self.statement(StmtKind.IF, statement, frame, out, sink, certain=runtime)
-        inner = frame if runtime else frame.uncertain()
-        self.block(self.body_of(statement.body), inner, stmt.body)
+        then_frame = frame.tir() if runtime else frame.uncertain()
+        else_frame = frame.tir() if runtime else frame.uncertain()
+        self.block(self.body_of(statement.body), then_frame, stmt.body)
         if isinstance(orelse, cst.If):
-            self.if_statement(orelse, inner, stmt.orelse)
+            self.if_statement(orelse, else_frame, stmt.orelse)
         elif isinstance(orelse, cst.Else):
-            self.block(self.body_of(orelse.body), inner, stmt.orelse)
+            self.block(self.body_of(orelse.body), else_frame, stmt.orelse)
         if not runtime:
             # A Python-level condition tilecheck cannot evaluate: the branches are spliced
-            # in place (no statement), each only possibly present.
+            # in place (no statement), each only possibly present, and what they assign is
+            # unknown afterwards.
             out.remove(stmt)
             for item in (*stmt.body, *stmt.orelse):
                 item.certain = False
                 out.append(item)
+            for name in assigned_names(statement):
+                frame.env.bind(name, UNKNOWN)
+            frame.absorb(then_frame)
+            frame.absorb(else_frame)
 
     def while_statement(self, statement: cst.While, frame: Frame, out: list[Item]) -> None:
         sink = Sink(out)
@@ -345,7 +365,12 @@ class StatementInterpreter:
         # `while False` still emits `while T.bool(False): body` (verified): a statement.
         runtime = isinstance(test, TirExpr) or (isinstance(test, PyConst) and not test.value)
         stmt = self.statement(StmtKind.WHILE, statement, frame, out, sink, certain=runtime)
-        self.block(self.body_of(statement.body), frame if runtime else frame.uncertain(), stmt.body)
+        inner = frame.tir() if runtime else frame.uncertain()
+        self.block(self.body_of(statement.body), inner, stmt.body)
+        if not runtime:
+            for name in assigned_names(statement):
+                frame.env.bind(name, UNKNOWN)
+            frame.absorb(inner)
 
     def with_statement(self, statement: cst.With, frame: Frame, out: list[Item]) -> None:
         if len(statement.items) == 1:
@@ -365,10 +390,12 @@ class StatementInterpreter:
                 stmt = self.statement(StmtKind.BLOCK, statement, frame, out, sink)
                 if item.asname is not None:
                     self.bind_python(item.asname.name, UNKNOWN, frame.env)
-                self.block(self.body_of(statement.body), frame, stmt.body)
+                self.block(self.body_of(statement.body), frame.tir(), stmt.body)
                 return
         stmt = self.statement(StmtKind.BLOCK, statement, frame, out, Sink(out), certain=False)
-        self.block(self.body_of(statement.body), frame.uncertain(), stmt.body)
+        inner = frame.uncertain()
+        self.block(self.body_of(statement.body), inner, stmt.body)
+        frame.absorb(inner)
 
     def bind_block_indices(self, target: cst.BaseExpression, frame: Frame) -> None:
         names = [target] if isinstance(target, cst.Name) else []

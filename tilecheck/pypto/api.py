@@ -15,9 +15,9 @@ from tilecheck.pypto.codegen import Codegen
 from tilecheck.pypto.consts import ModuleConstants
 from tilecheck.pypto.dataflow import Dataflow
 from tilecheck.pypto.dsl import Aliases, FunctionSite, dsl_functions, find_aliases, replace_functions
-from tilecheck.pypto.lower import FunctionLowering, ModuleContext
+from tilecheck.pypto.lower import TOO_DEEP, FunctionLowering, ModuleContext
 from tilecheck.pypto.names import Tokens, printed_names
-from tilecheck.pypto.report import to_diagnostics
+from tilecheck.pypto.report import Finding, to_diagnostics
 from tilecheck.pypto.splice import splice
 from tilecheck.pypto.template import materialize
 from tilecheck.types import Diagnostic, Span
@@ -71,7 +71,13 @@ def lower_source(source: str, path: str | None = None, *, backend: str | None = 
     or profile from `tilecheck.backends`; KeyError for an unknown name).
     """
     with _collector_paused():
-        return _lower_source(source, path, backend)
+        try:
+            return _lower_source(source, path, backend)
+        except RecursionError:
+            # Every step guards its own recursion; this keeps a traceback out of the CLI regardless.
+            reason = "the file is nested too deeply to lower (Python's recursion limit)"
+            note = codes.NOT_LOWERED.diagnostic(path or _DEFAULT_PATH, Span.point(1, 0), reason=reason)
+            return LowerResult(source, [note], False)
 
 
 @contextmanager
@@ -132,26 +138,46 @@ def _lower_module(
     context = ModuleContext(aliases, constants, Tokens(source), flows=flows)
     replacements: dict[tuple[int, ...], cst.FunctionDef] = {}
     regions: list[tuple[cst.For, list[cst.BaseStatement]]] = []
+    tops: list[cst.CSTNode] = []
     for site in sites:
-        lowering = FunctionLowering(context, site.node, module.body[site.path[0]])
+        top = module.body[site.path[0]]
+        lowering = FunctionLowering(context, site.node, top)
         lowered = lowering.run()
         if lowered is not None:
             replacements[site.path] = lowered
             regions.extend(lowering.regions)
+            tops.extend(top for _ in lowering.regions)
+    text = source
+    if replacements:
+        try:
+            text = _lowered_text(source, module, replacements, regions, context.tokens)
+        except RecursionError:
+            text = source
+            for top, (loop, _) in zip(tops, regions, strict=True):
+                values = {"reason": TOO_DEEP}
+                context.notes.append(Finding(codes.NOT_LOWERED, loop.iter, top, values, loop=loop))
     diagnostics = sorted(
         set(diagnostics) | set(to_diagnostics(module, shown, context.notes, source)), key=Diagnostic.sort_key
     )
-    if not replacements:
-        return LowerResult(source, diagnostics, False)
+    return LowerResult(text, diagnostics, text != source)
+
+
+def _lowered_text(
+    source: str,
+    module: cst.Module,
+    replacements: dict[tuple[int, ...], cst.FunctionDef],
+    regions: list[tuple[cst.For, list[cst.BaseStatement]]],
+    tokens: Tokens,
+) -> str:
     names: dict[str, str] = {}
     for function in replacements.values():
-        names.update(printed_names(function, context.tokens))
-    text = _spliced(source, module, regions, context.tokens, names)
+        names.update(printed_names(function, tokens))
+    text = _spliced(source, module, regions, tokens, names)
     if text is None:
-        # libcst generates valid syntax from valid nodes; `tilecheck lower --write` re-parses before writing.
+        # libcst generates valid syntax from valid nodes; `tilecheck lower --write` compiles before writing.
         rebuilt = {path: materialize(function) for path, function in replacements.items()}
-        text = context.tokens.replace_all(replace_functions(module, rebuilt).code, names)  # type: ignore[arg-type]
-    return LowerResult(text, diagnostics, text != source)
+        text = tokens.replace_all(replace_functions(module, rebuilt).code, names)  # type: ignore[arg-type]
+    return text
 
 
 def _spliced(

@@ -98,7 +98,7 @@ def run_lower(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Te
             out.writelines(diff)
         elif args.write or args.output:
             if not reparses(result.source):
-                print(f"tilecheck lower: not writing {path}: the result does not re-parse", file=err)
+                print(f"tilecheck lower: not writing {path}: the lowered result does not compile", file=err)
                 status = 1
                 continue
             target = args.output or path

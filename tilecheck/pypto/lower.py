@@ -8,8 +8,8 @@ cascade. Nested pipelines are lowered first. Every other byte of the file is lef
 
 from __future__ import annotations
 
-import ast
 import functools
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -32,6 +32,12 @@ from tilecheck.pypto.loops import LoopPlan, function_locals, plan
 from tilecheck.pypto.names import Tokens
 from tilecheck.pypto.report import Finding
 from tilecheck.pypto.template import BodyTemplates, Stage, materialize
+
+# Limits on what one loop may lower to: past them the loop is left as it is (TL491), so a large
+# `stage=` cannot exhaust memory or time, and the output stays a file Python can compile.
+MAX_STAGE = 64
+MAX_LOWERED_CHARS = 2_000_000  # the estimated size of one loop's unrolled copies
+TOO_DEEP = "it is nested too deeply to lower (Python's recursion limit)"
 
 _SPACE_COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
 _INDEX_ANNOTATION = "{p}.Scalar[{p}.INDEX]"
@@ -114,8 +120,12 @@ class FunctionLowering:
             if header is not None and header.kind == "pipeline":
                 loop = plan(header, self.context.constants, self.local)
                 if loop.factor is not None and loop.factor > 1:
-                    statements = body if new_body is None else [materialize(s) for s in new_body]
-                    lowered = self.pipeline(loop, statements, chain)
+                    try:
+                        statements = body if new_body is None else [materialize(s) for s in new_body]
+                        lowered = self.pipeline(loop, statements, chain)
+                    except RecursionError:
+                        self._note(codes.NOT_LOWERED, header.call, header.node, reason=TOO_DEEP)
+                        lowered = None
                     if lowered is not None:
                         del self.regions[mark:]  # nested lowered loops are part of this one now
                         self.regions.append((node, lowered))
@@ -173,11 +183,28 @@ class FunctionLowering:
                 reason = f"cannot resolve `{unresolved[0]}`, and a negative step needs static bounds"
                 self._note(codes.NOT_LOWERED, header.call, header.node, reason=reason)
             return None
+        factor = loop.factor
+        assert factor is not None
+        if factor > MAX_STAGE:
+            reason = f"stage={factor} is more than the {MAX_STAGE} stages `tilecheck lower` unrolls"
+            self._note(codes.NOT_LOWERED, header.call, header.node, reason=reason)
+            return None
+        escape = _escaping_statement(statements)
+        if escape is not None:
+            reason = f"its body has a `{escape}` statement, which cannot be copied into the unrolled stages"
+            self._note(codes.NOT_LOWERED, header.call, header.node, reason=reason)
+            return None
         body = self._split(header, statements, chain)
         if body is None:
             return None
-        factor = loop.factor
-        assert factor is not None
+        size = _code_size(body.core) * _copies(loop, factor)
+        if size > MAX_LOWERED_CHARS:
+            reason = (
+                f"its unrolled copies would be about {size:,} characters, more than the "
+                f"{MAX_LOWERED_CHARS:,} `tilecheck lower` writes for one loop"
+            )
+            self._note(codes.NOT_LOWERED, header.call, header.node, reason=reason)
+            return None
         if loop.is_static:
             return self._static(loop, body, factor, step)
         for value in (loop.start, loop.stop):
@@ -440,6 +467,49 @@ class FunctionLowering:
         return yielded.line.with_changes(body=[new_small])
 
 
+def _copies(loop: LoopPlan, factor: int) -> int:
+    """How many copies of the body lowering `loop` makes."""
+    if loop.is_static:
+        main_iters, rest = divmod(loop.trip_count(), factor)
+        return (factor if main_iters else 0) + rest
+    return factor + factor * (factor - 1) // 2  # the main loop, then the unroll_rem cascade
+
+
+def _code_size(statements: list[cst.BaseStatement]) -> int:
+    module = cst.Module([])
+    return max(1, sum(len(module.code_for_node(statement)) for statement in statements))
+
+
+_NESTED_SCOPES = (cst.FunctionDef, cst.ClassDef)
+
+
+def _escaping_statement(statements: list[cst.BaseStatement]) -> str | None:
+    """`break`, `continue` or `return` when one in `statements` would leave the loop they form.
+
+    An inner loop owns the `break`/`continue` of its body (not those of its `else:`); nested
+    functions and classes own everything. Only statements are walked (these keywords never sit
+    inside an expression), with an explicit stack, so deep expressions cost nothing.
+    """
+    stack: list[tuple[cst.CSTNode, bool]] = [(statement, True) for statement in reversed(statements)]
+    while stack:
+        node, loop_exits = stack.pop()
+        if isinstance(node, cst.Return):
+            return "return"
+        if loop_exits and isinstance(node, cst.Break):
+            return "break"
+        if loop_exits and isinstance(node, cst.Continue):
+            return "continue"
+        if isinstance(node, (*_NESTED_SCOPES, cst.BaseExpression)):
+            continue
+        if isinstance(node, (cst.For, cst.While)):
+            stack.append((node.body, False))
+            if node.orelse is not None:
+                stack.append((node.orelse, loop_exits))
+            continue
+        stack.extend((child, loop_exits) for child in reversed(node.children))
+    return None
+
+
 def _yield(body: _Body) -> list[cst.BaseStatement]:
     return [body.yielded.line] if body.yielded is not None else []
 
@@ -565,8 +635,12 @@ def _demoted_call(header: LoopHeader, aliases: Aliases) -> cst.Call:
 
 
 def reparses(text: str) -> bool:
+    """Whether `text` compiles: parses, and passes the compiler's checks `ast.parse` skips
+    (`break` outside a loop, `return` outside a function, ...)."""
     try:
-        ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SyntaxWarnings belong to the input, not the lowering
+            compile(text, "<lowered>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     return True

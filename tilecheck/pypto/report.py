@@ -38,7 +38,11 @@ def to_diagnostics(
     for finding in findings:
         span = loops.span(finding) if loops is not None else None
         if span is None:
-            span = locator.span(finding.node, finding.top)
+            try:
+                span = locator.span(finding.node, finding.top)
+            except (RecursionError, KeyError):  # too deep to regenerate (libcst's position
+                # tracking turns the RecursionError into a KeyError while unwinding)
+                span = Span.point(1, 0)
         found.append(finding.code.diagnostic(path, span, finding.notes, **finding.values))
     return sorted(set(found), key=Diagnostic.sort_key)
 
@@ -60,6 +64,7 @@ class _LoopPositions:
         self._found = locate(source, module, wanted, partial=True) if wanted else None
         self._ranges: dict[int, dict[cst.CSTNode, CodeRange] | None] = {}
         self._starts: list[int] | None = None
+        self._too_deep: set[int] = set()
 
     def span(self, finding: Finding) -> Span | None:
         """None when unsure (the caller then uses `Locator`)."""
@@ -67,12 +72,46 @@ class _LoopPositions:
         if loop is None or self._found is None or id(loop) not in self._found:
             return None
         if id(loop) not in self._ranges:
-            self._ranges[id(loop)] = self._positions(loop)
+            try:
+                self._ranges[id(loop)] = self._positions(loop)
+            except (RecursionError, KeyError):  # too deep to regenerate (KeyError: see above)
+                self._too_deep.add(id(loop))
+                self._ranges[id(loop)] = None
+        if id(loop) in self._too_deep:
+            return self._header_span(finding)
         ranges = self._ranges[id(loop)]
         found = ranges.get(finding.node) if ranges is not None else None
         if found is None:
             return None
         return Span(found.start.line, found.start.column, found.end.line, found.end.column)
+
+    def _header_span(self, finding: Finding) -> Span | None:
+        """The span of the loop statement, its target or its iterator from CPython's tree."""
+        assert self._found is not None and finding.loop is not None
+        loop = finding.loop
+        tree = self._found[id(loop)][1]
+        parts = {
+            id(loop): tree,
+            id(loop.target): getattr(tree, "target", None),
+            id(loop.iter): getattr(tree, "iter", None),
+        }
+        node = parts.get(id(finding.node))
+        if node is None or node.end_lineno is None or node.end_col_offset is None:
+            return None
+        return Span(
+            node.lineno,
+            self._column(node.lineno, node.col_offset),
+            node.end_lineno,
+            self._column(node.end_lineno, node.end_col_offset),
+        )
+
+    def _column(self, line: int, offset: int) -> int:
+        """The character column of CPython's UTF-8 byte `offset` on `line`."""
+        if self._starts is None:
+            self._starts = line_starts(self._source)
+        start = self._starts[line - 1]
+        text = self._source[start : start + offset].encode("utf-8")[:offset]
+        return len(text.decode("utf-8", errors="ignore"))
 
     def _positions(self, loop: cst.For) -> dict[cst.CSTNode, CodeRange] | None:
         assert self._found is not None
