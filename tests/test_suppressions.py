@@ -261,6 +261,8 @@ def test_add_ignore_keeps_crlf_line_endings(tmp_path, capsys, monkeypatch):
         ("x = 1  # noqa: TL101 E501\n", "x = 1  # noqa: E501\n"),
         ("x = 1  # tilecheck: ignore[TL101, TL102]  # tilecheck: ignore[TL103]\n", "x = 1\n"),
         ("x = 1  # tilecheck: ignore[TL101]", "x = 1"),
+        ("x = 1  # tilecheck: ignore[TL101] legacy layout, see #42\n", "x = 1\n"),
+        ("x = 1  # tilecheck: ignore[TL101] see #42  # other\n", "x = 1  # other\n"),
     ],
 )
 def test_removal_shapes(before, after):
@@ -269,3 +271,13 @@ def test_removal_shapes(before, after):
     outcome = fix_text(before, lambda text: check_source(text, "k.py"))
     assert outcome.text == after
     assert outcome.result.diagnostics == []
+
+
+@pytest.mark.parametrize("reason", ["legacy\nimport os", "a\rb", "see # 42"])
+def test_add_ignore_reason_must_be_one_comment_line(tmp_path, capsys, monkeypatch, reason):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "k.py").write_text(LOCAL)
+    outcome = run(capsys, "k.py", f"--add-ignore={reason}")
+    assert outcome.status == 2
+    assert "--add-ignore reason must be one line without `#`" in outcome.err
+    assert (tmp_path / "k.py").read_text() == LOCAL

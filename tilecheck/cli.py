@@ -264,6 +264,8 @@ def run_check(args: argparse.Namespace) -> int:
         raise UsageError("--diff and --add-ignore cannot be combined")
     if args.fix and args.add_ignore is not None:
         raise UsageError("--fix and --add-ignore cannot be combined")
+    if args.add_ignore is not None and any(c in args.add_ignore for c in "\r\n#"):
+        raise UsageError("--add-ignore reason must be one line without `#`")
     resolver = _resolver(args)
     overrides = resolver.overrides
     files = list(discover(args.paths, _excluder(resolver), force_exclude=args.force_exclude))

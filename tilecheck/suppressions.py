@@ -317,6 +317,10 @@ class Suppressions:
 # -- removing --------------------------------------------------------------------------------
 
 
+# A new comment starts at `# ` or at a pragma (`#noqa`); `#42` in a reason does not.
+_NEXT_PRAGMA = re.compile(r"#(?:\s|noqa|type:|fmt:|pragma|tilecheck:|pylint:|ruff:|flake8:|nosec|mypy:)")
+
+
 def removal_edits(directive: Directive, remove: list[Entry]) -> tuple[Edit, ...]:
     """Edits that drop `remove` from the directive, or the directive (or its line) entirely."""
     comment = directive.comment
@@ -328,10 +332,12 @@ def removal_edits(directive: Directive, remove: list[Entry]) -> tuple[Edit, ...]
         if directive.kind == "noqa":
             joined = " ".join(e.text for e in keep) if "," not in _slice(comment, start, end) else joined
         return (Edit(Span(line, start, line, end), joined),)
-    # The directive's extent: up to the next `#` in the comment (a reason is part of it).
+    # The directive's extent: its reason runs up to the next comment (`# other`, `#noqa`);
+    # a `#` inside the reason (`see #42`) is part of it.
     offset = directive.start - comment.column
     rest = comment.text[directive.end - comment.column :]
-    next_hash = rest.find("#")
+    found = _NEXT_PRAGMA.search(rest)
+    next_hash = found.start() if found else -1
     extent_end = directive.end + (next_hash if next_hash >= 0 else len(rest))
     comment_end = comment.column + len(comment.text)
     if offset == 0 and extent_end >= comment_end:  # the directive is the whole comment
