@@ -1,8 +1,8 @@
 from tilecheck.rules._examples import KERNEL
 
 from tilecheck.analysis.model import Access, Item, Stmt
-from tilecheck.analysis.queries import first_used, kernel_items, parallel_ancestors
-from tilecheck.analysis.values import Var, VarKind
+from tilecheck.analysis.queries import depends_on, first_used, kernel_items, parallel_ancestors
+from tilecheck.analysis.values import VarKind
 from tilecheck.context import Context
 from tilecheck.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.types import Grade
@@ -113,7 +113,7 @@ class HiddenParallelLocalIndex(Rule):
         for bind in sorted(access.uses, key=lambda var: var.name):
             if bind.kind is not VarKind.BIND:
                 continue
-            loop = first_used(parents, _hidden(bind))
+            loop = first_used(parents, depends_on(bind.hidden))
             if loop is None or loop.var is None:
                 continue
             ctx.report(
@@ -124,16 +124,3 @@ class HiddenParallelLocalIndex(Rule):
                 f"follows the parallel iteration of a thread-private buffer{ctx.macro_note(access.site)}",
             )
             return
-
-
-def _hidden(var: Var) -> frozenset[Var]:
-    """Every variable a Bind's value used, through chains of Binds."""
-    seen: set[Var] = set()
-    stack = [var]
-    while stack:
-        current = stack.pop()
-        for used in current.hidden:
-            if used not in seen:
-                seen.add(used)
-                stack.append(used)
-    return frozenset(seen)

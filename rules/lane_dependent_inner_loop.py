@@ -2,8 +2,8 @@ from tilecheck.rules._examples import KERNEL
 from tilecheck.rules._loops import line
 
 from tilecheck.analysis.model import Loop, LoopKind
-from tilecheck.analysis.queries import kernel_items
-from tilecheck.analysis.values import TirExpr, Value, Var, VarKind
+from tilecheck.analysis.queries import depends_on, kernel_items
+from tilecheck.analysis.values import TirExpr, Value, Var
 from tilecheck.context import Context
 from tilecheck.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.types import Grade
@@ -100,15 +100,4 @@ class LaneDependentInnerLoop(Rule):
 
 def _uses(value: Value | None) -> frozenset[Var]:
     """The variables a bound uses, through the values of Binds."""
-    if not isinstance(value, TirExpr):
-        return frozenset()
-    seen: set[Var] = set()
-    stack = list(value.uses)
-    while stack:
-        var = stack.pop()
-        if var in seen:
-            continue
-        seen.add(var)
-        if var.kind is VarKind.BIND:
-            stack.extend(var.hidden)
-    return frozenset(seen)
+    return depends_on(value.uses) if isinstance(value, TirExpr) else frozenset()

@@ -77,3 +77,17 @@ def first_used(loops: list[Loop], uses: frozenset[Var]) -> Loop | None:
         if loop.var is not None and loop.var in uses:
             return loop
     return None
+
+
+def depends_on(uses: frozenset[Var] | set[Var]) -> frozenset[Var]:
+    """`uses` and every variable behind them through chains of Binds (`t = i + 1; u = t * 2`):
+    what an expression really depends on, although TileLang's checkers see only `t`/`u`."""
+    seen: set[Var] = set()
+    stack = list(uses)
+    while stack:
+        var = stack.pop()
+        if var in seen:
+            continue
+        seen.add(var)
+        stack.extend(var.hidden)  # empty unless `var` is a Bind
+    return frozenset(seen)
