@@ -13,7 +13,7 @@ _HEADER = (
 
 
 class PyptoBareYieldWithInitValues(Rule):
-    """Loop with init_values requires an assignment-form pl.yield_(...) — the LHS supplies the post-loop binding name. Bare pl.yield_(...) is rejected here..
+    """A loop with `init_values` yields with a bare `pl.yield_(...)` instead of an assignment.
 
     ## What it does
     Reports a bare `pl.yield_(...)` statement in a loop with `init_values`.

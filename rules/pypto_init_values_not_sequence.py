@@ -13,7 +13,7 @@ _HEADER = (
 
 
 class PyptoInitValuesNotSequence(Rule):
-    """init_values must be a list or tuple.
+    """A loop's `init_values=` is not a list or tuple display.
 
     ## What it does
     Reports `init_values=` that is not a tuple or list display.

@@ -13,7 +13,7 @@ _HEADER = (
 
 
 class PyptoIterArgsMismatch(Rule):
-    """Mismatch:.
+    """A loop's iter_args and `init_values` differ in number.
 
     ## What it does
     Reports a different number of iter_args and `init_values`.

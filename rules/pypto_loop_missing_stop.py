@@ -13,7 +13,7 @@ _HEADER = (
 
 
 class PyptoLoopMissingStop(Rule):
-    """pl..
+    """A loop iterator is called without its `stop` argument.
 
     ## What it does
     Reports a loop iterator called without its `stop` argument.

@@ -13,7 +13,7 @@ _HEADER = (
 
 
 class PyptoLoopTargetNotTuple(Rule):
-    """For loop target must be a tuple when init_values is provided.
+    """A loop with `init_values` has a target that is not an `i, (iter_args...)` tuple.
 
     ## What it does
     Reports a loop with `init_values` whose target is not `i, (iter_args...)`.

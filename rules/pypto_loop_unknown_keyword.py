@@ -13,7 +13,7 @@ _HEADER = (
 
 
 class PyptoLoopUnknownKeyword(Rule):
-    """Unknown keyword argument.
+    """A loop iterator is called with a keyword argument it does not accept.
 
     ## What it does
     Reports a keyword argument that PyPTO's loop iterators do not accept.

@@ -16,7 +16,7 @@ _NESTED = (
 
 
 class PyptoNestedPipelineUnsupported(Rule):
-    """A `pl.pipeline(stage>1)` nested in another on a backend without hierarchical pipelines.
+    """A `pl.pipeline(stage>1)` loop nested in another, on a backend without hierarchical pipelines.
 
     ## What it does
     With a backend selected (`--backend NAME` or `backend = ...`), reports a `pl.pipeline` loop

@@ -13,7 +13,7 @@ _HEADER = (
 
 
 class PyptoPipelineDynamicNegativeStep(Rule):
-    """LowerPipelineLoops: dynamic bounds require a positive step, got.
+    """A pipelined loop with runtime bounds has a negative step.
 
     ## What it does
     Reports a pipelined loop with runtime bounds and a negative step.

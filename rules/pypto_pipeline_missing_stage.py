@@ -13,7 +13,7 @@ _HEADER = (
 
 
 class PyptoPipelineMissingStage(Rule):
-    """pl.pipeline() requires stage= (positive integer).
+    """A `pl.pipeline()` loop has no `stage=` argument.
 
     ## What it does
     Reports a `pl.pipeline(...)` loop without the `stage=` keyword.

@@ -13,7 +13,7 @@ _HEADER = (
 
 
 class PyptoPipelineStageNotConstant(Rule):
-    """pl.pipeline() stage must be a compile-time constant integer.
+    """A `pl.pipeline()` loop's `stage=` is not a compile-time constant integer.
 
     ## What it does
     Reports a `stage=` that is not a compile-time integer: a DSL variable, a float, a bool.

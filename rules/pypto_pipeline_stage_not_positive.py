@@ -13,7 +13,7 @@ _HEADER = (
 
 
 class PyptoPipelineStageNotPositive(Rule):
-    """pl.pipeline() stage must be >= 1, got.
+    """A `pl.pipeline()` loop's `stage=` is zero or negative.
 
     ## What it does
     Reports `stage=` below 1.

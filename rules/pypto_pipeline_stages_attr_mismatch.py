@@ -13,7 +13,7 @@ _HEADER = (
 
 
 class PyptoPipelineStagesAttrMismatch(Rule):
-    """ForStmt in function.
+    """A loop that is not `pl.pipeline` carries `attrs={"pipeline_stages": ...}`.
 
     ## What it does
     Reports a `pl.range`/`pl.parallel`/`pl.unroll` loop carrying `attrs={"pipeline_stages": ...}`.

@@ -13,7 +13,7 @@ _HEADER = (
 
 
 class PyptoPipelineStepNotConstant(Rule):
-    """LowerPipelineLoops: step must be a compile-time integer constant, got.
+    """A pipelined loop (stage > 1) has a step that is not a compile-time integer.
 
     ## What it does
     Reports a `pl.pipeline` loop with stage > 1 whose step is not a compile-time integer.

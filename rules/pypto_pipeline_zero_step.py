@@ -13,7 +13,7 @@ _HEADER = (
 
 
 class PyptoPipelineZeroStep(Rule):
-    """LowerPipelineLoops: step cannot be zero.
+    """A pipelined loop (stage > 1) has a step of zero.
 
     ## What it does
     Reports a `pl.pipeline` loop with stage > 1 and a zero step.

@@ -13,7 +13,7 @@ _HEADER = (
 
 
 class PyptoStageOnNonPipeline(Rule):
-    """stage= is only supported on pl.pipeline(), not pl..
+    """`stage=` is given to `pl.range`, `pl.parallel` or `pl.unroll` instead of `pl.pipeline`.
 
     ## What it does
     Reports `stage=` on `pl.range`, `pl.parallel` or `pl.unroll`.

@@ -13,7 +13,7 @@ _HEADER = (
 
 
 class PyptoUnrollDynamicBounds(Rule):
-    """pl.unroll() requires compile-time constant integer bounds.
+    """A `pl.unroll()` loop has bounds that are not compile-time constant integers.
 
     ## What it does
     Reports `pl.unroll` with a bound that is a DSL variable.

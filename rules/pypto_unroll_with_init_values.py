@@ -13,7 +13,7 @@ _HEADER = (
 
 
 class PyptoUnrollWithInitValues(Rule):
-    """pl.unroll() cannot be combined with init_values.
+    """A `pl.unroll()` loop is combined with loop-carried `init_values`.
 
     ## What it does
     Reports `pl.unroll` with loop-carried `init_values`.

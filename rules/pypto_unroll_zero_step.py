@@ -13,7 +13,7 @@ _HEADER = (
 
 
 class PyptoUnrollZeroStep(Rule):
-    """pl.unroll() step cannot be zero.
+    """A `pl.unroll()` loop has a step of zero.
 
     ## What it does
     Reports `pl.unroll` with a zero step.

@@ -13,7 +13,7 @@ _HEADER = (
 
 
 class PyptoYieldCountMismatch(Rule):
-    """Internal error: loop body must yield.
+    """A pipelined loop body yields a different number of values than it has iter_args.
 
     ## What it does
     Reports a pipelined loop body that yields a different number of values than it has iter_args (including none at all).

@@ -60,6 +60,7 @@ def test_documentation_problems_names_what_is_missing():
         "XX001 lacks the `## Example` section",
         "XX001 lacks the `## Use instead` section",
         "XX001 lacks the `## Backends` section",
+        "XX001 has a summary shorter than 24 characters: 'Summary only.'",
         "XX001 lacks the rule-design checklist (CHECKLIST)",
         "XX001 has no HELP line",
     ]

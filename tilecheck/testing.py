@@ -69,6 +69,20 @@ def example_cases(rules: Iterable[type[Rule]]) -> list[ExampleCase]:
     return cases
 
 
+MIN_SUMMARY = 24  # the shortest built-in summary: "The file cannot be read."
+
+
+def summary_problems(summary: str) -> list[str]:
+    """What is wrong with a rule summary: too short, or a message template cut at a placeholder
+    (`"Mismatch:."`, `"..., got."`, `"not pl.."`)."""
+    problems = []
+    if len(summary) < MIN_SUMMARY:
+        problems.append(f"has a summary shorter than {MIN_SUMMARY} characters: {summary!r}")
+    if summary.endswith((":.", " got.", "..")) and not summary.endswith("..."):
+        problems.append(f"has a summary cut off where a message placeholder was: {summary!r}")
+    return problems
+
+
 def documentation_problems(rule: type[Rule]) -> list[str]:
     """What a rule's documentation lacks: doc sections, the summary, checklist answers, help."""
     problems = []
@@ -76,8 +90,11 @@ def documentation_problems(rule: type[Rule]) -> list[str]:
     for heading in DOC_SECTIONS:
         if not sections.get(heading):
             problems.append(f"{rule.CODE} lacks the `## {heading}` section")
-    if not rule.summary():
+    summary = rule.summary()
+    if not summary:
         problems.append(f"{rule.CODE} has no summary (the docstring's first line)")
+    else:
+        problems.extend(f"{rule.CODE} {problem}" for problem in summary_problems(summary))
     if rule.GRADE is not Grade.META:
         if not isinstance(rule.CHECKLIST, Checklist):
             problems.append(f"{rule.CODE} lacks the rule-design checklist (CHECKLIST)")

@@ -7,12 +7,14 @@ files and an unknown backend). Default output is the lowered file on stdout.
 from __future__ import annotations
 
 import argparse
+import codecs
+import contextlib
 import difflib
 import os
 import sys
-import tempfile
 from typing import TextIO
 
+from tilecheck.fixes import WriteError, encode_like, write_atomic
 from tilecheck.pypto import backends, codes
 from tilecheck.pypto.api import lower_source
 from tilecheck.pypto.lower import reparses
@@ -46,19 +48,27 @@ def _format(diagnostic: Diagnostic) -> str:
     return text
 
 
-def _write_atomic(path: str, text: str) -> None:
-    """Write via a temporary file in the same folder and rename, so `path` is never half-written."""
-    folder = os.path.dirname(os.path.abspath(path))
-    mode = os.stat(path).st_mode & 0o7777 if os.path.exists(path) else 0o644
-    handle, temporary = tempfile.mkstemp(prefix=".tilecheck-", suffix=".py", dir=folder)
+def _write(path: str, target: str, original: bytes, text: str) -> None:
+    """Write `text` to `target` with `tilecheck.fixes.write_atomic`, encoded as `original` (the
+    bytes of `path`) was. In place, the file is left alone when it changed since it was read."""
+    if text.startswith("\ufeff") and original.startswith(codecs.BOM_UTF8):
+        text = text[1:]  # `encode_like` puts the byte-order mark back
+    data = encode_like(original, text)
+    in_place = os.path.realpath(target) == os.path.realpath(path)
+    created = not os.path.exists(target)
+    if created:
+        # `write_atomic` replaces an existing file; a new -o file starts empty (mode from umask).
+        try:
+            with open(target, "xb"):
+                pass
+        except OSError as error:
+            raise WriteError(error.strerror or str(error)) from None
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
+        write_atomic(target, data, expected=original if in_place else None)
     except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
+        if created:
+            with contextlib.suppress(OSError):
+                os.unlink(target)
         raise
 
 
@@ -77,8 +87,9 @@ def run_lower(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Te
     status = 0
     for path in args.files:
         try:
-            with open(path, encoding="utf-8", newline="") as stream:
-                source = stream.read()
+            with open(path, "rb") as stream:
+                original = stream.read()
+            source = original.decode("utf-8")
         except (OSError, UnicodeDecodeError) as error:
             print(f"tilecheck lower: cannot read {path}: {error}", file=err)
             return 2
@@ -105,8 +116,8 @@ def run_lower(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Te
             if args.write and not result.changed:
                 continue
             try:
-                _write_atomic(target, result.source)
-            except OSError as error:
+                _write(path, target, original, result.source)
+            except WriteError as error:
                 print(f"tilecheck lower: cannot write {target}: {error}", file=err)
                 return 2
         else:

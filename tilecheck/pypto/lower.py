@@ -246,6 +246,12 @@ class FunctionLowering:
             reason = f"{names} is reassigned in the loop body"
             self._note(codes.NOT_LOWERED, header.node.target, header.node, reason=reason)
             return None
+        deleted = _deleted_names(core) & {loop_var, *iter_args}
+        if deleted:
+            names = ", ".join(f"`{name}`" for name in sorted(deleted))
+            reason = f"{names} is deleted in the loop body"
+            self._note(codes.NOT_LOWERED, header.node.target, header.node, reason=reason)
+            return None
         candidates = summary.defs - summary.reads - self.flow.opaque
         candidates -= live_after(self.flow, chain, candidates)
         attrs = header.attrs() or {}
@@ -481,6 +487,27 @@ def _code_size(statements: list[cst.BaseStatement]) -> int:
 
 
 _NESTED_SCOPES = (cst.FunctionDef, cst.ClassDef)
+
+
+def _deleted_names(statements: list[cst.BaseStatement]) -> set[str]:
+    """The plain names `del` removes in `statements` (outside nested functions and classes)."""
+    found: set[str] = set()
+    stack: list[cst.CSTNode] = list(statements)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Del):
+            targets: list[cst.CSTNode] = [node.target]
+            while targets:
+                target = targets.pop()
+                if isinstance(target, cst.Name):
+                    found.add(target.value)
+                elif isinstance(target, (cst.Tuple, cst.List)):
+                    targets.extend(element.value for element in target.elements)
+            continue
+        if isinstance(node, (*_NESTED_SCOPES, cst.BaseExpression)):
+            continue
+        stack.extend(node.children)
+    return found
 
 
 def _escaping_statement(statements: list[cst.BaseStatement]) -> str | None:
