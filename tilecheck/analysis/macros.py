@@ -63,7 +63,8 @@ class MacroInliner:
         nodes: dict[str, cst.CSTNode] = {}
         position = 0
         for arg in call.args:
-            arg_sink = Sink(sink.out, call_depth=sink.call_depth + 1)
+            # An argument becomes a Bind whose value TileLang checks as a top-level expression.
+            arg_sink = Sink(sink.out, call_depth=sink.call_depth)
             value = self.value(arg.value, frame, arg_sink)
             if arg.star:
                 continue
