@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import libcst as cst
-
 from tilecheck.analysis.model import Item, Loop, Request, Stmt, StmtKind
 from tilecheck.analysis.queries import kernel_items, parallel_ancestors
 from tilecheck.backends import Profile, profile_of
@@ -39,16 +37,11 @@ def requested_loops(ctx: Context) -> Iterator[tuple[Loop, tuple[Item, ...]]]:
 
 
 def scope_named(loop: Loop, api: str) -> bool | None:
-    """Whether the loop body directly holds a `with <...>.<api>(...)` scope; None when unsure."""
+    """Whether the loop body directly holds a `with T.<api>(...)` scope; None when unsure."""
     unsure = False
     for item in loop.body:
-        if isinstance(item, Stmt) and item.kind is StmtKind.BLOCK and isinstance(item.site.node, cst.With):
-            for with_item in item.site.node.items:
-                call = with_item.item
-                func = call.func if isinstance(call, cst.Call) else None
-                name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
-                if name == api:
-                    return True
+        if isinstance(item, Stmt) and item.kind is StmtKind.BLOCK and item.api == api:
+            return True
         if not item.certain or (isinstance(item, Stmt) and item.kind is StmtKind.UNKNOWN):
             unsure = True
     return None if unsure else False

@@ -93,7 +93,7 @@ class SymbolicParallelFragment(Rule):
                 if loop.constness is not Constness.SYMBOLIC or loop.var not in access.uses:
                     continue
                 assert loop.var is not None and loop.call is not None
-                extent = ctx.text(_extent_node(loop))
+                extent = ctx.text(loop.range_node or loop.site.node)
                 ctx.report(
                     access.site,
                     f"Fragment `{access.buffer.name}` is indexed by `{loop.var.name}`, the variable of a "
@@ -102,11 +102,3 @@ class SymbolicParallelFragment(Rule):
                     f"a constant parallel range{ctx.macro_note(access.site)}",
                 )
                 break
-
-
-def _extent_node(loop):
-    """The source expression of this loop's extent (its dimension's argument)."""
-    args = [a for a in loop.call.args if a.keyword is None]
-    if loop.api == "T.Parallel" and loop.dim < len(args):
-        return args[loop.dim].value
-    return loop.call

@@ -121,6 +121,7 @@ class LoopBuilder:
             return
         if ctor.kind in (LoopKind.PARALLEL, LoopKind.GRID) and ctor.api in ("Parallel", "grid"):
             dims: list[tuple[Value, Value]] = [(PyConst(0), e) for e in extents]
+            range_nodes: list[cst.CSTNode] = list(ctor.extents)
         else:
             start = named.get("start")
             stop = named.get("stop")
@@ -131,6 +132,7 @@ class LoopBuilder:
             if stop is None:
                 start, stop = PyConst(0), start
             dims = [(start, extent_between(start, stop))]
+            range_nodes = [ctor.call]
         if len(targets) != len(dims):
             # TileLang fails to build this loop (e.g. one target for T.Parallel(a, b)).
             target_value: Value = UNKNOWN
@@ -179,6 +181,7 @@ class LoopBuilder:
                 constness=constness_of(lo).join(constness_of(extent)),
                 pipeline=request if dim == 0 else None,
                 call=ctor.call,
+                range_node=range_nodes[dim] if dim < len(range_nodes) else ctor.call,
                 statement=statement,
                 arguments=named,
             )

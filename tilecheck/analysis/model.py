@@ -122,6 +122,7 @@ class Loop(Item):
     constness: Constness = Constness.UNKNOWN  # of min and extent together
     pipeline: PipelineRequest | None = None
     call: cst.Call | None = None  # the constructor call (T.Parallel(...)); also `site.node`
+    range_node: cst.CSTNode | None = None  # the source of this dimension's range, for messages
     statement: cst.For | None = None
     header_accesses: list[Access] = field(default_factory=list)  # loads in the bounds
     body: list[Item] = field(default_factory=list)
@@ -168,6 +169,7 @@ class OpCall:
 class Stmt(Item):
     kind: StmtKind = StmtKind.EVAL
     label: str = ""  # a description for statements the frontend synthesises
+    api: str = ""  # the TileLang API of a block statement (`with T.sblock(...)` -> "sblock")
     accesses: list[Access] = field(default_factory=list)
     calls: list[OpCall] = field(default_factory=list)
     body: list[Item] = field(default_factory=list)  # then-branch / while / block body

@@ -388,6 +388,7 @@ class StatementInterpreter:
                 sink = Sink(out)
                 self.arguments(call, frame, sink)
                 stmt = self.statement(StmtKind.BLOCK, statement, frame, out, sink)
+                stmt.api = api
                 if item.asname is not None:
                     self.bind_python(item.asname.name, UNKNOWN, frame.env)
                 self.block(self.body_of(statement.body), frame.tir(), stmt.body)
