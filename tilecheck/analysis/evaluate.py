@@ -509,6 +509,10 @@ def _uses(value: Value) -> frozenset[Var]:
     return value.uses if isinstance(value, TirExpr) else frozenset()
 
 
+def _defaults_to(value: Value, number: int) -> bool:
+    return isinstance(value, PyValue) and type(value.default) is int and value.default == number
+
+
 def _is_const(value: Value, number: int) -> bool:
     return isinstance(value, PyConst) and type(value.value) is int and value.value == number
 
@@ -542,6 +546,12 @@ def binary(op: type, left: Value, right: Value) -> Value:
         except (TypeError, ValueError, ZeroDivisionError, OverflowError):
             return UNKNOWN
     if isinstance(left, TirExpr) or isinstance(right, TirExpr):
+        # A parameter whose default would fold the variable away (`i * K` with `K=0`) may do
+        # so when the factory is built with its defaults: the use is not proven.
+        if op is cst.Multiply and (_defaults_to(left, 0) or _defaults_to(right, 0)):
+            return UNKNOWN
+        if op is cst.Modulo and _defaults_to(right, 1):
+            return UNKNOWN
         # TVM's construction-time folding (arith::TryConstFold) removes these uses.
         if op is cst.Multiply and (_is_const(left, 0) or _is_const(right, 0)):
             return PyConst(0)

@@ -19,7 +19,6 @@ from tilecheck.analysis.syntax import (
     parameters,
 )
 from tilecheck.analysis.values import (
-    PY_INT,
     BufferValue,
     ModuleRef,
     PyCallable,
@@ -249,7 +248,8 @@ class PythonLevel:
                 annotation = param.annotation
                 if annotation is not None and isinstance(annotation.annotation, cst.Name):
                     is_int = is_int or annotation.annotation.value == "int"
-                inner.bind(name, PY_INT if is_int else PyValue())
+                literal = default.value if isinstance(default, PyConst) else None
+                inner.bind(name, PyValue(is_int=is_int, default=literal))
         return inner
 
 

@@ -266,7 +266,9 @@ class StatementInterpreter:
             self.statement(StmtKind.BIND, node, frame, out, sink)
             return
         frame.env.bind(name, value)
-        if isinstance(value, (PyConst, ShapeValue, PyCallable)) or value is PY_INT:
+        if isinstance(value, (PyConst, ShapeValue, PyCallable)) or (
+            isinstance(value, PyValue) and value.is_int
+        ):
             if sink.emits or sink.calls:
                 self.statement(StmtKind.EVAL, node, frame, out, sink)
             return

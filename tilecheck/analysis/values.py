@@ -97,6 +97,7 @@ class PyValue(Value):
     """A Python value whose content is unknown (a factory parameter): never IR, never symbolic."""
 
     is_int: bool = False
+    default: object = None  # the parameter's default, when it has a literal one
 
 
 @dataclass(frozen=True, eq=False)
