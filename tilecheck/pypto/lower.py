@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from tilecheck.analysis.syntax import suites
 from tilecheck.pypto import codes
 from tilecheck.pypto.clone import Rewriter, Substitute, Tagging
 from tilecheck.pypto.consts import ModuleConstants
@@ -37,6 +38,7 @@ from tilecheck.pypto.template import BodyTemplates, Stage, materialize
 # `stage=` cannot exhaust memory or time, and the output stays a file Python can compile.
 MAX_STAGE = 64
 MAX_LOWERED_CHARS = 2_000_000  # the estimated size of one loop's unrolled copies
+FEW_COPIES = 16  # up to this many copies the size is not measured (it costs a code generation)
 TOO_DEEP = "it is nested too deeply to lower (Python's recursion limit)"
 
 _SPACE_COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
@@ -197,7 +199,9 @@ class FunctionLowering:
         body = self._split(header, statements, chain)
         if body is None:
             return None
-        size = _code_size(body.core) * _copies(loop, factor)
+        copies = _copies(loop, factor)
+        # Few copies cannot outgrow the user's own file by much: measure only many copies.
+        size = _code_size(body.core) * copies if copies > FEW_COPIES else 0
         if size > MAX_LOWERED_CHARS:
             reason = (
                 f"its unrolled copies would be about {size:,} characters, more than the "
@@ -506,7 +510,7 @@ def _deleted_names(statements: list[cst.BaseStatement]) -> set[str]:
             continue
         if isinstance(node, (*_NESTED_SCOPES, cst.BaseExpression)):
             continue
-        stack.extend(node.children)
+        stack.extend(_statement_children(node))
     return found
 
 
@@ -533,8 +537,22 @@ def _escaping_statement(statements: list[cst.BaseStatement]) -> str | None:
             if node.orelse is not None:
                 stack.append((node.orelse, loop_exits))
             continue
-        stack.extend((child, loop_exits) for child in reversed(node.children))
+        stack.extend((child, loop_exits) for child in reversed(_statement_children(node)))
     return None
+
+
+def _statement_children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The statements and suites directly inside `node`, without libcst's costly `children`
+    (which visits every expression too)."""
+    if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.IndentedBlock)):
+        return list(node.body)
+    if isinstance(node, (cst.Else, cst.Finally, cst.ExceptHandler, cst.ExceptStarHandler, cst.MatchCase)):
+        return [node.body]
+    if isinstance(node, cst.Match):
+        return list(node.cases)
+    if isinstance(node, cst.BaseCompoundStatement):
+        return list(suites(node))
+    return []
 
 
 def _yield(body: _Body) -> list[cst.BaseStatement]:
