@@ -1,16 +1,10 @@
+from tilecheck.rules._examples import KERNEL
+
 from tilecheck.analysis.model import Item, Loop, Stmt, StmtKind
 from tilecheck.analysis.queries import chain_break, kernel_items
 from tilecheck.context import Context
 from tilecheck.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.types import Grade
-
-_HEADER = """import tilelang.language as T
-
-
-@T.prim_func
-def main(A: T.Tensor((64, 64), "float32"), B: T.Tensor((64, 64), "float32")):
-    with T.Kernel(1, threads=128) as bx:
-"""
 
 
 class NestedParallel(Rule):
@@ -75,35 +69,35 @@ class NestedParallel(Rule):
         rewrite="Fuse into one `T.Parallel(M, N)`, move the statement out, or use `T.serial` inside.",
     )
     VALID = [
-        Valid(_HEADER + "        for i, j in T.Parallel(64, 64):\n            B[i, j] = A[i, j]\n"),
+        Valid(KERNEL + "        for i, j in T.Parallel(64, 64):\n            B[i, j] = A[i, j]\n"),
         Valid(
-            _HEADER + "        for i in T.Parallel(64):\n            for j in T.Parallel(64):\n"
+            KERNEL + "        for i in T.Parallel(64):\n            for j in T.Parallel(64):\n"
             "                B[i, j] = A[i, j]\n"
         ),
         Valid(
-            _HEADER + "        for i in T.Parallel(64):\n            ii = i\n            c = 3\n"
+            KERNEL + "        for i in T.Parallel(64):\n            ii = i\n            c = 3\n"
             "            for j in T.Parallel(64):\n                B[ii, j] = A[c, j]\n"
         ),
         Valid(
-            _HEADER
+            KERNEL
             + "        for i in T.serial(64):\n            for j in T.Parallel(64):\n                B[i, j] = 0\n"
         ),
     ]
     INVALID = [
         Invalid(
-            _HEADER + "        for i in T.Parallel(64):\n            B[i, 0] = 0\n"
+            KERNEL + "        for i in T.Parallel(64):\n            B[i, 0] = 0\n"
             "            for j in T.Parallel(64):\n                B[i, j] = A[i, j]\n",
             at=((9, 22),),
             message="the statement `B[i, 0] = 0` (line 8)",
         ),
         Invalid(
-            _HEADER + "        for i in T.Parallel(64):\n            for k in T.serial(2):\n"
+            KERNEL + "        for i in T.Parallel(64):\n            for k in T.serial(2):\n"
             "                for j in T.Parallel(32):\n                    B[i, j + k * 32] = 0\n",
             at=((9, 26),),
             message="inside a `T.serial` loop (line 8)",
         ),
         Invalid(
-            _HEADER + "        for i in T.Parallel(64):\n            t = i * 2\n"
+            KERNEL + "        for i in T.Parallel(64):\n            t = i * 2\n"
             "            for j in T.Parallel(32):\n                B[t, j] = 0\n",
             at=((9, 22),),
             message="Bind statement",

@@ -11,7 +11,6 @@ import tomllib
 
 from tests.support import run, write
 from tilecheck.analysis.loops import pipeline_request
-from tilecheck.analysis.model import LoopKind
 from tilecheck.analysis.values import PyConst
 from tilecheck.backends import (
     FIELDS,
@@ -40,7 +39,6 @@ def project(tmp_path, monkeypatch):
 def _request(**kwargs):
     values = {key: PyConst(value) for key, value in kwargs.items()}
     return pipeline_request(
-        LoopKind.PIPELINED,
         values.get("num_stages"),
         values.get("order"),
         values.get("stage"),

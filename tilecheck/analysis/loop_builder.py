@@ -157,7 +157,6 @@ class LoopBuilder:
             annotations is not None and ctor.kind is not LoopKind.PARALLEL
         ):
             request = loops.pipeline_request(
-                ctor.kind,
                 named.get("num_stages"),
                 named.get("order"),
                 named.get("stage"),
@@ -207,9 +206,7 @@ class LoopBuilder:
             var = Var(name, VarKind.BIND)
             frame.env.bind(name, TirExpr.of_var(var))
             self.add(out, frame, Stmt(frame.site(statement.target), kind=StmtKind.BIND))
-        request = loops.pipeline_request(
-            ctor.kind, named.get("num_stages"), None, None, named.get("annotations")
-        )
+        request = loops.pipeline_request(named.get("num_stages"), None, None, named.get("annotations"))
         loop = Loop(
             frame.site(ctor.call),
             kind=LoopKind.PERSISTENT,

@@ -74,7 +74,6 @@ def _literal_length(value: Value) -> int | None:
 
 
 def pipeline_request(
-    kind: LoopKind,
     num_stages: Value | None,
     order: Value | None,
     stage: Value | None,
