@@ -66,11 +66,15 @@ def _snapshot(target: pathlib.Path) -> None:
     for raw in filter(None, listed):
         name = os.fsdecode(raw)
         source = ROOT / name
-        if name.startswith(("fixtures/oracle", "tools/oracle")) or not source.is_file():
+        if name.startswith(("fixtures/oracle", "tools/oracle")):
             continue
         destination = target / name
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(source, destination)
+        if source.is_symlink():  # tilecheck/rules -> ../rules
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            destination.symlink_to(os.readlink(source))
+        elif source.is_file():
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, destination)
     _git(target, "init", "-q")
     _git(target, "add", "-A")
     _git(target, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "snapshot")

@@ -40,9 +40,10 @@ def test_documentation_is_complete(rule):
 
 @pytest.mark.parametrize("rule", builtin_rules(), ids=lambda rule: rule.CODE)
 def test_module_class_and_name_agree(rule):
-    module = rule.__module__.rsplit(".", 1)[-1]
-    assert module.replace("_", "-") == rule.NAME
-    camel = "".join(part.capitalize() for part in module.split("_"))
+    group, module = rule.__module__.rsplit(".", 2)[-2:]
+    prefix = "pypto-" if group == "pypto" else ""  # rules/pypto/zero_step.py: pypto-zero-step
+    assert prefix + module.replace("_", "-") == rule.NAME
+    camel = "".join(part.capitalize() for part in (prefix + module).replace("-", "_").split("_"))
     assert rule.__name__ in (camel, camel + "Rule")
 
 

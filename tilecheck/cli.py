@@ -7,12 +7,10 @@ Exit codes (ruff's): 0 clean, 1 diagnostics (optimization-grade findings never c
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
 import contextlib
 import difflib
 import io
 import json
-import multiprocessing
 import os
 import sys
 from collections.abc import Sequence
@@ -20,11 +18,11 @@ from typing import TextIO
 
 from tilecheck import __version__
 from tilecheck.config import GRADES, ConfigError, Overrides, Resolver, Settings, describe
-from tilecheck.discover import discover
-from tilecheck.engine import FileResult, lint_file, lint_source, read_source
+from tilecheck.engine import FileAnalysis, lint_file, lint_source, read_source
 from tilecheck.report import FORMATS, Run, display_path
 from tilecheck.selection import SelectionError, split, validate
 from tilecheck.types import Diagnostic, Grade, Severity
+from tilecheck.workspace import Options, Workspace
 
 OUTPUT_FORMATS = FORMATS
 COMMANDS = ("check", "rule", "rules", "debug-config", "lower", "inventory", "explain", "backends")
@@ -108,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_config_options(debug)
 
     try:
-        from tilecheck.pypto.cli import add_lower_parser
+        from tilecheck.commands.lower import add_lower_parser
     except ImportError:  # the lowering core is optional at import time
         pass
     else:
@@ -138,7 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "debug-config":
             return run_debug_config(args)
         if args.command == "lower":
-            from tilecheck.pypto.cli import run_lower
+            from tilecheck.commands.lower import run_lower
 
             return run_lower(args)
         if args.command in ("inventory", "explain", "backends"):
@@ -182,7 +180,7 @@ def _origin(error: BaseException) -> str:
 # -- configuration -------------------------------------------------------------------------------
 
 
-def _overrides(args: argparse.Namespace) -> Overrides:
+def options_from(args: argparse.Namespace) -> Options:
     grades = None
     if args.grade is not None:
         grades = frozenset(split([args.grade]))
@@ -191,19 +189,25 @@ def _overrides(args: argparse.Namespace) -> Overrides:
             raise UsageError(
                 f"--grade: unknown grade `{', '.join(unknown)}` (choose from {', '.join(GRADES)})"
             )
-    return Overrides(
-        select=split(args.select) if args.select else None,
-        extend_select=split(args.extend_select),
-        ignore=split(args.ignore),
+    return Options(
+        select=tuple(split(args.select)) if args.select else None,
+        extend_select=tuple(split(args.extend_select)),
+        ignore=tuple(split(args.ignore)),
         backend=args.backend,
         grades=grades,
         output_format=args.output_format if args.command == "check" else None,
+        config_path=args.config,
+        isolated=args.isolated,
     )
+
+
+def workspace_from(args: argparse.Namespace) -> Workspace:
+    return Workspace(options_from(args))
 
 
 def _resolver(args: argparse.Namespace) -> Resolver:
     """The configuration resolver; `--backend` is validated with the first settings resolved."""
-    return Resolver(_overrides(args), config_path=args.config, isolated=args.isolated)
+    return workspace_from(args).resolver
 
 
 def _validate_cli_selectors(resolver: Resolver, overrides: Overrides) -> None:
@@ -219,44 +223,7 @@ def _validate_cli_selectors(resolver: Resolver, overrides: Overrides) -> None:
         raise UsageError(str(error)) from None
 
 
-def _excluder(resolver: Resolver):
-    def excluded(path: str, explicit: bool) -> bool:
-        parent = os.path.dirname(os.path.abspath(path))
-        return resolver.for_directory(parent).is_excluded(path, whole=explicit)
-
-    return excluded
-
-
 # -- check ---------------------------------------------------------------------------------------
-
-
-# Files checked per worker process before results come back (keeps IPC cheap).
-_CHUNK = 4
-# Set before the worker processes fork, so that they inherit it instead of unpickling it.
-_JOBS: list[tuple[str, object]] = []
-
-
-def _lint_job(index: int) -> FileResult:
-    path, settings = _JOBS[index]
-    return lint_file(path, settings)  # type: ignore[arg-type]
-
-
-def _lint_all(files: list[str], settings_of: dict, jobs: int | None) -> dict[str, FileResult]:
-    """Check `files`, in parallel processes when there are enough of them and cores to spare."""
-    global _JOBS
-    if jobs is not None and jobs < 1:
-        raise UsageError("--jobs must be at least 1")
-    workers = min(jobs or os.cpu_count() or 1, len(files) // _CHUNK or 1)
-    _JOBS = [(path, settings_of[path].for_file(path)) for path in files]
-    try:
-        if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
-            return {path: _lint_job(index) for index, (path, _) in enumerate(_JOBS)}
-        context = multiprocessing.get_context("fork")
-        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
-            results = pool.map(_lint_job, range(len(_JOBS)), chunksize=_CHUNK)
-            return {path: result for (path, _), result in zip(_JOBS, results, strict=True)}
-    finally:
-        _JOBS = []
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -266,9 +233,10 @@ def run_check(args: argparse.Namespace) -> int:
         raise UsageError("--fix and --add-ignore cannot be combined")
     if args.add_ignore is not None and any(c in args.add_ignore for c in "\r\n#"):
         raise UsageError("--add-ignore reason must be one line without `#`")
-    resolver = _resolver(args)
+    workspace = workspace_from(args)
+    resolver = workspace.resolver
     overrides = resolver.overrides
-    files = list(discover(args.paths, _excluder(resolver), force_exclude=args.force_exclude))
+    files = workspace.discover(args.paths, force_exclude=args.force_exclude)
     settings_of = {path: resolver.for_path(path) for path in files}
     _validate_cli_selectors(resolver, overrides)
     output_format = _output_format(args, resolver)
@@ -282,7 +250,11 @@ def run_check(args: argparse.Namespace) -> int:
     diffs: list[str] = []
     fixed = 0
     added = 0
-    linted = {} if fixing or args.add_ignore is not None else _lint_all(files, settings_of, args.jobs)
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    linted = {}
+    if not fixing and args.add_ignore is None:
+        linted = workspace.check_files(files, jobs=args.jobs).analyses
     for path in files:
         file_settings = settings_of[path].for_file(path)
         if path in linted:
@@ -302,8 +274,8 @@ def run_check(args: argparse.Namespace) -> int:
         internal_error = internal_error or result.internal_error
         if result.diagnostics:
             diagnostics.extend(result.diagnostics)
-            if result.source is not None:
-                sources[path] = result.source
+            if result.text is not None:
+                sources[path] = result.text
     for message in write_errors:
         print(f"tilecheck: error: {message}", file=sys.stderr)
 
@@ -387,19 +359,21 @@ class _output:
                 ) from None
 
 
-def _rewrite(path: str, settings, args: argparse.Namespace, unsafe: bool) -> tuple[FileResult, int, str, str]:
+def _rewrite(
+    path: str, settings, args: argparse.Namespace, unsafe: bool
+) -> tuple[FileAnalysis, int, str, str]:
     """--fix, --diff or --add-ignore on one file: (final result, count, write problem, diff)."""
     from tilecheck.fixes import WriteError, encode_like, fix_text, fixable, write_atomic
     from tilecheck.suppressions import add_ignores
 
     data, failure = read_source(path)
     if failure is not None:
-        return FileResult(path, [failure]), 0, "", ""
+        return FileAnalysis(path, [failure]), 0, "", ""
     assert data is not None
     first = lint_source(data, path, settings)
-    if first.source is None:
+    if first.text is None:
         return first, 0, "", ""
-    original = first.source
+    original = first.text
     if args.add_ignore is not None:
         targets = [d for d in first.diagnostics if d.grade is not Grade.META]
         text, count = add_ignores(original, targets, args.add_ignore)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cached_property
+from typing import TypeVar
 
 import libcst as cst
 
@@ -12,7 +14,9 @@ from tilecheck.analysis.model import FileModel, Site
 from tilecheck.analysis.scope import ModelTooLarge
 from tilecheck.locate import Locator
 from tilecheck.rule import Rule
-from tilecheck.types import Diagnostic, Fix, Span
+from tilecheck.types import Diagnostic, Fix, Related, Span
+
+T = TypeVar("T")
 
 
 class ModelError(Exception):
@@ -30,6 +34,14 @@ class Context:
         self.rule: type[Rule] | None = None
         self._model: FileModel | None = None
         self._model_error: ModelError | None = None
+        self._memo: dict[str, object] = {}
+
+    def memo(self, key: str, compute: Callable[[], T]) -> T:
+        """`compute()` once per file for every rule that asks under `key` (e.g. one analysis that
+        several rules report from); the value lives as long as this context."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]  # type: ignore[return-value]
 
     @cached_property
     def imports(self) -> ImportTable:
@@ -86,11 +98,19 @@ class Context:
         *,
         fix: Fix | None = None,
         notes: tuple[str, ...] = (),
+        related: tuple[Related, ...] = (),
     ) -> None:
-        self.report_at(self.span(site.report_node, site.report_top), message, fix=fix, notes=notes)
+        span = self.span(site.report_node, site.report_top)
+        self.report_at(span, message, fix=fix, notes=notes, related=related)
 
     def report_at(
-        self, span: Span, message: str, *, fix: Fix | None = None, notes: tuple[str, ...] = ()
+        self,
+        span: Span,
+        message: str,
+        *,
+        fix: Fix | None = None,
+        notes: tuple[str, ...] = (),
+        related: tuple[Related, ...] = (),
     ) -> None:
         rule = self.rule
         assert rule is not None, "report() outside a rule"
@@ -106,5 +126,6 @@ class Context:
                 help=rule.HELP or None,
                 fix=fix,
                 notes=notes,
+                related=related,
             )
         )

@@ -26,6 +26,7 @@ from tilecheck.suppressions import META_CODES, Suppressions, may_have_suppressio
 from tilecheck.types import Diagnostic, Span
 
 if TYPE_CHECKING:
+    from tilecheck.analysis.model import FileModel
     from tilecheck.config import FileSettings
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -33,11 +34,28 @@ RECURSION_LIMIT = 6000
 
 
 @dataclass
-class FileResult:
+class FileAnalysis:
+    """Everything the engine learnt about one file, so no front end parses or models it again.
+
+    `text` is the decoded source (None when the file could not be read or decoded), `module`
+    its CST and `context` the rules' context (None when the file did not parse), whose
+    `model` is the kernel model, built on first use.
+    """
+
     path: str
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    internal_error: bool = False  # a rule crashed: exit code 2
-    source: str | None = None
+    internal_error: bool = False  # a rule or the model crashed: exit code 2
+    text: str | None = None
+    module: cst.Module | None = None
+    context: Context | None = None
+
+    @property
+    def model(self) -> FileModel | None:
+        return self.context.model if self.context is not None else None
+
+    def detached(self) -> FileAnalysis:
+        """Without the CST and the model: what crosses a process boundary cheaply."""
+        return FileAnalysis(self.path, self.diagnostics, self.internal_error, self.text)
 
 
 def _meta(path: str, code: str, span: Span, message: str) -> Diagnostic:
@@ -151,22 +169,23 @@ def check_source(
     backend: object | None = None,
     *,
     known: Iterable[type[Rule]] | None = None,
-) -> FileResult:
+) -> FileAnalysis:
     """Check one file's contents with `rules` (all built-in rules by default).
 
     Suppression comments are honoured; the suppression rules among `rules` (TL901-TL904)
     report unused, unknown, unmatched and malformed ones. `known` are the rules a
     suppression may name (the built-in ones and `rules` by default).
     """
-    result = FileResult(path)
+    result = FileAnalysis(path)
     module, text, failure = parse(path, data)
-    result.source = text
+    result.text = text
     if failure is not None:
         result.diagnostics.append(failure)
         return result
     assert module is not None and text is not None
     chosen = list(rules) if rules is not None else list(builtin_rules())
     ctx = Context(path, text, module, backend)
+    result.module, result.context = module, ctx
     ran: set[str] = set()
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, RECURSION_LIMIT))
@@ -189,7 +208,7 @@ def check_source(
 
 
 def _suppress(
-    result: FileResult,
+    result: FileAnalysis,
     text: str,
     rules: list[type[Rule]],
     ran: set[str],
@@ -204,7 +223,7 @@ def _suppress(
     result.diagnostics = kept + suppressions.report(result.path, ran, enabled)
 
 
-def _run_rule(rule: type[Rule], ctx: Context, result: FileResult) -> bool:
+def _run_rule(rule: type[Rule], ctx: Context, result: FileAnalysis) -> bool:
     """Run one rule; False when it could not complete."""
     ctx.rule = rule
     try:
@@ -246,15 +265,15 @@ def _unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
 
 def check_file(
     path: str, rules: Iterable[type[Rule]] | None = None, backend: object | None = None
-) -> FileResult:
+) -> FileAnalysis:
     data, failure = read_source(path)
     if failure is not None:
-        return FileResult(path, [failure])
+        return FileAnalysis(path, [failure])
     assert data is not None
     return check_source(data, path, rules, backend)
 
 
-def lint_source(data: bytes | str, path: str, settings: FileSettings) -> FileResult:
+def lint_source(data: bytes | str, path: str, settings: FileSettings) -> FileAnalysis:
     """check_source under a file's resolved configuration (rules, backend, severities)."""
     result = check_source(data, path, settings.rules, settings.backend, known=settings.known)
     if settings.severities:
@@ -267,9 +286,9 @@ def lint_source(data: bytes | str, path: str, settings: FileSettings) -> FileRes
     return result
 
 
-def lint_file(path: str, settings: FileSettings) -> FileResult:
+def lint_file(path: str, settings: FileSettings) -> FileAnalysis:
     data, failure = read_source(path)
     if failure is not None:
-        return FileResult(path, [failure])
+        return FileAnalysis(path, [failure])
     assert data is not None
     return lint_source(data, path, settings)

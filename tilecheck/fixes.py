@@ -134,7 +134,7 @@ def apply_parsing(source: str, fixes: Sequence[Fix]) -> tuple[str, list[int]]:
 class FixOutcome:
     text: str
     fixed: list[Diagnostic]  # the diagnostics whose fix was applied
-    result: object  # the engine's FileResult for `text`
+    result: object  # the engine's FileAnalysis for `text`
 
 
 def fixable(diagnostic: Diagnostic, unsafe: bool) -> bool:

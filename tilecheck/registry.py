@@ -1,4 +1,4 @@
-"""Finding rules: the built-in ones shipped as `tilecheck.rules` (the repository's `rules/`)."""
+"""Finding rules: the built-in ones in `tilecheck.rules` (the repository's `rules/`, grouped by `RULE_GROUPS`)."""
 
 from __future__ import annotations
 
@@ -20,14 +20,18 @@ def rules_in_module(module: object) -> list[type[Rule]]:
     return found
 
 
+RULE_GROUPS = ("tilelang", "pypto", "meta")
+
+
 @cache
 def builtin_rules() -> tuple[type[Rule], ...]:
-    package = importlib.import_module("tilecheck.rules")
     found: list[type[Rule]] = []
-    for info in pkgutil.iter_modules(package.__path__):
-        if info.name.startswith("_"):
-            continue
-        found.extend(rules_in_module(importlib.import_module(f"tilecheck.rules.{info.name}")))
+    for group in RULE_GROUPS:
+        package = importlib.import_module(f"tilecheck.rules.{group}")
+        for info in pkgutil.iter_modules(package.__path__):
+            if not info.name.startswith("_"):
+                module = importlib.import_module(f"tilecheck.rules.{group}.{info.name}")
+                found.extend(rules_in_module(module))
     return tuple(sorted(found, key=lambda rule: rule.CODE))
 
 

@@ -55,6 +55,18 @@ class Fix:
 
 
 @dataclass(frozen=True, slots=True)
+class Related:
+    """A secondary location of a diagnostic: the enclosing loop, a macro definition, ...
+
+    `path` is None for the diagnostic's own file (a macro from another module names its file).
+    """
+
+    span: Span
+    message: str
+    path: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Diagnostic:
     path: str
     span: Span
@@ -66,6 +78,7 @@ class Diagnostic:
     help: str | None = None
     fix: Fix | None = None
     notes: tuple[str, ...] = field(default=())
+    related: tuple[Related, ...] = field(default=())
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.span.line, self.span.column, self.code, self.message)

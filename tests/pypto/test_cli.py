@@ -1,4 +1,4 @@
-"""`tilecheck lower` through `run_lower` and `python -m tilecheck.pypto.cli`."""
+"""`tilecheck lower` through `run_lower` and `python -m tilecheck.commands.lower`."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from tests.pypto.helpers import program
-from tilecheck.pypto.cli import add_lower_parser, main, run_lower
+from tilecheck.commands.lower import add_lower_parser, main, run_lower
 
 GOOD = program("for i in pl.pipeline(0, 2, 1, stage=2):\n    x = i\n")
 LOWERED = program("for i in pl.pipeline(0, 2, 2, stage=1):\n    x = i\n    x_1 = i + 1\n")
@@ -124,6 +124,9 @@ def test_main_and_module_entry_point(tmp_path):
     path.write_text(GOOD)
     assert main(["--diff", "--write", str(path)]) == 2
     completed = subprocess.run(
-        [sys.executable, "-m", "tilecheck.pypto.cli", str(path)], capture_output=True, text=True, check=False
+        [sys.executable, "-m", "tilecheck.commands.lower", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert completed.returncode == 0 and completed.stdout == LOWERED

@@ -9,8 +9,8 @@ import os
 import pytest
 
 from tests.pypto.helpers import program
+from tilecheck.commands.lower import add_lower_parser, run_lower
 from tilecheck.pypto import lower_source
-from tilecheck.pypto.cli import add_lower_parser, run_lower
 from tilecheck.pypto.lower import reparses
 
 
@@ -100,7 +100,8 @@ def test_reparses_compiles_rather_than_only_parsing():
 
 @pytest.mark.parametrize("option", ["--write", "-o"])
 def test_output_that_does_not_compile_is_not_written(tmp_path, monkeypatch, option):
-    from tilecheck.pypto import api, cli
+    from tilecheck.commands import lower as cli
+    from tilecheck.pypto import api
 
     path, target = tmp_path / "k.py", tmp_path / "out.py"
     source = program("for i in pl.pipeline(0, 2, 1, stage=2):\n    x = i\n")
@@ -209,7 +210,7 @@ def test_write_keeps_crlf_line_endings_and_the_byte_order_mark(tmp_path):
 
 
 def test_write_refuses_when_the_file_changed_meanwhile(tmp_path, monkeypatch):
-    from tilecheck.pypto import cli
+    from tilecheck.commands import lower as cli
 
     path = tmp_path / "k.py"
     path.write_text(_GOOD)

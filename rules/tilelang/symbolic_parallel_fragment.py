@@ -1,9 +1,8 @@
-from tilecheck.rules._examples import KERNEL
-
 from tilecheck.analysis.queries import accesses, parallel_ancestors
 from tilecheck.analysis.values import Constness
 from tilecheck.context import Context
 from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.rules._examples import KERNEL
 from tilecheck.types import Grade
 
 _SYMBOLIC = KERNEL.replace(

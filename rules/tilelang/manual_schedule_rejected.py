@@ -1,9 +1,8 @@
-from tilecheck.rules._examples import KERNEL
-from tilecheck.rules._loops import backend, requested_loops, scope_named
-
 from tilecheck.backends import REJECTED, describe_request
 from tilecheck.context import Context
 from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.rules._examples import KERNEL
+from tilecheck.rules.tilelang._loops import backend, requested_loops, scope_named
 from tilecheck.types import Grade
 
 _STAGED = (

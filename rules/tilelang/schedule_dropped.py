@@ -1,10 +1,9 @@
-from tilecheck.rules._examples import KERNEL
-from tilecheck.rules._loops import backend, requested_loops, scope_named
-from tilecheck.rules.malformed_pipeline_schedule import problems
-
 from tilecheck.backends import STRIPPED
 from tilecheck.context import Context
 from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.rules._examples import KERNEL
+from tilecheck.rules.tilelang._loops import backend, requested_loops, scope_named
+from tilecheck.rules.tilelang.malformed_pipeline_schedule import problems
 from tilecheck.types import Grade
 
 _STAGES = KERNEL + "        for k in T.Pipelined(8, num_stages=3):\n            B[k, 0] = A[k, 0]\n"

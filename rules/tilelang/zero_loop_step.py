@@ -1,10 +1,9 @@
-from tilecheck.rules._examples import KERNEL
-
 from tilecheck.analysis.model import Loop, LoopKind
 from tilecheck.analysis.queries import kernel_items
 from tilecheck.analysis.values import int_value
 from tilecheck.context import Context
 from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.rules._examples import KERNEL
 from tilecheck.types import Grade
 
 _STEPPED = (LoopKind.SERIAL, LoopKind.RANGE, LoopKind.UNROLLED)

@@ -1,9 +1,8 @@
-from tilecheck.rules._examples import KERNEL
-
 from tilecheck.analysis.model import Stmt, StmtKind
 from tilecheck.analysis.queries import kernel_items, parallel_ancestors
 from tilecheck.context import Context
 from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.rules._examples import KERNEL
 from tilecheck.types import Grade
 
 

@@ -1,6 +1,5 @@
-from tilecheck.rules._examples import KERNEL
-
 from tilecheck.rule import Invalid, Rule, Valid
+from tilecheck.rules._examples import KERNEL
 from tilecheck.types import Grade, Severity
 
 _LOCAL = KERNEL + '        loc = T.alloc_local((64,), "float32")\n        for i in T.Parallel(64):\n'

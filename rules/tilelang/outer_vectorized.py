@@ -1,11 +1,10 @@
-from tilecheck.rules._examples import KERNEL
-from tilecheck.rules._loops import backend, line
-
 from tilecheck.analysis.model import Loop, LoopKind, walk
 from tilecheck.analysis.queries import kernel_items
 from tilecheck.analysis.values import int_value
 from tilecheck.context import Context
 from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.rules._examples import KERNEL
+from tilecheck.rules.tilelang._loops import backend, line
 from tilecheck.types import Grade
 
 _WARNING = (

@@ -1,7 +1,6 @@
-from tilecheck.rules._examples import KERNEL
-
 from tilecheck.context import Context
 from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.rules._examples import KERNEL
 from tilecheck.types import Grade
 
 

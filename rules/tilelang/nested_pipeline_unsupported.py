@@ -1,10 +1,9 @@
-from tilecheck.rules._examples import KERNEL
-from tilecheck.rules._loops import backend, header, line, requested_loops
-
 from tilecheck.analysis.model import Loop
 from tilecheck.backends import describe_request
 from tilecheck.context import Context
 from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.rules._examples import KERNEL
+from tilecheck.rules.tilelang._loops import backend, header, line, requested_loops
 from tilecheck.types import Grade
 
 _NESTED = (

@@ -1,9 +1,8 @@
-from tilecheck.rules._examples import KERNEL
-
 from tilecheck.analysis.model import Item, Loop, Stmt, StmtKind
 from tilecheck.analysis.queries import chain_break, kernel_items
 from tilecheck.context import Context
 from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.rules._examples import KERNEL
 from tilecheck.types import Grade
 
 

@@ -1,10 +1,10 @@
 import libcst as cst
-from tilecheck.rules._examples import KERNEL
 
 from tilecheck.analysis.queries import accesses, first_used, parallel_ancestors
 from tilecheck.analysis.values import Buffer
 from tilecheck.context import Context
 from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.rules._examples import KERNEL
 from tilecheck.types import Edit, Fix, Grade
 
 

@@ -1,11 +1,10 @@
-from tilecheck.rules._examples import KERNEL
-from tilecheck.rules._loops import line
-
 from tilecheck.analysis.model import Loop, LoopKind
 from tilecheck.analysis.queries import depends_on, kernel_items
 from tilecheck.analysis.values import TirExpr, Value, Var
 from tilecheck.context import Context
 from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.rules._examples import KERNEL
+from tilecheck.rules.tilelang._loops import line
 from tilecheck.types import Grade
 
 

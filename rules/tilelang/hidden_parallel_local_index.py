@@ -1,10 +1,9 @@
-from tilecheck.rules._examples import KERNEL
-
 from tilecheck.analysis.model import Access, Item, Stmt
 from tilecheck.analysis.queries import depends_on, first_used, kernel_items, parallel_ancestors
 from tilecheck.analysis.values import VarKind
 from tilecheck.context import Context
 from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.rules._examples import KERNEL
 from tilecheck.types import Grade
 
 _LOC = '        loc = T.alloc_local((64,), "float32")\n'

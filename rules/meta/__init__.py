@@ -1,0 +1,1 @@
+"""Rules about the files themselves: unreadable, undecodable or unparsable files, internal errors, suppressions."""

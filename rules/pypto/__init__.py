@@ -1,0 +1,1 @@
+"""Rules about PyPTO programs (`import pypto.language as pl`): the LowerPipelineLoops checks."""

@@ -1,0 +1,1 @@
+"""Rules about TileLang kernels (`import tilelang.language as T`)."""
