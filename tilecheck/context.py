@@ -14,7 +14,7 @@ from tilecheck.analysis.model import FileModel, Site
 from tilecheck.analysis.scope import ModelTooLarge
 from tilecheck.locate import Locator
 from tilecheck.rule import Rule
-from tilecheck.types import Diagnostic, Fix, Related, Span
+from tilecheck.types import Diagnostic, Fix, Related, Severity, Span
 
 T = TypeVar("T")
 
@@ -99,9 +99,10 @@ class Context:
         fix: Fix | None = None,
         notes: tuple[str, ...] = (),
         related: tuple[Related, ...] = (),
+        severity: Severity | None = None,
     ) -> None:
         span = self.span(site.report_node, site.report_top)
-        self.report_at(span, message, fix=fix, notes=notes, related=related)
+        self.report_at(span, message, fix=fix, notes=notes, related=related, severity=severity)
 
     def report_at(
         self,
@@ -111,7 +112,10 @@ class Context:
         fix: Fix | None = None,
         notes: tuple[str, ...] = (),
         related: tuple[Related, ...] = (),
+        severity: Severity | None = None,
     ) -> None:
+        """Report for the running rule; `severity` below the rule's own marks a finding that holds
+        only under some backends when none is selected (configuration still overrides it)."""
         rule = self.rule
         assert rule is not None, "report() outside a rule"
         self.diagnostics.append(
@@ -121,7 +125,7 @@ class Context:
                 code=rule.CODE,
                 rule=rule.NAME,
                 grade=rule.GRADE,
-                severity=rule.severity(),
+                severity=severity or rule.severity(),
                 message=message,
                 help=rule.HELP or None,
                 fix=fix,

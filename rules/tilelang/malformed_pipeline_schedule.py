@@ -1,10 +1,12 @@
-from tilecheck.analysis.model import Loop, PipelineRequest
+from tilecheck.analysis.model import Loop
 from tilecheck.analysis.queries import kernel_items
-from tilecheck.analysis.values import PyConst, Value
+from tilecheck.backends import PLANNED, shipped
 from tilecheck.context import Context
 from tilecheck.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.rules._examples import KERNEL
-from tilecheck.types import Grade
+from tilecheck.rules.tilelang._loops import backend
+from tilecheck.rules.tilelang._schedules import malformed
+from tilecheck.types import Grade, Severity
 
 
 def _loop(header: str) -> str:
@@ -14,32 +16,37 @@ def _loop(header: str) -> str:
 
 
 class MalformedPipelineSchedule(Rule):
-    """Malformed pipeline metadata: negative `num_stages`, or a bad `order`/`stage` pair.
+    """A manual pipeline schedule (`order`/`stage`) that TileLang's pipeline planner rejects.
 
     ## What it does
-    Checks the schedule arguments of `T.Pipelined` (and the `num_stages`,
-    `tl_pipeline_order`, `tl_pipeline_stage` annotations of any loop) when their values are
-    literals or constants, and reports:
-    - a negative `num_stages`;
-    - `order` without `stage`, or `stage` without `order`;
+    Checks the `order` and `stage` of `T.Pipelined` (and the `tl_pipeline_order` /
+    `tl_pipeline_stage` annotations of any loop) when their values are literals or
+    constants, and reports, once per loop:
     - `order` and `stage` of different lengths;
-    - an `order` that is not a permutation of `0 .. len(order) - 1`;
+    - an `order` that is not a permutation of `0 .. len(order) - 1` (duplicates, gaps, `-1`);
     - a negative stage.
 
+    With a backend whose planner uses the manual schedule (`cuda-sm80`, `hip-*`, `metal`,
+    `webgpu`) it is an error. On `cuda-sm90` it is a note: the loop fails the same way
+    unless TileLang warp-specializes it, and then the manual schedule is not used. Without a
+    backend it is a note naming the backends that reject it. On `cpu` and `ascend`, which do
+    not plan manual schedules, it is not reported (schedule-dropped says the schedule is
+    dropped).
+
     ## Why is this bad?
-    TileLang's operations-layout rules require `order` and `stage` "present together and
-    aligned", with "valid stage/order/group arrays of consistent length", and classify
-    malformed metadata as invalid (reference §1.4). The lowering does not diagnose it: its
-    PipelinePlanning plans a manual schedule only when both annotations are present
-    (`pipeline_planning.cc:1087`), so a lone `order` or `stage` is dropped without a word,
-    and `T.Pipelined` writes `num_stages` only when it is positive, so a negative value
-    silently yields a serial loop. Mismatched arrays reach the software-pipeline injector
-    as a schedule that does not describe the loop body.
+    TileLang 0.1.15's `PipelinePlanning` checks the manual schedule against the loop body
+    (`src/transform/pipeline_planning.cc`): `annotations.size() == original_stmt_count`
+    ("expected pipeline annotation size to match the scheduled statement count"), "Two
+    statements in the software pipeline cannot have the same order", and
+    `InjectSoftwarePipeline` fails on a negative stage ("src_info.stage <= dst_info.stage").
+    Lowering small kernels with 0.1.15 for `{"kind": "cuda", "arch": "sm_80"}` and
+    `{"kind": "hip", "mcpu": "gfx942"}` fails with these messages; for `sm_90a`, a
+    FlashAttention-shaped loop that takes the warp-specialized TMA path lowers with any of
+    them (`tools/oracle/schedule_questions.py` reproduces both). TileLang's own
+    FlashAttention examples used `order=[-1, 0, 3, 1, -1, 2]` that way for sm_90a.
 
     ## Example
     ```python
-    for k in T.Pipelined(K, order=[0, 1]):                 # stage missing
-        ...
     for k in T.Pipelined(K, order=[0, 0], stage=[0, 1]):   # order is not a permutation
         ...
     ```
@@ -49,100 +56,118 @@ class MalformedPipelineSchedule(Rule):
     for k in T.Pipelined(K, order=[0, 1], stage=[0, 1]):
         ...
     ```
-    (one order position and one stage per statement of the loop body), or `num_stages=2`
-    to let TileLang plan the schedule.
+    (one order position and one non-negative stage per statement of the loop body), or
+    `num_stages=2` to let TileLang plan the schedule.
 
     ## Backends
-    All, and with no backend selected: the metadata is malformed before any target is chosen.
+    Error (contract) on `cuda-sm80`, `hip-gfx942`, `hip-gfx950`, `metal` and `webgpu` (the
+    last two inferred: they run the same planner; not lowered here). Note on `cuda-sm90`
+    and with no backend selected. Not reported on `cpu` and `ascend`.
     """
 
     CODE = "TL203"
     NAME = "malformed-pipeline-schedule"
-    GRADE = Grade.SEMANTIC
+    GRADE = Grade.CONTRACT
     HELP = (
-        "Give `order` and `stage` together, with one entry per statement of the loop body: `order` a "
-        "permutation of 0..n-1 and non-negative stages; use num_stages >= 0."
+        "Give one `order` position and one non-negative `stage` per statement of the loop body, `order` a "
+        "permutation of 0..n-1; or use num_stages=N and let TileLang plan the schedule."
     )
     CHECKLIST = Checklist(
-        grade="Semantic: malformed pipeline metadata is invalid for every lowering (operations-layout.md).",
-        shape="A For whose num_stages / tl_pipeline_order / tl_pipeline_stage values (from T.Pipelined's "
-        "arguments or annotations) are literal and inconsistent.",
-        smallest_invalid="`for k in T.Pipelined(8, order=[0, 1]): ...`",
-        closest_valid="`for k in T.Pipelined(8, order=[0, 1], stage=[0, 1]): ...`",
+        grade="Contract: the manual-schedule planner of cuda sm_80 and ROCm rejects it; sm_90a accepts it "
+        "when it warp-specializes the loop; cpu and ascend ignore manual schedules.",
+        shape="A For whose tl_pipeline_order / tl_pipeline_stage values (from T.Pipelined's arguments or "
+        "annotations) are literal and inconsistent with each other.",
+        smallest_invalid="`for k in T.Pipelined(8, order=[0, 0], stage=[0, 1]): ...` under --backend cuda-sm80",
+        closest_valid="`for k in T.Pipelined(8, order=[1, 0], stage=[0, 1]): ...`",
         siblings="Per loop: each loop's metadata is checked on its own.",
         neutral_wrappers="No: the metadata belongs to the loop itself.",
         generated_ir="Only user-written metadata.",
-        proof="Proven from literal or constant values only; a value tilecheck cannot evaluate is not checked.",
+        proof="Proven from literal or constant values only; whether sm_90a warp-specializes the loop is not "
+        "decided, so there it is a note.",
         first_pass="PipelinePlanning (manual branch) and InjectSoftwarePipeline.",
-        rewrite="Give both arrays, consistent lengths, a permutation for order, non-negative stages.",
+        rewrite="Consistent lengths, a permutation for order, non-negative stages; or num_stages.",
     )
     VALID = [
-        Valid(_loop("T.Pipelined(8, order=[0, 1], stage=[0, 1])")),
-        Valid(_loop("T.Pipelined(8, num_stages=0)")),
-        Valid(_loop("T.Pipelined(8, order=[], stage=[])")),
+        Valid(_loop("T.Pipelined(8, order=[0, 1], stage=[0, 1])"), backend="cuda-sm80"),
+        Valid(_loop("T.Pipelined(8, order=[], stage=[])"), backend="cuda-sm80"),
+        Valid(_loop("T.Pipelined(8, order=[0, 0], stage=[0, 1])"), backend="cpu"),
         Valid(_loop('T.serial(8, annotations={"tl_pipeline_order": [1, 0], "tl_pipeline_stage": [0, 1]})')),
     ]
     INVALID = [
-        Invalid(_loop("T.Pipelined(8, order=[0, 1])"), at=((7, 18),), message="`order` without `stage`"),
-        Invalid(_loop("T.Pipelined(8, stage=[0, 1])"), at=((7, 18),), message="`stage` without `order`"),
-        Invalid(_loop("T.Pipelined(8, order=[0, 1], stage=[0])"), at=((7, 18),), message="different lengths"),
         Invalid(
-            _loop("T.Pipelined(8, order=[0, 0], stage=[0, 1])"), at=((7, 18),), message="not a permutation"
+            _loop("T.Pipelined(8, order=[0, 1], stage=[0])"),
+            at=((7, 18),),
+            backend="cuda-sm80",
+            message="different lengths",
         ),
-        Invalid(_loop("T.Pipelined(8, order=[0, 1], stage=[0, -1])"), at=((7, 18),), message="negative"),
-        Invalid(_loop("T.Pipelined(8, num_stages=-1)"), at=((7, 18),), message="num_stages=-1"),
+        Invalid(
+            _loop("T.Pipelined(8, order=[0, 0], stage=[0, 1])"),
+            at=((7, 18),),
+            backend="hip-gfx942",
+            message="Backend hip-gfx942 rejects this manual pipeline schedule: `order=[0, 0]` is not a permutation",
+        ),
+        Invalid(
+            _loop("T.Pipelined(8, order=[-1, 0, 1, -1], stage=[-1, 0, 1, -1])"),
+            at=((7, 18),),
+            backend="cuda-sm80",
+            message="`order=[-1, 0, 1, -1]` is not a permutation of 0..3, and `stage=[-1, 0, 1, -1]` has a "
+            "negative stage",
+        ),
+        Invalid(
+            _loop("T.Pipelined(8, order=[0, 0], stage=[0, 1])"),
+            at=((7, 18),),
+            backend="cuda-sm90",
+            message="cuda-sm90 rejects this manual pipeline schedule unless it warp-specializes the loop",
+        ),
         Invalid(
             _loop('T.serial(8, annotations={"tl_pipeline_order": [0, 2], "tl_pipeline_stage": [0, 1]})'),
             at=((7, 18),),
-            message="not a permutation",
+            message="Malformed manual pipeline schedule, rejected by cuda-sm80, ",
         ),
     ]
 
     def check(self, ctx: Context) -> None:
+        profile = backend(ctx)
+        if profile is not None and profile.manual_schedule != PLANNED:
+            return  # this backend drops manual schedules (schedule-dropped reports that)
         for item, _ in kernel_items(ctx.model.kernels):
             if not isinstance(item, Loop) or item.pipeline is None or not item.certain:
                 continue
-            for problem in problems(item.pipeline):
-                ctx.report(item.site, f"Malformed pipeline schedule: {problem}{ctx.macro_note(item.site)}")
+            problems = malformed(item.pipeline)
+            if not problems:
+                continue
+            what = ", and ".join(problems)
+            note = ctx.macro_note(item.site)
+            if profile is None:
+                rejecting, unless = _verdicts()
+                ctx.report(
+                    item.site,
+                    f"Malformed manual pipeline schedule, rejected by {_and(rejecting)} (and by {_and(unless)} "
+                    f"unless TileLang warp-specializes the loop): {what}{note}",
+                    severity=Severity.INFO,
+                )
+            elif profile.warp_specialization:
+                ctx.report(
+                    item.site,
+                    f"{profile.name} rejects this manual pipeline schedule unless it warp-specializes the loop "
+                    f"(the manual schedule is then not used): {what}{note}",
+                    severity=Severity.INFO,
+                )
+            else:
+                ctx.report(
+                    item.site, f"Backend {profile.name} rejects this manual pipeline schedule: {what}{note}"
+                )
 
 
-def problems(request: PipelineRequest) -> list[str]:
-    found: list[str] = []
-    if request.stages is not None and request.stages < 0:
-        found.append(
-            f"num_stages={request.stages} is negative; TileLang writes no pipeline annotation for it and "
-            "the loop silently runs serially"
-        )
-    order_absent = _absent(request.order, request.annotations, "tl_pipeline_order")
-    stage_absent = _absent(request.stage, request.annotations, "tl_pipeline_stage")
-    lone = "TileLang plans a manual schedule only when both are given, so this one is silently ignored"
-    if request.has_order and stage_absent:
-        found.append(f"`order` without `stage`; {lone}")
-    if request.has_stage and order_absent:
-        found.append(f"`stage` without `order`; {lone}")
-    order, stage = request.order_values, request.stage_values
-    if order and stage and len(order) != len(stage):
-        found.append(
-            f"`order` ({len(order)} entries) and `stage` ({len(stage)} entries) have different lengths; "
-            "both need one entry per statement of the loop body"
-        )
-    if order and sorted(order) != list(range(len(order))):
-        found.append(f"`order={list(order)}` is not a permutation of 0..{len(order) - 1}")
-    if stage and any(value < 0 for value in stage):
-        found.append(f"`stage={list(stage)}` has a negative stage")
-    return found
+def _verdicts() -> tuple[list[str], list[str]]:
+    """The shipped backends that reject a malformed manual schedule, and those that reject it
+    unless they warp-specialize the loop."""
+    planning = [(name, p) for name, p in shipped().items() if p.manual_schedule == PLANNED]
+    return (
+        [name for name, p in planning if not p.warp_specialization],
+        [name for name, p in planning if p.warp_specialization],
+    )
 
 
-def _absent(value: Value | None, annotations: Value | None, key: str) -> bool:
-    """Proven absent (or empty) both as an argument and as an annotation key."""
-    if value is not None and not (
-        isinstance(value, PyConst) and (value.value is None or value.value in ([], ()))
-    ):
-        return False
-    if annotations is None:
-        return True
-    if isinstance(annotations, PyConst):
-        return annotations.value is None or (
-            isinstance(annotations.value, dict) and key not in annotations.value
-        )
-    return False
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]

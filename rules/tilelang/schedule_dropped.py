@@ -1,9 +1,9 @@
-from tilecheck.backends import STRIPPED
+from tilecheck.backends import PLANNED, STRIPPED
 from tilecheck.context import Context
 from tilecheck.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.rules._examples import KERNEL
 from tilecheck.rules.tilelang._loops import backend, requested_loops, scope_named
-from tilecheck.rules.tilelang.malformed_pipeline_schedule import problems
+from tilecheck.rules.tilelang._schedules import ignored, malformed
 from tilecheck.types import Grade
 
 _STAGES = KERNEL + "        for k in T.Pipelined(8, num_stages=3):\n            B[k, 0] = A[k, 0]\n"
@@ -99,8 +99,10 @@ class ScheduleDropped(Rule):
             return
         for loop, _ in requested_loops(ctx):
             assert loop.pipeline is not None
-            if problems(loop.pipeline):
-                continue  # malformed-pipeline-schedule already reports this schedule
+            if ignored(loop.pipeline):
+                continue  # ignored-pipeline-schedule already reports it, on every backend
+            if malformed(loop.pipeline) and profile.manual_schedule == PLANNED:
+                continue  # malformed-pipeline-schedule: the planner rejects it rather than drop it
             parts = profile.dropped(loop.pipeline)
             if profile.manual_rejected_with and scope_named(loop, profile.manual_rejected_with) is not False:
                 # Rejected outright (manual-schedule-rejected), or unknown: not a silent drop to report.

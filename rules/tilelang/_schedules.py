@@ -1,0 +1,62 @@
+"""What is wrong with a loop's pipeline metadata, shared by TL203, TL301 and TL305 (not a rule module).
+
+Measured with TileLang 0.1.15 (`tools/oracle/schedule_questions.py`): a manual schedule whose
+arrays differ in length, whose `order` is not a permutation or whose `stage` is negative fails
+PipelinePlanning / InjectSoftwarePipeline on cuda sm_80 and hip gfx942, but lowers on sm_90a
+when the loop takes the warp-specialized path (the manual schedule is then not used); a lone
+`order` or `stage`, and a negative `num_stages`, are dropped without a word on every target.
+"""
+
+from __future__ import annotations
+
+from tilecheck.analysis.model import PipelineRequest
+from tilecheck.analysis.values import PyConst, Value
+
+
+def malformed(request: PipelineRequest) -> list[str]:
+    """Problems of a manual schedule that the manual-schedule planner rejects."""
+    found: list[str] = []
+    order, stage = request.order_values, request.stage_values
+    if order and stage and len(order) != len(stage):
+        found.append(
+            f"`order` ({len(order)} entries) and `stage` ({len(stage)} entries) have different lengths; "
+            "both need one entry per statement of the loop body"
+        )
+    if order and sorted(order) != list(range(len(order))):
+        found.append(f"`order={list(order)}` is not a permutation of 0..{len(order) - 1}")
+    if stage and any(value < 0 for value in stage):
+        found.append(f"`stage={list(stage)}` has a negative stage")
+    return found
+
+
+def ignored(request: PipelineRequest) -> list[str]:
+    """Pipeline metadata that every backend drops silently: the loop runs without it."""
+    found: list[str] = []
+    if request.stages is not None and request.stages < 0:
+        found.append(
+            f"num_stages={request.stages} is negative; TileLang writes no pipeline annotation for it and "
+            "the loop runs serially"
+        )
+    order_absent = _absent(request.order, request.annotations, "tl_pipeline_order")
+    stage_absent = _absent(request.stage, request.annotations, "tl_pipeline_stage")
+    lone = "TileLang plans a manual schedule only when both are given, so this one is ignored"
+    if request.has_order and stage_absent:
+        found.append(f"`order` without `stage`; {lone}")
+    if request.has_stage and order_absent:
+        found.append(f"`stage` without `order`; {lone}")
+    return found
+
+
+def _absent(value: Value | None, annotations: Value | None, key: str) -> bool:
+    """Proven absent (or empty) both as an argument and as an annotation key."""
+    if value is not None and not (
+        isinstance(value, PyConst) and (value.value is None or value.value in ([], ()))
+    ):
+        return False
+    if annotations is None:
+        return True
+    if isinstance(annotations, PyConst):
+        return annotations.value is None or (
+            isinstance(annotations.value, dict) and key not in annotations.value
+        )
+    return False

@@ -1,0 +1,162 @@
+from collections.abc import Iterator
+
+import libcst as cst
+
+from tilecheck.analysis.model import Loop, Site, Stmt
+from tilecheck.analysis.queries import kernel_items
+from tilecheck.analysis.signatures import DEFAULT_DIALECTS, SIGNATURES, VERSION, Signature
+from tilecheck.context import Context
+from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.rules._examples import KERNEL
+from tilecheck.types import Grade
+
+
+class UnexpectedKeywordArgument(Rule):
+    """A loop constructor or tile operator called with arguments TileLang 0.1.15 does not accept.
+
+    ## What it does
+    Checks every call of a loop constructor (`T.Pipelined`, `T.Parallel`, `T.serial`,
+    `T.unroll`, `T.vectorized`, `T.grid`, `T.Persistent`, `T.thread_binding`) and of a tile
+    operator (`T.copy`, `T.gemm`, `T.fill`, `T.reduce_*`, `T.atomic_*`, ...) inside a kernel
+    against the signature it has in TileLang 0.1.15, and reports a keyword argument the
+    function does not take, or more positional arguments than it takes.
+
+    ## Why is this bad?
+    The kernel is built by calling these Python functions, so the call raises `TypeError`
+    (for example `Pipelined() got an unexpected keyword argument 'group'`) and nothing is
+    built, for every target. Such keywords usually come from examples written for another
+    TileLang version: TileLang's FlashAttention examples passed `group=[...]` to
+    `T.Pipelined` for a year, and newer versions accept `sync=` and `group=`; 0.1.15 has
+    neither ([`tilelang/language/loop.py`](https://github.com/tile-ai/tilelang/blob/v0.1.15/tilelang/language/loop.py)).
+    tilecheck checks against 0.1.15; the signatures are in `tilecheck/analysis/signatures.py`.
+
+    ## Example
+    ```python
+    for k in T.Pipelined(K, num_stages=2, group=[[0], [1, 2]]):
+        ...
+    ```
+
+    ## Use instead
+    ```python
+    for k in T.Pipelined(K, num_stages=2):
+        ...
+    ```
+    (or upgrade TileLang to a version whose `T.Pipelined` takes `group`).
+
+    ## Backends
+    All, and with no backend selected: the call fails while the kernel is built, before any
+    target is chosen. Calls with `*args` or `**kwargs` are not checked, nor calls into other
+    dialects than `tilelang.language` (e.g. `tilelang.ascend.language`, whose `T.gemm` takes
+    other keywords).
+    """
+
+    CODE = "TL210"
+    NAME = "unexpected-keyword-argument"
+    GRADE = Grade.SEMANTIC
+    HELP = f"Remove the argument, or use a TileLang version that accepts it (tilecheck checks against {VERSION})."
+    CHECKLIST = Checklist(
+        grade=f"Semantic: the Python call raises TypeError in TileLang {VERSION}, so no kernel is built.",
+        shape="A call of a loop constructor or tile operator inside a kernel, with a keyword its "
+        "signature lacks or too many positional arguments.",
+        smallest_invalid="`for k in T.Pipelined(8, group=[[0]]): ...`",
+        closest_valid="`for k in T.Pipelined(8, num_stages=2): ...`",
+        siblings="Per call.",
+        neutral_wrappers="No: the call itself fails, wherever it is.",
+        generated_ir="None: the call fails before any IR exists.",
+        proof="Proven from the call's syntax and the recorded 0.1.15 signature; calls with *args or "
+        "**kwargs are skipped.",
+        first_pass="The Python call itself, while the eager builder runs the kernel function.",
+        rewrite="Drop the argument, or upgrade TileLang.",
+    )
+    VALID = [
+        Valid(KERNEL + "        for k in T.Pipelined(8, num_stages=2):\n            B[k, 0] = A[k, 0]\n"),
+        Valid(KERNEL + "        T.copy(A, B, coalesced_width=4)\n"),
+        Valid(KERNEL + "        for i in T.Parallel(64, 64, coalesced_width=4):\n            B[i, 0] = 0\n"),
+        Valid(
+            KERNEL.replace("import tilelang.language as T", "import tilelang.ascend.language as T")
+            + "        T.gemm(A, B, A, unit_flag_ctrl=1)\n"
+        ),
+        Valid(KERNEL + "        options = {'group': [[0]]}\n        for k in T.Pipelined(8, **options):\n"
+              "            B[k, 0] = A[k, 0]\n"),
+    ]  # fmt: skip
+    INVALID = [
+        Invalid(
+            KERNEL + "        for k in T.Pipelined(8, num_stages=2, group=[[0], [1]]):\n"
+            "            B[k, 0] = A[k, 0]\n            B[k, 1] = A[k, 1]\n",
+            at=((7, 47),),
+            message="`T.Pipelined()` got an unexpected keyword argument `group` in TileLang 0.1.15",
+        ),
+        Invalid(
+            KERNEL + "        for k in T.Pipelined(8, sync=True):\n            B[k, 0] = A[k, 0]\n",
+            at=((7, 33),),
+            message="unexpected keyword argument `sync`",
+        ),
+        Invalid(
+            KERNEL + "        T.copy(A, B, transpose=True)\n",
+            at=((7, 22),),
+            message="`T.copy()` got an unexpected keyword argument `transpose`",
+        ),
+        Invalid(
+            KERNEL + "        T.copy(A, B, 4)\n",
+            at=((7, 22),),
+            message="`T.copy()` takes at most 2 positional arguments but 3 were given",
+        ),
+    ]
+
+    def check(self, ctx: Context) -> None:
+        for api, call, site in _calls(ctx):
+            signature = SIGNATURES.get(api)
+            if signature is None or any(arg.star for arg in call.args) or not _default_dialect(ctx, call):
+                continue
+            for arg, message in _problems(api, call, signature):
+                note = ctx.macro_note(site)
+                if site.origin:
+                    ctx.report(site, message + note)
+                else:
+                    ctx.report_at(ctx.span(arg, site.top), message)
+
+
+def _calls(ctx: Context) -> Iterator[tuple[str, cst.Call, Site]]:
+    """Every loop-constructor and operator call of the kernels, once per call site."""
+    seen: set[tuple[int, int]] = set()
+    for item, _ in kernel_items(ctx.model.kernels):
+        found: list[tuple[str, cst.Call, Site]] = []
+        if isinstance(item, Loop) and item.call is not None and item.api.startswith("T."):
+            found.append((item.api[2:], item.call, item.site))
+        elif isinstance(item, Stmt):
+            found.extend(
+                (op.api, op.site.node, op.site) for op in item.calls if isinstance(op.site.node, cst.Call)
+            )
+        for api, call, site in found:
+            key = (id(call), id(site.report_node))
+            if key not in seen:
+                seen.add(key)
+                yield api, call, site
+
+
+def _default_dialect(ctx: Context, call: cst.Call) -> bool:
+    """Whether `call` is to `tilelang.language` (the CUDA dialect facade the table records).
+
+    Other dialects (`tilelang.ascend.language`) have other signatures: they are not checked.
+    """
+    qualified = ctx.imports.qualify(call.func)
+    if qualified is not None:
+        return qualified.startswith(DEFAULT_DIALECTS)
+    return "tilelang.ascend" not in ctx.source  # imported inside a function: the only dialect in the file
+
+
+def _problems(api: str, call: cst.Call, signature: Signature) -> Iterator[tuple[cst.Arg, str]]:
+    positional = [arg for arg in call.args if arg.keyword is None]
+    limit = signature.max_positional
+    if limit is not None and len(positional) > limit:
+        yield (
+            positional[limit],
+            f"`T.{api}()` takes at most {limit} positional arguments but {len(positional)} were given "
+            f"in TileLang {VERSION}",
+        )
+    for arg in call.args:
+        if arg.keyword is not None and not signature.accepts(arg.keyword.value):
+            yield (
+                arg,
+                f"`T.{api}()` got an unexpected keyword argument `{arg.keyword.value}` in TileLang {VERSION}",
+            )
