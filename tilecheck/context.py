@@ -100,9 +100,12 @@ class Context:
         notes: tuple[str, ...] = (),
         related: tuple[Related, ...] = (),
         severity: Severity | None = None,
+        caused_by: tuple[str, Span] | None = None,
     ) -> None:
         span = self.span(site.report_node, site.report_top)
-        self.report_at(span, message, fix=fix, notes=notes, related=related, severity=severity)
+        self.report_at(
+            span, message, fix=fix, notes=notes, related=related, severity=severity, caused_by=caused_by
+        )
 
     def report_at(
         self,
@@ -113,6 +116,7 @@ class Context:
         notes: tuple[str, ...] = (),
         related: tuple[Related, ...] = (),
         severity: Severity | None = None,
+        caused_by: tuple[str, Span] | None = None,
     ) -> None:
         """Report for the running rule; `severity` below the rule's own marks a finding that holds
         only under some backends when none is selected (configuration still overrides it)."""
@@ -131,5 +135,6 @@ class Context:
                 fix=fix,
                 notes=notes,
                 related=related,
+                caused_by=caused_by,
             )
         )

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from tilecheck.analysis.scope import ModelTooLarge
+from tilecheck.consequences import fold
 from tilecheck.context import Context, ModelError
 from tilecheck.registry import builtin_rules, by_code
 from tilecheck.rule import Rule
@@ -191,8 +192,8 @@ def check_source(
     sys.setrecursionlimit(max(limit, RECURSION_LIMIT))
     try:
         for rule in chosen:
-            if rule.GRADE.value == "meta":
-                continue
+            if rule.check is Rule.check:
+                continue  # reported by the engine itself (unreadable files, suppressions, ...)
             if _run_rule(rule, ctx, result):
                 ran.add(rule.CODE)
             if result.diagnostics and result.diagnostics[-1].code == "TL004":
@@ -203,6 +204,7 @@ def check_source(
     result.diagnostics.extend(_unique(ctx.diagnostics))
     if may_have_suppressions(text):
         _suppress(result, text, chosen, ran, known)
+    result.diagnostics = fold(result.diagnostics)  # after suppressions: they name the raw findings
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result
 

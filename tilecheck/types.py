@@ -79,6 +79,8 @@ class Diagnostic:
     fix: Fix | None = None
     notes: tuple[str, ...] = field(default=())
     related: tuple[Related, ...] = field(default=())
+    # (code, span) of the finding whose legal rewrite removes this one: reported as its note.
+    caused_by: tuple[str, Span] | None = None
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.span.line, self.span.column, self.code, self.message)

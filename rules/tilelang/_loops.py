@@ -8,6 +8,7 @@ from tilecheck.analysis.model import Item, Loop, Request, Stmt, StmtKind
 from tilecheck.analysis.queries import kernel_items, parallel_ancestors
 from tilecheck.backends import Profile, profile_of
 from tilecheck.context import Context
+from tilecheck.types import Span
 
 
 def backend(ctx: Context) -> Profile | None:
@@ -45,3 +46,19 @@ def scope_named(loop: Loop, api: str) -> bool | None:
         if not item.certain or (isinstance(item, Stmt) and item.kind is StmtKind.UNKNOWN):
             unsure = True
     return None if unsure else False
+
+
+def pipeline_in_parallel_root(ctx: Context, ancestors: tuple[Item, ...]) -> tuple[str, Span] | None:
+    """The TL102 finding (code, span) whose rewrite removes a finding under `ancestors`: the
+    outermost pipeline-requested loop nested in a `T.Parallel` loop. Hoisting that pipeline out
+    of the parallel region (TL102's legal rewrite) takes everything inside it out too, so a
+    nested parallel loop or a tile operator there is a consequence, not a second mistake."""
+    in_parallel = False
+    for item in ancestors:
+        if not isinstance(item, Loop):
+            continue
+        if item.is_parallel:
+            in_parallel = True
+        elif in_parallel and item.pipeline is not None and item.pipeline.state is Request.REQUESTED:
+            return "TL102", ctx.span(item.site.report_node, item.site.report_top)
+    return None

@@ -3,6 +3,7 @@ from tilecheck.analysis.queries import chain_break, kernel_items
 from tilecheck.context import Context
 from tilecheck.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.rules._examples import KERNEL
+from tilecheck.rules.tilelang._loops import pipeline_in_parallel_root
 from tilecheck.types import Grade
 
 
@@ -123,6 +124,7 @@ class NestedParallel(Rule):
                 item.site,
                 f"Nested `T.Parallel` loop: it does not form a strict chain with the enclosing "
                 f"`T.Parallel` at line {outer_line}, because {reason}{ctx.macro_note(item.site)}",
+                caused_by=pipeline_in_parallel_root(ctx, ancestors),
             )
 
 

@@ -3,6 +3,7 @@ from tilecheck.analysis.queries import kernel_items, parallel_ancestors
 from tilecheck.context import Context
 from tilecheck.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.rules._examples import KERNEL
+from tilecheck.rules.tilelang._loops import pipeline_in_parallel_root
 from tilecheck.types import Grade
 
 
@@ -94,4 +95,5 @@ class NestedTileOpInParallel(Rule):
                     f"in the `T.Parallel` loop at line {line}; TileLang's checker does not catch this because it "
                     f"does not look into call arguments, but a tile operator still cannot run once per parallel "
                     f"iteration{ctx.macro_note(call.site)}",
+                    caused_by=pipeline_in_parallel_root(ctx, ancestors),
                 )

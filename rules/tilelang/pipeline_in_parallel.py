@@ -3,6 +3,7 @@ from tilecheck.analysis.queries import kernel_items, parallel_ancestors
 from tilecheck.context import Context
 from tilecheck.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.rules._examples import KERNEL
+from tilecheck.rules.tilelang._loops import pipeline_in_parallel_root
 from tilecheck.types import Grade
 
 
@@ -103,4 +104,5 @@ class PipelineInParallel(Rule):
                 f"`{item.api}` requests a software pipeline ({request}) inside the `T.Parallel` loop "
                 f"at line {line}; a pipeline cannot be nested in a parallel region"
                 f"{ctx.macro_note(item.site)}",
+                caused_by=pipeline_in_parallel_root(ctx, ancestors),
             )

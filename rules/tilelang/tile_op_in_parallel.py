@@ -3,6 +3,7 @@ from tilecheck.analysis.queries import kernel_items, parallel_ancestors
 from tilecheck.context import Context
 from tilecheck.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.rules._examples import KERNEL
+from tilecheck.rules.tilelang._loops import pipeline_in_parallel_root
 from tilecheck.types import Grade
 
 
@@ -90,4 +91,5 @@ class TileOpInParallel(Rule):
                     f"Tile operator `T.{call.api}` (`tl.tileop.{call.tile_op}`){expands} inside the "
                     f"`T.Parallel` loop at line {line}; only element-wise operations are allowed in a "
                     f"parallel region{ctx.macro_note(call.site)}",
+                    caused_by=pipeline_in_parallel_root(ctx, ancestors),
                 )

@@ -1,0 +1,228 @@
+import ast
+import re
+from collections.abc import Iterator
+
+import libcst as cst
+
+from tilecheck.analysis.imports import TILELANG_PACKAGES
+from tilecheck.analysis.model import FileModel
+from tilecheck.context import Context
+from tilecheck.rule import Invalid, Rule, Valid
+from tilecheck.types import Grade, Severity, Span
+
+# Constructs that only TileLang code writes: a cheap test before anything is parsed again.
+_HINT = re.compile(r"\.\s*(?:prim_func|Kernel|Pipelined|Parallel)\b")
+_KERNEL_APIS = frozenset({"Kernel", "Pipelined", "Parallel"})
+_MAX_LISTED = 5
+
+
+class UnmodeledKernelCode(Rule):
+    """TileLang kernel code that tilecheck did not check.
+
+    ## What it does
+    Reports, once per file, the `@T.prim_func` kernels and the `T.Kernel`, `T.Pipelined`
+    and `T.Parallel` constructs that lie outside every kernel tilecheck modeled, and says
+    why when it knows: the name `T` does not resolve to `tilelang.language` (imported from a
+    module tilecheck does not read), or the construct is in a plain Python function, which
+    tilecheck does not follow into. It is a note: nothing is wrong with the code, but no
+    rule looked at it, so a clean report says nothing about it.
+
+    ## Why is this bad?
+    A checker that prints "All checks passed!" about code it never read gives false
+    confidence. TileLang builds these loops when the kernel is built; tilecheck can only
+    check what its model of TileLang's frontend reaches.
+
+    ## Example
+    ```python
+    from .tilelang_utils import T   # tilecheck does not follow this import
+
+    @T.prim_func
+    def main(A: T.Tensor((64,), "float32")):
+        ...
+    ```
+
+    ## Use instead
+    ```python
+    import tilelang.language as T
+    ```
+    in the kernel's module, or keep the note: it is information, not an error.
+
+    ## Backends
+    All. Reported by the engine's model coverage, whatever the backend.
+    """
+
+    CODE = "TL006"
+    NAME = "unmodeled-kernel-code"
+    GRADE = Grade.META
+    SEVERITY = Severity.INFO
+    HELP = "Import TileLang as `import tilelang.language as T` where the kernel is defined, and write kernels as `@T.prim_func` functions or `@T.macro` helpers."
+    VALID = [
+        Valid('import tilelang.language as T\n\n\n@T.prim_func\ndef main(A: T.Tensor((8,), "float32")):\n'
+              "    with T.Kernel(1) as bx:\n        for i in T.Parallel(8):\n            A[i] = 0\n"),
+        Valid("from joblib import Parallel\n\nParallel(n_jobs=2)\n"),
+        Valid('"""Example: `@T.prim_func` and `T.Parallel(8)` in a docstring."""\n'),
+    ]  # fmt: skip
+    INVALID = [
+        Invalid(
+            'from .tilelang_utils import T\n\n\n@T.prim_func\ndef main(A: T.Tensor((8,), "float32")):\n'
+            "    with T.Kernel(1) as bx:\n        for i in T.Parallel(8):\n            A[i] = 0\n",
+            at=((4, 2),),
+            message="TileLang code that tilecheck did not check: `T.prim_func` at line 4, `T.Kernel` at line 6 "
+            "and `T.Parallel` at line 7 (`T` is not resolved to `tilelang.language`: it comes from "
+            "`.tilelang_utils`, which tilecheck does not read)",
+        ),
+        Invalid(
+            'import tilelang.language as T\n\n\ndef fill(A):\n    for i in T.Parallel(8):\n        A[i] = 0\n\n\n'
+            '@T.prim_func\ndef main(A: T.Tensor((8,), "float32")):\n    with T.Kernel(1) as bx:\n        fill(A)\n',
+            at=((5, 14),),
+            message="`T.Parallel` at line 5 (it is in `fill`, a plain Python function, which tilecheck does "
+            "not follow into)",
+        ),
+    ]  # fmt: skip
+
+    def check(self, ctx: Context) -> None:
+        hits = [ctx.source.count("\n", 0, match.start()) + 1 for match in _HINT.finditer(ctx.source)]
+        if not hits:
+            return
+        covered = _covered_lines(ctx, ctx.model)
+        if all(line in covered for line in hits):
+            return  # the common case: every construct is in a modeled kernel, no second parse
+        found = [item for item in _constructs(ctx.source) if item[1] not in covered]
+        signals = {alias for alias, _, _, api, _ in found if api in ("prim_func", "Kernel")}
+        found = [item for item in found if _is_tilelang(ctx, item[0], signals)]
+        if not found:
+            return
+        names = sorted({alias for alias, _, _, _, _ in found})
+        parts = [f"`{alias}.{api}` at line {line}" for alias, line, _, api, _ in found[:_MAX_LISTED]]
+        more = f" and {len(found) - _MAX_LISTED} more" if len(found) > _MAX_LISTED else ""
+        listed = (
+            (", ".join(parts[:-1]) + " and " + parts[-1]) if len(parts) > 1 and not more else ", ".join(parts)
+        )
+        reasons = [_reason(ctx, alias) for alias in names]
+        plain = sorted({where[6:] for *_, where in found if where and where.startswith("plain:")})
+        macros = sorted({where[6:] for *_, where in found if where and where.startswith("macro:")})
+        if plain:
+            reasons.append(
+                f"it is in {_names(plain)}, a plain Python function, which tilecheck does not follow into"
+            )
+        if macros:
+            reasons.append(
+                f"it is in macro {_names(macros)}, which no kernel tilecheck modeled calls by name; macros "
+                "returned by functions or stored in variables are not followed"
+            )
+        why = "; ".join(reason for reason in reasons if reason) or (
+            "it is not in a kernel tilecheck recognises: a `@T.prim_func` function, a `@T.macro` it calls, "
+            "or a `@tilelang.jit` function that opens `with T.Kernel(...)`"
+        )
+        _, line, column, _, _ = found[0]
+        ctx.report_at(
+            Span.point(line, column),
+            f"TileLang code that tilecheck did not check: {listed}{more} ({why})",
+        )
+
+
+def _covered_lines(ctx: Context, model: FileModel) -> set[int]:
+    lines: set[int] = set()
+    for kernel in model.kernels:
+        span = ctx.span(kernel.node, kernel.top)
+        lines.update(range(span.line - len(kernel.node.decorators), span.end_line + 1))
+        for call in kernel.macro_calls:
+            span = ctx.span(call.definition, call.definition_top)
+            lines.update(range(span.line - len(call.definition.decorators), span.end_line + 1))
+    return lines
+
+
+def _constructs(source: str) -> list[tuple[str, int, int, str, str | None]]:
+    """(alias, line, column, api, enclosing plain function) of each TileLang construct."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    lines = source.splitlines()
+
+    def column(line: int, offset: int) -> int:  # ast's offsets count UTF-8 bytes
+        text = lines[line - 1] if line <= len(lines) else ""
+        return len(text.encode("utf-8")[:offset].decode("utf-8", "replace"))
+
+    found: list[tuple[str, int, int, str, str | None]] = []
+    for node, function in _walk(tree, None):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for decorator in node.decorator_list:
+                target = decorator.func if isinstance(decorator, ast.Call) else decorator
+                if _is_api(target, {"prim_func"}):
+                    assert isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                    found.append(
+                        (
+                            target.value.id,
+                            target.lineno,
+                            column(target.lineno, target.col_offset),
+                            "prim_func",
+                            None,
+                        )
+                    )
+        elif isinstance(node, ast.Call) and _is_api(node.func, _KERNEL_APIS):
+            assert isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+            line = node.lineno
+            found.append((node.func.value.id, line, column(line, node.col_offset), node.func.attr, function))
+    return sorted(found, key=lambda item: (item[1], item[2]))
+
+
+def _walk(node: ast.AST, function: str | None) -> Iterator[tuple[ast.AST, str | None]]:
+    """Every node with the function that explains why it was not modeled: `plain:f` inside a
+    plain Python function, `macro:m` inside a `@T.macro`, None inside other decorated ones."""
+    for child in ast.iter_child_nodes(node):
+        yield child, function
+        inner = function
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if any(_is_api(_target(d), {"macro"}) for d in child.decorator_list):
+                inner = f"macro:{child.name}"
+            elif any(isinstance(_target(d), ast.Attribute) for d in child.decorator_list):
+                inner = None  # @T.prim_func, @tilelang.jit: the model's business
+            else:
+                inner = f"plain:{child.name}"
+        yield from _walk(child, inner)
+
+
+def _target(decorator: ast.expr) -> ast.expr:
+    return decorator.func if isinstance(decorator, ast.Call) else decorator
+
+
+def _is_api(node: ast.expr, names: set[str] | frozenset[str]) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr in names and isinstance(node.value, ast.Name)
+
+
+def _is_tilelang(ctx: Context, alias: str, signals: set[str]) -> bool:
+    """`alias` is TileLang's language module, or unresolved in a file whose uses of it only
+    TileLang code writes (`@alias.prim_func`, `alias.Kernel(...)`)."""
+    qualified = ctx.imports.qualify(cst.Name(alias))
+    if qualified is not None:
+        return qualified in TILELANG_PACKAGES
+    origin = _import_origin(ctx.source, alias)
+    if origin is not None and not origin.startswith((".", "tilelang")):
+        return False  # another library's `prim_func` (TVM script: `from tvm.script import tir as T`)
+    return alias in signals
+
+
+def _reason(ctx: Context, alias: str) -> str:
+    if ctx.imports.qualify(cst.Name(alias)) is not None:
+        return ""
+    origin = _import_origin(ctx.source, alias)
+    if origin is None:
+        return f"`{alias}` is not resolved to `tilelang.language`"
+    if origin.startswith("tilelang"):
+        return f"`{alias}` is imported inside a `try:` block or a function, where tilecheck does not resolve imports"
+    return f"`{alias}` is not resolved to `tilelang.language`: it comes from `{origin}`, which tilecheck does not read"
+
+
+def _import_origin(source: str, alias: str) -> str | None:
+    """The module an import statement anywhere in the file (a function, a `try:`) binds `alias` from."""
+    name = re.escape(alias)
+    match = re.search(rf"^\s*from\s+(\S+)\s+import\s+[^\n]*\b{name}\b", source, re.MULTILINE) or re.search(
+        rf"^\s*import\s+(\S+)\s+as\s+{name}\b", source, re.MULTILINE
+    )
+    return match.group(1) if match else None
+
+
+def _names(functions: list[str]) -> str:
+    quoted = [f"`{name}`" for name in functions]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
