@@ -2,7 +2,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint format oracle bench clean
+.PHONY: demo test lint format oracle bench visibility clean
 
 # Runtime install (for the demo) and dev install (for the tests), each redone when pyproject.toml changes.
 $(VENV)/.runtime: pyproject.toml
@@ -39,6 +39,10 @@ oracle: $(VENV)/.dev
 
 bench: $(VENV)/.dev
 	$(BIN)/python tools/bench.py
+
+# How many Kernel/Pipelined/Parallel bodies of the shared corpus the model sees (issue 10 §6).
+visibility: $(VENV)/.runtime
+	$(BIN)/python tools/visibility.py ../shared/corpus/tilelang
 
 clean:
 	rm -rf build dist *.egg-info .pytest_cache .ruff_cache

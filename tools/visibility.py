@@ -120,6 +120,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("paths", nargs="*", default=[DEFAULT_CORPUS])
     parser.add_argument("--show", type=int, default=15, metavar="N", help="unseen bodies to list")
     args = parser.parse_args(argv)
+    missing = [path for path in args.paths if not os.path.exists(path)]
+    if missing:
+        print(f"visibility: no such file or directory: {', '.join(missing)}", file=sys.stderr)
+        return 2
     sys.path.insert(0, ROOT)
     from tilecheck.engine import check_source
 
