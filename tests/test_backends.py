@@ -26,7 +26,18 @@ from tilecheck.backends import (
     shipped,
 )
 
-SHIPPED = ("cuda-sm80", "cuda-sm90", "hip-gfx942", "hip-gfx950", "cpu", "metal", "webgpu", "ascend")
+SHIPPED = (
+    "cuda-sm80",
+    "cuda-sm90",
+    "cuda-sm100",
+    "cuda-sm120",
+    "hip-gfx942",
+    "hip-gfx950",
+    "cpu",
+    "metal",
+    "webgpu",
+    "ascend",
+)
 
 
 @pytest.fixture
@@ -76,6 +87,8 @@ def test_every_shipped_value_cites_the_reference():
     [
         ("cuda-sm80", PLANNED, PLANNED, False, False),
         ("cuda-sm90", PLANNED, PLANNED, False, True),
+        ("cuda-sm100", PLANNED, PLANNED, False, True),
+        ("cuda-sm120", PLANNED, PLANNED, False, True),
         ("hip-gfx942", STRIPPED, PLANNED, False, False),
         ("hip-gfx950", PLANNED, PLANNED, False, False),
         ("cpu", IGNORED, IGNORED, False, False),
@@ -180,7 +193,7 @@ def test_backends_command_lists_profiles(project, capsys):
     assert outcome.status == 0
     lines = outcome.out.splitlines()
     assert lines[0].split()[:3] == ["name", "backend", "num_stages"]
-    assert [line.split()[0] for line in lines[1:9]] == list(SHIPPED)
+    assert [line.split()[0] for line in lines[1 : 1 + len(SHIPPED)]] == list(SHIPPED)
     assert "ascend      ascend   planned     ignored      yes" in outcome.out
 
 
@@ -238,3 +251,34 @@ def test_backend_option_and_configured_profiles_reach_the_rules(project, capsys)
     write(project, {"tilecheck.toml": 'backend = "npu"\n[backends.npu]\nbase = "cuda-sm80"\nnested = true\n'})
     outcome = run(capsys, "k.py")
     assert outcome.status == 2 and "unknown field `nested`" in outcome.err
+
+
+@pytest.mark.parametrize("name", ["cuda-sm100", "cuda-sm120"])
+def test_blackwell_profiles_say_which_values_were_verified_by_lowering(name, project, capsys):
+    text = (resources.files("tilecheck.backends") / "profiles" / f"{name}.toml").read_text(encoding="utf-8")
+    arch = get_profile(name).target.split("-arch=")[1]
+    assert f'{{"kind": "cuda", "arch": "{arch}"}}' in text and "tools/verify_profiles.py" in text
+    for key in (
+        "num_stages",
+        "manual_schedule",
+        "hierarchical_pipelines",
+        "async_copy",
+        "warp_specialization",
+    ):
+        lines = text.splitlines()
+        index = next(i for i, line in enumerate(lines) if line.startswith(f"{key} ="))
+        assert any("(verified" in line for line in lines[max(index - 3, 0) : index + 1]), (name, key)
+    # Both levels of a nested request are serialized: TL201 under the new profiles too.
+    write(
+        project,
+        {
+            "k.py": "import tilelang.language as T\n\n\n@T.prim_func\n"
+            'def main(A: T.Tensor((64, 64), "float32")):\n'
+            "    with T.Kernel(1, threads=128) as bx:\n"
+            "        for ko in T.Pipelined(4, num_stages=3):\n"
+            "            for ki in T.Pipelined(4, num_stages=2):\n"
+            "                A[ko, ki] = 0\n"
+        },
+    )
+    outcome = run(capsys, "k.py", "--backend", name, "--output-format", "json", "--isolated")
+    assert [(d["line"], d["column"], d["code"]) for d in json.loads(outcome.out)] == [(8, 23, "TL201")]

@@ -1,6 +1,8 @@
 """A plain wheel install ships the engine and the built-in rules, and the console script runs."""
 
 import json
+import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,8 +16,20 @@ def run(*command, **kwargs):
 
 def test_wheel_installs_into_a_fresh_environment(tmp_path):
     wheels = tmp_path / "wheels"
-    built = run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(wheels), str(ROOT))
+    # Verbose, so that the build backend's own output shows; without PYTHONDONTWRITEBYTECODE, which
+    # makes setuptools say "byte-compiling is disabled".
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    built = run(
+        sys.executable, "-m", "pip", "wheel", "--no-deps", "-v", "-w", str(wheels), str(ROOT), env=env
+    )
     assert built.returncode == 0, built.stderr
+    warnings = [
+        line
+        for line in (built.stdout + built.stderr).splitlines()
+        if re.search(r"Warning\b|warning:|^\s*!!", line)
+        and "Location 'file:" not in line  # pip's index config
+    ]
+    assert warnings == []  # the setuptools configuration is clean
     [wheel] = wheels.glob("tilecheck-*.whl")
     venv = tmp_path / "venv"
     assert run(sys.executable, "-m", "venv", str(venv)).returncode == 0

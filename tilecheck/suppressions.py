@@ -317,7 +317,7 @@ class Suppressions:
 # -- removing --------------------------------------------------------------------------------
 
 
-# A new comment starts at `# ` or at a pragma (`#noqa`); `#42` in a reason does not.
+# A new comment starts at `# ` or at a pragma without a space (`noqa`); `#42` in a reason does not.
 _NEXT_PRAGMA = re.compile(r"#(?:\s|noqa|type:|fmt:|pragma|tilecheck:|pylint:|ruff:|flake8:|nosec|mypy:)")
 
 
@@ -332,7 +332,7 @@ def removal_edits(directive: Directive, remove: list[Entry]) -> tuple[Edit, ...]
         if directive.kind == "noqa":
             joined = " ".join(e.text for e in keep) if "," not in _slice(comment, start, end) else joined
         return (Edit(Span(line, start, line, end), joined),)
-    # The directive's extent: its reason runs up to the next comment (`# other`, `#noqa`);
+    # The directive's extent: its reason runs up to the next comment (`# other`, or a pragma without a space);
     # a `#` inside the reason (`see #42`) is part of it.
     offset = directive.start - comment.column
     rest = comment.text[directive.end - comment.column :]

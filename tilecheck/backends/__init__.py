@@ -200,7 +200,18 @@ def shipped() -> dict[str, Profile]:
 
 def names(overrides: dict[str, dict[str, object]] | None = None) -> tuple[str, ...]:
     """Shipped profile names in a stable order, then user-defined ones."""
-    order = ("cuda-sm80", "cuda-sm90", "hip-gfx942", "hip-gfx950", "cpu", "metal", "webgpu", "ascend")
+    order = (
+        "cuda-sm80",
+        "cuda-sm90",
+        "cuda-sm100",
+        "cuda-sm120",
+        "hip-gfx942",
+        "hip-gfx950",
+        "cpu",
+        "metal",
+        "webgpu",
+        "ascend",
+    )
     known = list(shipped())
     result = [n for n in order if n in known] + sorted(n for n in known if n not in order)
     result += sorted(n for n in (overrides or {}) if n not in result)
