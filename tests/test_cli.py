@@ -65,7 +65,7 @@ def test_optimization_findings_never_fail_and_are_notes(project, capsys, monkeyp
     outcome = run(capsys, "k.py", "--output-format", "concise")
     assert outcome.status == 0
     assert outcome.out.splitlines() == [
-        "k.py:1:1: OPT301 [optimization] This copy will not be vectorized",
+        "k.py:1:1: note: OPT301 [optimization] This copy will not be vectorized",
         "Found 1 note in 1 file.",
     ]
     assert run(capsys, "k.py", "--output-format", "github").out.startswith(
@@ -101,10 +101,11 @@ def test_statistics(project, capsys):
     write(project, {"k.py": KERNEL, "j.py": KERNEL, "u.py": "x = 1  # tilecheck: ignore[TL101]\n"})
     outcome = run(capsys, ".", "--statistics")
     assert outcome.out.splitlines() == [
-        "2  TL101  [ ] nested-parallel",
-        "2  TL104  [ ] parallel-indexed-local",
-        "2  TL105  [ ] symbolic-parallel-fragment",
+        "2  TL101      nested-parallel",
+        "2  TL104  [-] parallel-indexed-local",
+        "2  TL105      symbolic-parallel-fragment",
         "1  TL901  [*] unused-suppression",
+        "Found 6 errors, 1 warning in 3 files.",
     ]
     assert outcome.status == 1
     outcome = run(capsys, ".", "--statistics", "--unsafe-fixes", "--output-format", "json")
@@ -113,13 +114,14 @@ def test_statistics(project, capsys):
         "name": "parallel-indexed-local",
         "count": 2,
         "fixable": True,
+        "fix": "unsafe",
     }
 
 
 def test_full_output(project, capsys):
     write(project, {"u.py": "x = 1  # tilecheck: ignore[TL101]\n"})
     assert run(capsys, "u.py").out.splitlines() == [
-        "u.py:1:8: TL901 [meta] Unused suppression: no `TL101` diagnostic to suppress",
+        "u.py:1:8: warning: TL901 [meta] Unused suppression: no `TL101` diagnostic to suppress",
         "  |",
         "1 | x = 1  # tilecheck: ignore[TL101]",
         "  |        ^^^^^^^^^^^^^^^^^^^^^^^^^^",

@@ -351,7 +351,7 @@ def test_environment_output_format(project, capsys, monkeypatch):
     write(project, {"k.py": KERNEL, "tilecheck.toml": 'output-format = "github"\n'})
     assert run(capsys, "k.py").out.startswith("::error title=tilecheck (TL104)")
     monkeypatch.setenv("TILECHECK_OUTPUT_FORMAT", "concise")
-    assert run(capsys, "k.py").out.startswith("k.py:10:13: TL104 [semantic] ")
+    assert run(capsys, "k.py").out.startswith("k.py:10:13: error: TL104 [semantic] ")
     assert run(capsys, "k.py", "--output-format", "json-lines").out.startswith('{"path":"k.py","line":10,')
     monkeypatch.setenv("TILECHECK_OUTPUT_FORMAT", "yaml")
     outcome = run(capsys, "k.py")

@@ -128,16 +128,19 @@ def test_fix_applies_only_safe_fixes_by_default(kernel, capsys):
     outcome = run(capsys, "k.py", "--fix", "--output-format", "concise")
     assert kernel.read_text() == KERNEL
     assert outcome.status == 1
-    assert outcome.out.splitlines()[-1] == "Found 3 errors in 1 file."
+    assert outcome.out.splitlines()[-2:] == [
+        "Found 3 errors in 1 file.",
+        "1 unsafe fix available with `--unsafe-fixes`.",  # kept after --fix, as ruff does
+    ]
 
 
 def test_unsafe_fixes(kernel, capsys):
     outcome = run(capsys, "k.py", "--fix", "--unsafe-fixes", "--output-format", "concise")
     assert kernel.read_text() == FIXED_KERNEL
     assert outcome.out.splitlines() == [
-        "k.py:12:13: TL105 [contract] Fragment `frag` is indexed by `i`, the variable of a T.Parallel loop "
+        "k.py:12:13: error: TL105 [contract] Fragment `frag` is indexed by `i`, the variable of a T.Parallel loop "
         "with symbolic range `n` (line 11); fragment layouts need a constant parallel range",
-        "k.py:15:22: TL101 [semantic] Nested `T.Parallel` loop: it does not form a strict chain with the "
+        "k.py:15:22: error: TL101 [semantic] Nested `T.Parallel` loop: it does not form a strict chain with the "
         "enclosing `T.Parallel` at line 13, because the outer body also contains the statement `B[i, 0] = 0` (line 14)",
         "Fixed 1 diagnostic.",
         "Found 2 errors in 1 file.",

@@ -206,7 +206,7 @@ def test_crashing_plugin_rule_exits_2_and_names_the_rule(project, capsys):
     assert outcome.status == 2
     assert (
         outcome.out.splitlines()[0]
-        == "k.py:1:1: TL005 [meta] Rule KX101 (no-forbidden) crashed: ValueError: oops"
+        == "k.py:1:1: error: TL005 [meta] Rule KX101 (no-forbidden) crashed: ValueError: oops"
     )
 
 

@@ -109,8 +109,8 @@ def test_pre_commit_try_repo(tmp_path):
     output = failing.stdout + failing.stderr
     assert failing.returncode == 1, output
     assert "tilecheck................................................................Failed" in output
-    assert "kernels/softmax.py:10:13: TL104 [semantic] Local buffer `loc`" in output
-    assert "kernels/softmax.py:15:22: TL101 [semantic]" in output
+    assert "kernels/softmax.py:10:13: error: TL104 [semantic] Local buffer `loc`" in output
+    assert "kernels/softmax.py:15:22: error: TL101 [semantic]" in output
     assert "build/generated.py" not in output
 
     kernel.write_text(CLEAN)

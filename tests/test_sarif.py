@@ -81,6 +81,57 @@ def test_sarif_document(project, capsys):
         "insertedContent": {"text": "alloc_fragment"},
     }
     assert first["fixes"][0]["description"]["text"] == "Allocate `loc` with `T.alloc_fragment` (unsafe)"
+    tl101 = results[2]
+    assert tl101["relatedLocations"] == [
+        {
+            "id": 1,
+            "message": {"text": "the enclosing `T.Parallel` loop"},
+            "physicalLocation": {
+                "artifactLocation": {"uri": "kernels/k.py", "uriBaseId": "%SRCROOT%"},
+                "region": {"startLine": 13, "startColumn": 18, "endLine": 13, "endColumn": 32},
+            },
+        },
+        {
+            "id": 2,
+            "message": {"text": "this breaks the chain"},
+            "physicalLocation": {
+                "artifactLocation": {"uri": "kernels/k.py", "uriBaseId": "%SRCROOT%"},
+                "region": {"startLine": 14, "startColumn": 13, "endLine": 14, "endColumn": 24},
+            },
+        },
+    ]
+    # No repository URL in the project's metadata: no helpUri is invented.
+    assert all("helpUri" not in rule for rule in driver["rules"])
+
+
+def test_sarif_help_uri_once_a_repository_url_is_configured(project, capsys, monkeypatch):
+    monkeypatch.setattr("tilecheck.report.sarif.repository_url", lambda: "https://example.org/tilecheck")
+    write(project, {"k.py": KERNEL})
+    _, log = sarif(capsys, "k.py")
+    rules = {rule["id"]: rule for rule in log["runs"][0]["tool"]["driver"]["rules"]}
+    assert rules["TL104"]["helpUri"] == (
+        "https://example.org/tilecheck/blob/HEAD/docs/rules.md#parallel-indexed-local-tl104"
+    )
+
+
+def test_repository_url_comes_from_package_metadata(monkeypatch):
+    from importlib import metadata
+
+    from tilecheck.report.sarif import repository_url
+
+    class Meta:
+        def __init__(self, urls):
+            self.urls = urls
+
+        def get_all(self, key):
+            return self.urls if key == "Project-URL" else None
+
+    monkeypatch.setattr(
+        metadata, "metadata", lambda name: Meta(["Repository, https://github.com/o/tilecheck/"])
+    )
+    assert repository_url() == "https://github.com/o/tilecheck"
+    monkeypatch.setattr(metadata, "metadata", lambda name: Meta(["Homepage, https://o.example"]))
+    assert repository_url() is None
 
 
 def test_sarif_fingerprints_survive_line_shifts(project, capsys):
@@ -165,8 +216,9 @@ def test_github_annotations(project, capsys):
     assert lines[0] == (
         "::error title=tilecheck (TL104),file=k.py,line=10,col=13,endLine=10,endColumn=19::"
         "k.py:10:13: TL104 [semantic] Local buffer `loc` is indexed by T.Parallel loop variable `i`; local buffers "
-        "are thread-private and do not take part in parallel layout inference%0A  help: Use T.serial/T.vectorized/"
-        "T.unroll for per-thread local indexing, or T.alloc_fragment to distribute the dimension across threads."
+        "are thread-private and do not take part in parallel layout inference%0A  help: Allocate `loc` with "
+        "`T.alloc_fragment` to spread it over the threads that run `i`, or index it with a `T.serial`/`T.unroll` "
+        "loop variable instead of `i`."
     )
     assert len(lines) == 3
     assert outcome.status == 1
@@ -208,6 +260,24 @@ def test_json_and_json_lines_agree(project, capsys):
         "message": whole[0]["message"],
         "help": whole[0]["help"],
         "notes": [],
+        "related": [
+            {
+                "path": "k.py",
+                "line": 9,
+                "column": 18,
+                "end_line": 9,
+                "end_column": 32,
+                "message": "`i` is the variable of this `T.Parallel` loop",
+            },
+            {
+                "path": "k.py",
+                "line": 7,
+                "column": 15,
+                "end_line": 7,
+                "end_column": 46,
+                "message": "`loc` is allocated with `T.alloc_local`",
+            },
+        ],
         "fix": {
             "title": "Allocate `loc` with `T.alloc_fragment`",
             "applicability": "unsafe",

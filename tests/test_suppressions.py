@@ -222,7 +222,7 @@ def test_add_ignore_writes_a_baseline(tmp_path, capsys, monkeypatch):
         == "            for j in T.Parallel(64):  # tilecheck: ignore[TL101] legacy kernel"
     )
     again = run(capsys, "k.py", "--output-format", "concise")
-    assert (again.status, again.out) == (0, "")
+    assert (again.status, again.out) == (0, "All checks passed!\n")
     assert run(capsys, "--add-ignore", "k.py").err == "Added 0 suppression comments.\n"  # k.py is a path
 
 

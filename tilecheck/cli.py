@@ -65,6 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("-o", "--output-file", metavar="FILE", help="write the report to FILE")
     check.add_argument("--statistics", action="store_true", help="count diagnostics per rule instead")
+    check.add_argument("--show-fixes", action="store_true", help="list the files and rules --fix fixed")
     check.add_argument("--exit-zero", action="store_true", help="exit with 0 even with diagnostics")
     check.add_argument(
         "--jobs",
@@ -249,6 +250,7 @@ def run_check(args: argparse.Namespace) -> int:
     write_errors: list[str] = []
     diffs: list[str] = []
     fixed = 0
+    fixes: list[Diagnostic] = []
     added = 0
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
@@ -260,7 +262,7 @@ def run_check(args: argparse.Namespace) -> int:
         if path in linted:
             result = linted[path]
         elif fixing or args.add_ignore is not None:
-            result, count, problem, diff = _rewrite(path, file_settings, args, unsafe)
+            result, count, problem, diff, applied = _rewrite(path, file_settings, args, unsafe)
             if problem:
                 write_errors.append(f"{display_path(path)}: {problem}")
             if diff:
@@ -269,6 +271,7 @@ def run_check(args: argparse.Namespace) -> int:
                 added += count
             else:
                 fixed += count
+                fixes += applied
         else:
             result = lint_file(path, file_settings)
         internal_error = internal_error or result.internal_error
@@ -284,8 +287,16 @@ def run_check(args: argparse.Namespace) -> int:
         return 2 if internal_error or write_errors else 0
     if args.diff:
         with _output(args.output_file) as out:
-            for diff in diffs:
-                out.write(diff)
+            if args.statistics:  # what the diff is about, per rule
+                from tilecheck.report import statistics
+
+                diagnostics.sort(key=lambda d: (display_path(d.path), d.span.line, d.span.column, d.code))
+                statistics.render(
+                    Run(diagnostics, sources, len(files), unsafe_fixes=unsafe), output_format, out
+                )
+            else:
+                for diff in diffs:
+                    out.write(diff)
         would = fixed
         print(f"Would fix {would} diagnostic{'' if would == 1 else 's'}.", file=sys.stderr)
         return 2 if internal_error or write_errors else (1 if diffs else 0)
@@ -301,10 +312,14 @@ def run_check(args: argparse.Namespace) -> int:
         unsafe_fixes=unsafe,
         show_fix_hint=not args.fix,
         successful=not internal_error,
+        fixes=fixes,
+        show_fixes=args.show_fixes,
     )
     with _output(args.output_file) as out:
         if args.statistics:
-            _statistics(run, output_format, out)
+            from tilecheck.report import statistics
+
+            statistics.render(run, output_format, out)
         else:
             reporter = __import__(f"tilecheck.report.{output_format.replace('-', '_')}", fromlist=["render"])
             reporter.render(run, out)
@@ -361,32 +376,34 @@ class _output:
 
 def _rewrite(
     path: str, settings, args: argparse.Namespace, unsafe: bool
-) -> tuple[FileAnalysis, int, str, str]:
-    """--fix, --diff or --add-ignore on one file: (final result, count, write problem, diff)."""
+) -> tuple[FileAnalysis, int, str, str, list[Diagnostic]]:
+    """--fix, --diff or --add-ignore on one file: (final result, count, write problem, diff, fixed)."""
     from tilecheck.fixes import WriteError, encode_like, fix_text, fixable, write_atomic
     from tilecheck.suppressions import add_ignores
 
     data, failure = read_source(path)
     if failure is not None:
-        return FileAnalysis(path, [failure]), 0, "", ""
+        return FileAnalysis(path, [failure]), 0, "", "", []
     assert data is not None
     first = lint_source(data, path, settings)
     if first.text is None:
-        return first, 0, "", ""
+        return first, 0, "", "", []
     original = first.text
+    applied: list[Diagnostic] = []
     if args.add_ignore is not None:
         targets = [d for d in first.diagnostics if d.grade is not Grade.META]
         text, count = add_ignores(original, targets, args.add_ignore)
         result = lint_source(text, path, settings) if count else first
     else:
         if not any(fixable(d, unsafe) for d in first.diagnostics):
-            return first, 0, "", ""
+            return first, 0, "", "", []
         outcome = fix_text(
             original, lambda text: lint_source(text, path, settings), unsafe=unsafe, first=first
         )
         text, count, result = outcome.text, len(outcome.fixed), outcome.result  # type: ignore[assignment]
+        applied = outcome.fixed
     if text == original:
-        return result, 0, "", ""
+        return result, 0, "", "", []
     if args.diff:
         name = display_path(path)
         diff = "".join(
@@ -394,39 +411,12 @@ def _rewrite(
                 original.splitlines(keepends=True), text.splitlines(keepends=True), f"a/{name}", f"b/{name}"
             )
         )
-        return first, count, "", diff
+        return first, count, "", diff, applied
     try:
         write_atomic(path, encode_like(data, text), expected=data)
     except WriteError as error:
-        return first, 0, f"not modified: {error}", ""
-    return result, count, "", ""
-
-
-def _statistics(run: Run, output_format: str, out: TextIO) -> None:
-    counts: dict[str, list[Diagnostic]] = {}
-    for diagnostic in run.diagnostics:
-        counts.setdefault(diagnostic.code, []).append(diagnostic)
-    rows = sorted(counts.items(), key=lambda item: (-len(item[1]), item[0]))
-    table = [
-        {
-            "code": code,
-            "name": found[0].rule,
-            "count": len(found),
-            "fixable": any(d.fix is not None and (d.fix.safe or run.unsafe_fixes) for d in found),
-        }
-        for code, found in rows
-    ]
-    if output_format in ("json", "json-lines", "sarif"):
-        json.dump(table, out, indent=2)
-        out.write("\n")
-        return
-    if not table:
-        return
-    width = max(len(str(row["count"])) for row in table)
-    code_width = max(len(str(row["code"])) for row in table)
-    for row in table:
-        mark = "[*]" if row["fixable"] else "[ ]"
-        out.write(f"{row['count']:>{width}}  {row['code']:<{code_width}}  {mark} {row['name']}\n")
+        return first, 0, f"not modified: {error}", "", []
+    return result, count, "", "", applied
 
 
 # -- debug-config ----------------------------------------------------------------------------------

@@ -101,11 +101,32 @@ class Context:
         related: tuple[Related, ...] = (),
         severity: Severity | None = None,
         caused_by: tuple[str, Span] | None = None,
+        help: str | None = None,
     ) -> None:
         span = self.span(site.report_node, site.report_top)
         self.report_at(
-            span, message, fix=fix, notes=notes, related=related, severity=severity, caused_by=caused_by
+            span,
+            message,
+            fix=fix,
+            notes=notes,
+            related=related + self.macro_related(site),
+            severity=severity,
+            caused_by=caused_by,
+            help=help,
         )
+
+    def macro_related(self, site: Site) -> tuple[Related, ...]:
+        """For an item inlined from a macro: the inner call sites and the item in the definition."""
+        related = []
+        for outer, inner in zip(site.origin, site.origin[1:], strict=False):
+            related.append(
+                Related(
+                    self.span(inner.call, inner.call_top), f"`{outer.name}` calls macro `{inner.name}` here"
+                )
+            )
+        if site.origin:
+            related.append(Related(self.span(site.node, site.top), f"in macro `{site.origin[-1].name}`"))
+        return tuple(related)
 
     def report_at(
         self,
@@ -117,6 +138,7 @@ class Context:
         related: tuple[Related, ...] = (),
         severity: Severity | None = None,
         caused_by: tuple[str, Span] | None = None,
+        help: str | None = None,
     ) -> None:
         """Report for the running rule; `severity` below the rule's own marks a finding that holds
         only under some backends when none is selected (configuration still overrides it)."""
@@ -131,7 +153,7 @@ class Context:
                 grade=rule.GRADE,
                 severity=severity or rule.severity(),
                 message=message,
-                help=rule.HELP or None,
+                help=help or rule.HELP or None,  # a rule may tailor its help to the cause
                 fix=fix,
                 notes=notes,
                 related=related,

@@ -4,6 +4,7 @@ from tilecheck.context import Context
 from tilecheck.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.rules._examples import KERNEL
 from tilecheck.rules.tilelang._loops import pipeline_in_parallel_root
+from tilecheck.rules.tilelang._related import enclosing_parallel, related
 from tilecheck.types import Grade
 
 
@@ -40,7 +41,15 @@ class NestedParallel(Rule):
     for i, j in T.Parallel(64, 64):
         B[i, j] = A[i, j]
     ```
-    or make the inner loop `T.serial`/`T.vectorized`.
+    When a `T.serial` (or `T.unroll`, `range`, ...) loop stands between the two, hoist it
+    above the outer `T.Parallel` instead:
+    ```python
+    for k in T.serial(2):
+        for i, j in T.Parallel(64, 32):
+            B[i, j + k * 32] = 0
+    ```
+    A runtime `if` moves into the inner loop's body; an assignment such as `t = i * 2`
+    is inlined into its uses or moved into the inner loop.
 
     ## Backends
     All: TileLang's pre-lower check rejects it before any target is chosen.
@@ -50,8 +59,8 @@ class NestedParallel(Rule):
     NAME = "nested-parallel"
     GRADE = Grade.SEMANTIC
     HELP = (
-        "Make the inner `T.Parallel` the only statement of the outer one (or fuse both into "
-        "one `T.Parallel(M, N)`), move other statements out, or make the inner loop `T.serial`."
+        "Make the inner `T.Parallel` the only statement of the outer one: move other statements into "
+        "a loop of their own, or fuse both loops into one `T.Parallel(M, N)`."
     )
     CHECKLIST = Checklist(
         grade="Semantic: a nested parallel region has no meaning for parallel lowering on any target.",
@@ -112,20 +121,77 @@ class NestedParallel(Rule):
             if found is None:
                 continue
             outer_line = ctx.line_of(found.outer.site.report_node, found.outer.site.report_top)
+            breaker = found.breakers[-1] if found.wrapper else found.breakers[0]
+            unrolled = not found.wrapper and _same_source(breaker, item)
             if found.wrapper:
-                reason = f"it is inside {describe(ctx, found.breakers[-1])}"
-            elif _same_source(found.breakers[0], item):
+                reason = f"it is inside {describe(ctx, breaker)}"
+                label = "this wraps the inner `T.Parallel` loop"
+            elif unrolled:
                 reason = (
                     "a Python-level `for` over a list unrolls it into several sibling loops at build time"
                 )
+                label = "another copy of the same loop"
             else:
-                reason = f"the outer body also contains {describe(ctx, found.breakers[0])}"
+                reason = f"the outer body also contains {describe(ctx, breaker)}"
+                label = "this breaks the chain"
             ctx.report(
                 item.site,
                 f"Nested `T.Parallel` loop: it does not form a strict chain with the enclosing "
                 f"`T.Parallel` at line {outer_line}, because {reason}{ctx.macro_note(item.site)}",
                 caused_by=pipeline_in_parallel_root(ctx, ancestors),
+                related=(enclosing_parallel(ctx, found.outer), related(ctx, breaker.site, label)),
+                help=rewrite(ctx, breaker, wrapper=found.wrapper, unrolled=unrolled),
             )
+
+
+def rewrite(ctx: Context, breaker: Item, *, wrapper: bool, unrolled: bool) -> str:
+    """The rewrite that fits what broke the chain."""
+    if unrolled:
+        return (
+            "Fuse each unrolled copy with the outer loop (`T.Parallel(M, N)`), or replace the Python "
+            "`for` over a list by a `T.unroll` loop above the outer `T.Parallel`."
+        )
+    site = breaker.site
+    if isinstance(breaker, Loop) and breaker.is_parallel:
+        return (
+            "Give each inner `T.Parallel` its own outer loop: split the outer loop so that every pair "
+            "fuses into one `T.Parallel(M, N)`."
+        )
+    if isinstance(breaker, Loop):
+        header = ctx.text(breaker.call if breaker.call is not None else site.node, 40)
+        return (
+            f"Hoist the `{header}` loop above the outer `T.Parallel`, so that the two `T.Parallel` loops "
+            f"form a chain (or fuse into one `T.Parallel(M, N)`); or make the outer loop `T.serial`."
+        )
+    assert isinstance(breaker, Stmt)
+    if breaker.kind is StmtKind.IF and wrapper:
+        return (
+            "Move the condition into the inner loop's body (`for j in T.Parallel(N): if cond: ...`), so "
+            "that the inner `T.Parallel` is the only statement of the outer one."
+        )
+    if breaker.kind in (StmtKind.WHILE, StmtKind.BLOCK) and wrapper:
+        return (
+            "Move the `while`/`with` statement outside the outer `T.Parallel`, or fuse the loops inside it."
+        )
+    if breaker.kind is StmtKind.MACRO_BIND and not site.origin:
+        return (
+            f"Pass a loop variable or a buffer to the macro and compute `{ctx.text(site.node, 30)}` inside "
+            "it: an expression argument becomes a Bind statement between the loops."
+        )
+    if site.origin:
+        return (
+            f"Move the statement out of macro `{site.origin[-1].name}` (into a loop of its own), or call the "
+            "macro outside the outer `T.Parallel`."
+        )
+    if breaker.kind is StmtKind.BIND:
+        return (
+            f"Inline `{ctx.text(site.node, 30)}` into its uses, or move it into the inner loop's body, where "
+            "it no longer stands between the two loops."
+        )
+    return (
+        f"Move `{ctx.text(site.node, 40)}` into a `T.Parallel` loop of its own, then fuse the remaining pair "
+        "into one `T.Parallel(M, N)`."
+    )
 
 
 def describe(ctx: Context, item: Item) -> str:

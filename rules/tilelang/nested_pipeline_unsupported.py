@@ -4,6 +4,7 @@ from tilecheck.context import Context
 from tilecheck.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.rules._examples import KERNEL
 from tilecheck.rules.tilelang._loops import backend, header, line, requested_loops
+from tilecheck.rules.tilelang._related import related
 from tilecheck.types import Grade
 
 _NESTED = (
@@ -145,4 +146,8 @@ class NestedPipelineUnsupported(Rule):
                 f"{describe_request(loop.pipeline)} inside the pipelined loop at line {line(ctx, outer)} "
                 f"(`{header(ctx, outer)}`, {describe_request(outer.pipeline)}){behaviour}"
                 f"{ctx.macro_note(loop.site)}",
+                related=(related(ctx, outer.site, "the outer pipelined loop"),),
+                help=f"Make one level bare: drop {describe_request(outer.pipeline)} from "
+                f"`{header(ctx, outer)}` (line {line(ctx, outer)}) and keep the inner pipeline, or the "
+                f"reverse; or select a backend that plans nested pipelines.",
             )

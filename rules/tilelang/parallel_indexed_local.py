@@ -5,6 +5,7 @@ from tilecheck.analysis.values import Buffer
 from tilecheck.context import Context
 from tilecheck.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.rules._examples import KERNEL
+from tilecheck.rules.tilelang._related import allocation, related
 from tilecheck.types import Edit, Fix, Grade
 
 
@@ -99,12 +100,19 @@ class ParallelIndexedLocal(Rule):
             loop = first_used(parallel_ancestors(ancestors), access.uses)
             if loop is None or loop.var is None:
                 continue
+            name, var = access.buffer.name, loop.var.name
             ctx.report(
                 access.site,
-                f"Local buffer `{access.buffer.name}` is indexed by T.Parallel loop variable "
-                f"`{loop.var.name}`; local buffers are thread-private and do not take part in "
+                f"Local buffer `{name}` is indexed by T.Parallel loop variable "
+                f"`{var}`; local buffers are thread-private and do not take part in "
                 f"parallel layout inference{ctx.macro_note(access.site)}",
                 fix=_fragment_fix(ctx, access.buffer),
+                related=(
+                    related(ctx, loop.site, f"`{var}` is the variable of this `T.Parallel` loop"),
+                    *allocation(ctx, access.buffer),
+                ),
+                help=f"Allocate `{name}` with `T.alloc_fragment` to spread it over the threads that run "
+                f"`{var}`, or index it with a `T.serial`/`T.unroll` loop variable instead of `{var}`.",
             )
 
 

@@ -4,6 +4,7 @@ from tilecheck.context import Context
 from tilecheck.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.rules._examples import KERNEL
 from tilecheck.rules.tilelang._loops import pipeline_in_parallel_root
+from tilecheck.rules.tilelang._related import enclosing_parallel
 from tilecheck.types import Grade
 
 
@@ -99,10 +100,14 @@ class PipelineInParallel(Rule):
             outer = parents[-1]
             line = ctx.line_of(outer.site.report_node, outer.site.report_top)
             request = ", ".join(item.pipeline.reasons)
+            header = ctx.text(item.call if item.call is not None else item.site.node, 50)
             ctx.report(
                 item.site,
                 f"`{item.api}` requests a software pipeline ({request}) inside the `T.Parallel` loop "
                 f"at line {line}; a pipeline cannot be nested in a parallel region"
                 f"{ctx.macro_note(item.site)}",
                 caused_by=pipeline_in_parallel_root(ctx, ancestors),
+                related=(enclosing_parallel(ctx, outer),),
+                help=f"Hoist `{header}` above the `T.Parallel` loop at line {line} (a pipeline may contain "
+                f"parallel loops), or drop {request} to make it a serial loop.",
             )

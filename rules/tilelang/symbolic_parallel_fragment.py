@@ -3,6 +3,7 @@ from tilecheck.analysis.values import Constness
 from tilecheck.context import Context
 from tilecheck.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.rules._examples import KERNEL
+from tilecheck.rules.tilelang._related import allocation, related
 from tilecheck.types import Grade
 
 _SYMBOLIC = KERNEL.replace(
@@ -99,5 +100,11 @@ class SymbolicParallelFragment(Rule):
                     f"T.Parallel loop with symbolic range `{extent}` (line "
                     f"{ctx.line_of(loop.site.report_node, loop.site.report_top)}); fragment layouts need "
                     f"a constant parallel range{ctx.macro_note(access.site)}",
+                    related=(
+                        related(ctx, loop.site, f"this `T.Parallel` loop has the symbolic range `{extent}`"),
+                        *allocation(ctx, access.buffer),
+                    ),
+                    help=f"Give the loop a constant extent and guard the tail (`for {loop.var.name} in "
+                    f"T.Parallel(64): if {loop.var.name} < {extent}: ...`), or make it `T.serial`.",
                 )
                 break

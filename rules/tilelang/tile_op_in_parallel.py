@@ -4,6 +4,7 @@ from tilecheck.context import Context
 from tilecheck.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.rules._examples import KERNEL
 from tilecheck.rules.tilelang._loops import pipeline_in_parallel_root
+from tilecheck.rules.tilelang._related import enclosing_parallel
 from tilecheck.types import Grade
 
 
@@ -32,7 +33,10 @@ class TileOpInParallel(Rule):
     ```python
     T.copy(A, B)
     ```
-    or the element-wise form `for i, j in T.Parallel(64, 64): B[i, j] = A[i, j]`.
+    or the element-wise form `for i, j in T.Parallel(64, 64): B[i, j] = A[i, j]`. A `T.fill`
+    becomes `S[i, j] = 0`; a `T.gemm` or a reduction has no element-wise form in a parallel
+    loop: call it once, outside the loop (a `T.gemm` usually belongs in the `T.Pipelined`
+    loop over K).
 
     ## Backends
     All: TileLang's pre-lower check rejects it before any target is chosen.
@@ -41,7 +45,10 @@ class TileOpInParallel(Rule):
     CODE = "TL103"
     NAME = "tile-op-in-parallel"
     GRADE = Grade.SEMANTIC
-    HELP = "Move the tile operator out of the parallel loop, or write its element-wise form."
+    HELP = (
+        "Call the tile operator once, outside the `T.Parallel` loop: it distributes its own work over "
+        "the block's threads."
+    )
     CHECKLIST = Checklist(
         grade="Semantic: a tile op is itself a distributed operation and cannot run per parallel iteration.",
         shape="A Call whose op has the TLOpBuilder attribute (a tl.tileop.* op) below a PARALLEL For.",
@@ -92,4 +99,31 @@ class TileOpInParallel(Rule):
                     f"`T.Parallel` loop at line {line}; only element-wise operations are allowed in a "
                     f"parallel region{ctx.macro_note(call.site)}",
                     caused_by=pipeline_in_parallel_root(ctx, ancestors),
+                    related=(enclosing_parallel(ctx, outer),),
+                    help=rewrite(call.api, line),
                 )
+
+
+def rewrite(api: str, line: int) -> str:
+    """The rewrite for this tile operator, named after what it does."""
+    outside = f"outside the `T.Parallel` loop at line {line}"
+    if api in ("copy", "tma_gather4", "tma_scatter4", "async_copy", "tma_copy"):
+        return (
+            f"Call `T.{api}` once, {outside}, on the whole region (`T.copy(A[r:r + M, :], S)`), or copy "
+            "element by element in the loop: `S[i, j] = A[r + i, j]`."
+        )
+    if api in ("fill", "clear"):
+        return f"Assign element by element in the loop (`S[i, j] = 0`), or call `T.{api}` once, {outside}."
+    if "gemm" in api:
+        return (
+            f"Call `T.{api}` once, {outside}: it already spreads the whole tile product over the block's "
+            "threads (inside a `T.Pipelined` loop over K when it accumulates)."
+        )
+    if api.startswith("reduce") or api in ("cumsum", "cummax", "finalize_reducer", "reducer_init"):
+        return f"Call `T.{api}` once on the whole fragment, {outside}: it reduces across threads itself."
+    if api.startswith("atomic"):
+        return (
+            f"Use the element form `T.{api}(B[i, j], value)` in the loop, or one `T.{api}` over the "
+            f"region, {outside}."
+        )
+    return f"Call `T.{api}` once, {outside}: tile operators distribute their own work over the threads."

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tilecheck.types import Diagnostic, Severity
@@ -24,8 +24,10 @@ class Run:
     rules: tuple[type[Rule], ...] = ()  # the rules that were enabled for some file
     fixed: int = 0  # diagnostics fixed by --fix
     unsafe_fixes: bool = False  # unsafe fixes count as applicable
-    show_fix_hint: bool = True  # say how many are fixable (not after --fix)
+    show_fix_hint: bool = True  # say how many are fixable (after --fix: only the unsafe ones left)
     successful: bool = True  # no internal error
+    fixes: list[Diagnostic] = field(default_factory=list)  # what --fix applied, for --show-fixes
+    show_fixes: bool = False
 
 
 def display_path(path: str) -> str:
@@ -39,42 +41,74 @@ def display_path(path: str) -> str:
     return path if relative.startswith("..") else relative
 
 
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else ('es' if word.endswith('x') else 's')}"
+
+
+def counts(diagnostics: list[Diagnostic]) -> str:
+    """`2 errors, 1 warning, 3 notes` (only the severities present)."""
+    found = {severity: 0 for severity in Severity}
+    for diagnostic in diagnostics:
+        found[diagnostic.severity] += 1
+    words = ((Severity.ERROR, "error"), (Severity.WARNING, "warning"), (Severity.INFO, "note"))
+    return ", ".join(plural(found[severity], word) for severity, word in words if found[severity])
+
+
 def summary(run: Run) -> str:
-    counts = {severity: 0 for severity in Severity}
-    for diagnostic in run.diagnostics:
-        counts[diagnostic.severity] += 1
     files = len({d.path for d in run.diagnostics})
-    fixed = f"Fixed {run.fixed} diagnostic{'' if run.fixed == 1 else 's'}.\n" if run.fixed else ""
+    fixed = fixed_summary(run)
     if not run.diagnostics:
         return fixed + "All checks passed!"
-    parts = []
-    for severity, word in ((Severity.ERROR, "error"), (Severity.WARNING, "warning"), (Severity.INFO, "note")):
-        count = counts[severity]
-        if count:
-            parts.append(f"{count} {word}{'' if count == 1 else 's'}")
-    found = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    text = fixed + f"Found {found} in {files} file{'' if files == 1 else 's'}."
+    text = fixed + f"Found {counts(run.diagnostics)} in {plural(files, 'file')}."
     hint = fix_hint(run)
     return text + ("\n" + hint if hint else "")
 
 
-def fix_hint(run: Run) -> str:
-    if not run.show_fix_hint:
+def fixed_summary(run: Run) -> str:
+    """`Fixed 2 diagnostics.`, or with --show-fixes what was fixed in which file (as ruff lists it)."""
+    if not run.fixed:
         return ""
+    if not run.show_fixes or not run.fixes:
+        return f"Fixed {plural(run.fixed, 'diagnostic')}.\n"
+    lines = [f"Fixed {plural(run.fixed, 'diagnostic')}:"]
+    by_file: dict[str, dict[tuple[str, str], int]] = {}
+    for diagnostic in run.fixes:
+        rules = by_file.setdefault(display_path(diagnostic.path), {})
+        rules[(diagnostic.code, diagnostic.rule)] = rules.get((diagnostic.code, diagnostic.rule), 0) + 1
+    for path in sorted(by_file):
+        lines.append(f"- {path}:")
+        for (code, name), count in sorted(by_file[path].items()):
+            lines.append(f"    {count} x {code} ({name})")
+    return "\n".join(lines) + "\n"
+
+
+def fix_hint(run: Run) -> str:
+    """`[*] 2 fixable with `--fix` (1 unsafe fix available with `--fix --unsafe-fixes`).`
+
+    After --fix only the unsafe fixes that were held back are left to mention.
+    """
     safe = sum(1 for d in run.diagnostics if d.fix is not None and (d.fix.safe or run.unsafe_fixes))
     hidden = sum(1 for d in run.diagnostics if d.fix is not None and not d.fix.safe and not run.unsafe_fixes)
+    if not run.show_fix_hint:
+        return f"{plural(hidden, 'unsafe fix')} available with `--unsafe-fixes`." if hidden else ""
     text = ""
     if safe:
         option = "`--fix --unsafe-fixes`" if run.unsafe_fixes else "`--fix`"
         text = f"[*] {safe} fixable with {option}"
     if hidden:
-        more = f"{hidden} unsafe fix{'' if hidden == 1 else 'es'} available with `--fix --unsafe-fixes`"
+        more = f"{plural(hidden, 'unsafe fix')} available with `--fix --unsafe-fixes`"
         text = f"{text} ({more})" if text else "No fixes available (" + more + ")"
     return text + "." if text else ""
 
 
 def location(diagnostic: Diagnostic) -> str:
     return f"{display_path(diagnostic.path)}:{diagnostic.span.line}:{diagnostic.span.column + 1}"
+
+
+def headline(diagnostic: Diagnostic) -> str:
+    """`k.py:9:22: error: TL101 [semantic] message`: severity first, so that warnings and notes stand out."""
+    grade = diagnostic.grade.value
+    return f"{location(diagnostic)}: {level(diagnostic)}: {diagnostic.code} [{grade}] {diagnostic.message}"
 
 
 def level(diagnostic: Diagnostic) -> str:

@@ -1,18 +1,13 @@
-"""`path:line:col: CODE [grade] message`, one line per diagnostic."""
+"""`path:line:col: error: CODE [grade] message`, one line per diagnostic."""
 
 from __future__ import annotations
 
 from typing import TextIO
 
-from tilecheck.report import Run, location, summary
-
-
-def line(diagnostic) -> str:
-    return f"{location(diagnostic)}: {diagnostic.code} [{diagnostic.grade.value}] {diagnostic.message}"
+from tilecheck.report import Run, headline, summary
 
 
 def render(run: Run, out: TextIO) -> None:
     for diagnostic in run.diagnostics:
-        out.write(line(diagnostic) + "\n")
-    if run.diagnostics or run.fixed:
-        out.write(summary(run) + "\n")
+        out.write(headline(diagnostic) + "\n")
+    out.write(summary(run) + "\n")  # `All checks passed!` on a clean run, as `full` says

@@ -1,37 +1,61 @@
-"""The default format: the concise line, a source excerpt with carets, and the rule's help."""
+"""The default format: the headline, a source excerpt with carets, secondary locations, help and fix.
+
+Secondary locations (`Diagnostic.related`: the enclosing loop, the statement that broke a chain,
+a macro definition, ...) get their own labelled excerpt under a `::: path:line:col` header, as
+rustc prints them, underlined with `-` where the primary location has `^`.
+"""
 
 from __future__ import annotations
 
 from typing import TextIO
 
-from tilecheck.report import Run, summary
-from tilecheck.report.concise import line
-from tilecheck.types import Diagnostic
+from tilecheck.report import Run, display_path, headline, summary
+from tilecheck.types import Diagnostic, Span
 
 
-def excerpt(diagnostic: Diagnostic, source: str | None) -> list[str]:
+def _underline(lines: list[str], span: Span) -> tuple[str, int, int] | None:
+    """(the line's text, start column, width) of the first line of `span`, or None."""
+    number = span.line
+    if not 1 <= number <= len(lines):
+        return None
+    text = lines[number - 1].expandtabs(1)
+    start = min(span.column, len(text))
+    end = span.end_column if span.end_line == number else len(text.rstrip())
+    return text, start, max(1, min(end, len(text)) - start)
+
+
+def snippet(source: str | None, span: Span, mark: str = "^", label: str = "", width: int = 0) -> list[str]:
+    """` |` / `N | text` / ` |   ^^^^ label` for the first line of `span`; `width` is the gutter's."""
     if source is None:
         return []
-    lines = source.splitlines()
-    number = diagnostic.span.line
-    if not 1 <= number <= len(lines):
+    found = _underline(source.splitlines(), span)
+    if found is None:
         return []
-    text = lines[number - 1].expandtabs(1)
-    start = min(diagnostic.span.column, len(text))
-    end = diagnostic.span.end_column if diagnostic.span.end_line == number else len(text.rstrip())
-    width = max(1, min(end, len(text)) - start)
-    gutter = " " * len(str(number))
-    return [
-        f"{gutter} |",
-        f"{number} | {text}",
-        f"{gutter} | {' ' * start}{'^' * width}",
-    ]
+    text, start, length = found
+    gutter = max(width, len(str(span.line)))
+    pad = " " * gutter
+    underline = f"{' ' * start}{mark * length}{' ' + label if label else ''}".rstrip()
+    return [f"{pad} |", f"{span.line:>{gutter}} | {text}", f"{pad} | {underline}"]
+
+
+def related_blocks(diagnostic: Diagnostic, run: Run, width: int) -> list[str]:
+    rows: list[str] = []
+    for item in diagnostic.related:
+        path = item.path or diagnostic.path
+        where = f"{display_path(path)}:{item.span.line}:{item.span.column + 1}"
+        block = snippet(run.sources.get(path), item.span, "-", item.message, width)
+        rows.append(f"{' ' * width}::: {where}" + ("" if block else f": {item.message}"))
+        rows += block
+    return rows
 
 
 def render(run: Run, out: TextIO) -> None:
     for diagnostic in run.diagnostics:
-        out.write(line(diagnostic) + "\n")
-        for row in excerpt(diagnostic, run.sources.get(diagnostic.path)):
+        out.write(headline(diagnostic) + "\n")
+        width = len(str(max([diagnostic.span.line, *(r.span.line for r in diagnostic.related)])))
+        rows = snippet(run.sources.get(diagnostic.path), diagnostic.span, width=width)
+        rows += related_blocks(diagnostic, run, width)
+        for row in rows:
             out.write(row + "\n")
         for note in diagnostic.notes:
             out.write(f"  = note: {note}\n")

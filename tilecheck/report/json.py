@@ -25,6 +25,17 @@ def as_dict(diagnostic: Diagnostic) -> dict[str, object]:
         "message": diagnostic.message,
         "help": diagnostic.help,
         "notes": list(diagnostic.notes),
+        "related": [
+            {
+                "path": display_path(item.path or diagnostic.path),
+                "line": item.span.line,
+                "column": item.span.column + 1,
+                "end_line": item.span.end_line,
+                "end_column": item.span.end_column + 1,
+                "message": item.message,
+            }
+            for item in diagnostic.related
+        ],
         "fix": None
         if fix is None
         else {

@@ -25,13 +25,44 @@ SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sar
 ROOT = "%SRCROOT%"
 
 
-def rule_descriptor(rule: type[Rule]) -> dict[str, object]:
+def repository_url() -> str | None:
+    """The `Repository` (or `Source`) URL of `[project.urls]` in tilecheck's package metadata.
+
+    None when the project configures none: SARIF `helpUri`s are then left out, never invented.
+    """
+    from importlib import metadata
+
+    try:
+        entries = metadata.metadata("tilecheck").get_all("Project-URL") or []
+    except metadata.PackageNotFoundError:
+        return None
+    urls = {}
+    for entry in entries:
+        label, _, url = entry.partition(",")
+        urls[label.strip().lower()] = url.strip()
+    url = urls.get("repository") or urls.get("source")
+    return url.rstrip("/") if url and url.startswith("https://") else None
+
+
+def help_uri(rule: type[Rule], repository: str | None) -> str | None:
+    """The rule's section of docs/rules.md in the repository (built-in rules only)."""
+    from tilecheck.explain_rule import _anchor
+    from tilecheck.registry import builtin_rules
+
+    if repository is None or rule not in builtin_rules():
+        return None
+    return f"{repository}/blob/HEAD/docs/rules.md#{_anchor(rule)}"  # HEAD: the default branch
+
+
+def rule_descriptor(rule: type[Rule], repository: str | None = None) -> dict[str, object]:
     from tilecheck.explain_rule import markdown
 
     sections = rule.sections()
     summary = rule.summary() or rule.NAME
     severity = rule.severity().value
+    uri = help_uri(rule, repository)
     return {
+        **({"helpUri": uri} if uri else {}),
         "id": rule.CODE,
         "name": rule.NAME,
         "shortDescription": {"text": summary},
@@ -70,6 +101,7 @@ def _fingerprint(diagnostic: Diagnostic, source: str | None, seen: dict[tuple[st
 
 def document(run: Run, root: str | None = None) -> dict[str, object]:
     root = os.path.abspath(root or os.getcwd())
+    repository = repository_url()
     rules: dict[str, type[Rule]] = {rule.CODE: rule for rule in run.rules}
     for diagnostic in run.diagnostics:
         if diagnostic.code not in rules:
@@ -96,6 +128,18 @@ def document(run: Run, root: str | None = None) -> dict[str, object]:
                 {"physicalLocation": {"artifactLocation": artifact, "region": _region(diagnostic.span)}}
             ]
             source = run.sources.get(diagnostic.path)
+            if diagnostic.related:
+                result["relatedLocations"] = [
+                    {
+                        "id": number,
+                        "message": {"text": item.message},
+                        "physicalLocation": {
+                            "artifactLocation": _artifact(item.path or diagnostic.path, root),
+                            "region": _region(item.span),
+                        },
+                    }
+                    for number, item in enumerate(diagnostic.related, 1)
+                ]
             result["partialFingerprints"] = {
                 "primaryLocationLineHash": _fingerprint(diagnostic, source, seen)
             }
@@ -130,7 +174,7 @@ def document(run: Run, root: str | None = None) -> dict[str, object]:
                         "name": "tilecheck",
                         "version": __version__,
                         "semanticVersion": __version__,
-                        "rules": [rule_descriptor(rule) for rule in ordered],
+                        "rules": [rule_descriptor(rule, repository) for rule in ordered],
                     }
                 },
                 "originalUriBaseIds": {ROOT: {"uri": pathlib.Path(root).as_uri().rstrip("/") + "/"}},
