@@ -5,6 +5,12 @@
   `fnmatch` patterns (`cuda-*`), `none` means "no backend selected" and `all` every profile
   (but not "no backend"). Several expectations can share one comment:
   `# expect: TL102:22  # expect[cpu]: TL301:22`.
+
+The demo kernels (`fixtures/examples/`) read like a kernel author's code, so their expectations
+live in a sidecar `NAME.expect` next to `NAME.py`, one line per source line:
+`21: expect: TL104:17  <-  row_max[i] = S[i, 0]`; the quoted source (stripped) must match that
+line, so an edit that shifts the kernel fails loudly instead of silently moving expectations.
+`file_expectations(path, backend)` reads both.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ EXPECT = re.compile(r"^expect(?:\[([^\]]*)\])?:\s*(.+)$")
 ITEM = re.compile(r"^(TL\d{3}):(\d+)$")
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 NO_BACKEND = "none"
+SIDECAR_LINE = re.compile(r"^(\d+):\s*(expect(?:\[[^\]]*\])?:.+?)\s+<-\s+(.*)$")
 
 
 def applies(patterns: str | None, backend: str | None) -> bool:
@@ -53,4 +60,33 @@ def expectations(source: str, backend: str | None = None) -> set[tuple[int, int,
                 if parsed is None:
                     raise ValueError(f"line {token.start[0]}: malformed expectation {item!r}")
                 found.add((token.start[0], int(parsed.group(2)), parsed.group(1)))
+    return found
+
+
+def file_expectations(path: Path, backend: str | None = None) -> set[tuple[int, int, str]]:
+    """The expectations of a fixture file: its `# expect:` comments and its `.expect` sidecar."""
+    source = path.read_text()
+    found = expectations(source, backend)
+    sidecar = path.with_suffix(".expect")
+    if sidecar.exists():
+        found |= sidecar_expectations(sidecar.read_text(), source, backend)
+    return found
+
+
+def sidecar_expectations(text: str, source: str, backend: str | None = None) -> set[tuple[int, int, str]]:
+    lines = source.splitlines()
+    comments = []
+    for number, raw in enumerate(text.splitlines(), 1):
+        if not raw.strip() or raw.lstrip().startswith("#"):
+            continue
+        match = SIDECAR_LINE.match(raw.strip())
+        if match is None:
+            raise ValueError(f"sidecar line {number}: expected `LINE: expect: CODE:COLUMN  <-  source`")
+        line = int(match.group(1))
+        if not 1 <= line <= len(lines) or lines[line - 1].strip() != match.group(3).strip():
+            raise ValueError(f"sidecar line {number}: line {line} of the kernel is not `{match.group(3)}`")
+        comments.append((line, match.group(2)))
+    found: set[tuple[int, int, str]] = set()
+    for line, comment in comments:
+        found |= {(line, column, code) for _, column, code in expectations(f"# {comment}\n", backend)}
     return found

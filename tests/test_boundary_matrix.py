@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.fixture_expectations import FIXTURES, applies, expectations
+from tests.fixture_expectations import FIXTURES, applies, expectations, file_expectations
 from tilecheck.backends import get_profile, load_profiles, names
 from tilecheck.engine import check_file, check_source
 from tilecheck.types import Grade
@@ -31,7 +31,7 @@ def _found(result) -> list[tuple[int, int, str]]:
 def test_fixture_under_profile(path, profile):
     backend = get_profile(profile) if profile is not None else None
     result = check_file(str(path), backend=backend)
-    assert _found(result) == sorted(expectations(path.read_text(), profile))
+    assert _found(result) == sorted(file_expectations(path, profile))
 
 
 @pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p or "none")
@@ -108,9 +108,6 @@ def test_every_issue4_rule_fires_in_some_fixture():
 
     wanted = {rule.CODE for rule in builtin_rules() if rule.CODE[:3] in ("TL2", "TL3")}
     found = {
-        code
-        for path in PATHS
-        for profile in PROFILES
-        for _, _, code in expectations(path.read_text(), profile)
+        code for path in PATHS for profile in PROFILES for _, _, code in file_expectations(path, profile)
     }
     assert wanted <= found, sorted(wanted - found)

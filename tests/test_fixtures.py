@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.fixture_expectations import FIXTURES, expectations
+from tests.fixture_expectations import FIXTURES, file_expectations
 from tilecheck.engine import check_file
 from tilecheck.types import Grade
 
@@ -13,7 +13,7 @@ LOOP_FIXTURES = sorted(
 
 @pytest.mark.parametrize("path", LOOP_FIXTURES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_fixture(path):
-    expected = expectations(path.read_text())
+    expected = file_expectations(path)
     result = check_file(str(path))
     found = [(d.span.line, d.span.column + 1, d.code) for d in result.diagnostics]
     assert sorted(found) == sorted(expected)  # a list: a duplicated diagnostic fails too
@@ -28,7 +28,7 @@ def test_non_rules_stay_clean(path):
 
 
 def test_every_loop_rule_has_a_violating_fixture_and_clean_fixtures_exist():
-    expected = {path: expectations(path.read_text()) for path in LOOP_FIXTURES}
+    expected = {path: file_expectations(path) for path in LOOP_FIXTURES}
     codes = {code for found in expected.values() for _, _, code in found}
     assert {"TL101", "TL102", "TL103", "TL104", "TL105"} <= codes
     clean = [path for path, found in expected.items() if not found]

@@ -45,3 +45,11 @@ def test_wheel_installs_into_a_fresh_environment(tmp_path):
     listing = run(str(venv / "bin" / "tilecheck"), "rules", "--output-format", "json")
     assert listing.returncode == 0, listing.stderr
     assert {"TL001", "TL101", "TL105"} <= {rule["code"] for rule in json.loads(listing.stdout)}
+
+    # `make demo` / `make test` install in editable mode: quietly, without setuptools notices.
+    editable = run(
+        str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-deps", "-e", str(ROOT)
+    )
+    assert editable.returncode == 0, editable.stderr
+    notices = [line for line in editable.stderr.splitlines() if "Location 'file:" not in line]
+    assert notices == []
