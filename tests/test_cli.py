@@ -164,7 +164,7 @@ def test_rule_explanation(project, capsys):
         "## Example",
         "## Use instead",
         "## Backends",
-        "## Rule-design checklist",
+        "## Design notes",
     ):
         assert f"\n{heading}\n" in text
     assert run(capsys, "rule", "nested-parallel").out.startswith("# nested-parallel (TL101)\n")

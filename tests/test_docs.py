@@ -64,3 +64,69 @@ def test_documentation_problems_names_what_is_missing():
         "XX001 lacks the rule-design checklist (CHECKLIST)",
         "XX001 has no HELP line",
     ]
+
+
+# Every TileLang path the rule pages cite, checked to exist in the released TileLang 0.1.15
+# (`tilelang/...` in the wheel, `src/...` under the wheel's `tilelang/src/`), and the skill
+# documents, which exist only on TileLang's main branch, pinned to a commit that has them.
+TILELANG = "https://github.com/tile-ai/tilelang/blob/"
+CITED_AT_V0_1_15 = {
+    "src/ascend/transform/auto_schedule.cc",
+    "src/transform/inject_pipeline.cc",
+    "src/transform/legalize_vectorized_loop.cc",
+    "src/transform/loop_vectorize.cc",
+    "src/transform/pipeline_planning.cc",
+    "src/transform/vectorize_loop.cc",
+    "tilelang/analysis/fragment_loop_checker.py",
+    "tilelang/analysis/nested_loop_checker.py",
+    "tilelang/analysis/parallel_local_index_checker.py",
+    "tilelang/language/eager/builder.py",
+    "tilelang/language/loop.py",
+}
+CITED_SKILL_DOCUMENTS = {
+    "6ebc5ba7fe821832b0e49d699396a02b14d80a4b/.agents/skills/tilelang-semantic/references/loop-rules.md",
+    "6ebc5ba7fe821832b0e49d699396a02b14d80a4b/.agents/skills/tilelang-semantic/scripts/scan_loop_nesting.py",
+    "c5cfbfe1cb91699153893489c2692ab30cf0ec10/.agents/skills/tilelang-semantic/references/operations-layout.md",
+}
+
+
+def _tilelang_rule_pages() -> str:
+    from tilecheck.explain_rule import markdown
+
+    return "\n".join(markdown(rule) for rule in builtin_rules() if rule.CODE[2] in "123")
+
+
+def test_rule_pages_cite_tilelang_by_url_not_internal_documents():
+    import re
+
+    text = _tilelang_rule_pages()
+    for forbidden in ("§", "reference §", "(reference", "loop-rules.md)", "tilelang.md"):
+        assert forbidden not in re.sub(r"\(https://[^)]*\)", "", text), forbidden
+    cited = set(re.findall(re.escape(TILELANG) + r"([^)\s]+)\)", text))
+    versioned = {url.removeprefix("v0.1.15/") for url in cited if url.startswith("v0.1.15/")}
+    assert versioned == CITED_AT_V0_1_15
+    assert cited - {f"v0.1.15/{path}" for path in versioned} == CITED_SKILL_DOCUMENTS
+
+
+def test_cited_paths_exist_in_tilelang_0_1_15():
+    import os
+
+    site = pathlib.Path(os.environ.get("ORACLE_VENV", "/work/oracle-venv")) / "lib"
+    packages = sorted(site.glob("python3*/site-packages/tilelang"))
+    if not packages:
+        pytest.skip("TileLang 0.1.15 is not installed (ORACLE_VENV); `make oracle` installs it")
+    package = packages[0]
+    for path in CITED_AT_V0_1_15:
+        local = package / path.removeprefix("tilelang/") if path.startswith("tilelang/") else package / path
+        assert local.is_file(), path
+
+
+def test_unsafe_fixes_say_why_and_design_notes_come_last():
+    from tilecheck.explain_rule import markdown
+    from tilecheck.registry import by_code
+
+    for code in ("TL104", "TL903"):
+        assert "unsafe because" in markdown(by_code(code))
+    page = markdown(by_code("TL101"))
+    assert page.index("## Design notes") > page.index("## Backends")
+    assert page.rstrip().splitlines()[-1].startswith("10. **Legal rewrite**")

@@ -16,8 +16,8 @@ def markdown(rule: type[Rule]) -> str:
     lines.append("")
     for heading, body in rule.sections().items():
         lines += [f"## {heading}", body, ""]
-    if rule.CHECKLIST is not None:
-        lines += ["## Rule-design checklist", ""]
+    if rule.CHECKLIST is not None:  # how the rule was designed: last, after what a kernel author needs
+        lines += ["## Design notes", ""]
         for number, (_, question, answer) in enumerate(rule.CHECKLIST.answers(), 1):
             lines.append(f"{number}. **{question}** {answer}")
         lines.append("")

@@ -23,8 +23,9 @@ class HiddenParallelLocalIndex(Rule):
     It is the same ownership violation as TL104: a thread-private buffer indexed by the
     distributed iteration space. **TileLang's checker does not catch it**: the assignment or
     macro argument becomes a Bind statement, and its `ParallelLocalIndexChecker` only looks
-    for the loop variable itself in the index, so the Bind hides the dependence (reference
-    §6.3: `idx = i + 1; loc[idx - 1]` passes, `put(loc, i*2, A[i])` passes). The kernel
+    for the loop variable itself in the index, so the Bind hides the dependence
+    ([`tilelang/analysis/parallel_local_index_checker.py`](https://github.com/tile-ai/tilelang/blob/v0.1.15/tilelang/analysis/parallel_local_index_checker.py);
+    verified with TileLang 0.1.15: `idx = i + 1; loc[idx - 1]` passes, `put(loc, i*2, A[i])` passes). The kernel
     builds, but each thread indexes its own copy of `loc` by a value that follows the
     parallel iteration, which is not what the code says.
 

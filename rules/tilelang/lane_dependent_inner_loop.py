@@ -19,9 +19,10 @@ class LaneDependentInnerLoop(Rule):
 
     ## Why is this bad?
     Each SIMD lane `i` would run a different number of inner iterations, so the lanes cannot
-    advance in lockstep: the loop needs predication or scalarization (reference §1.1, "a
-    separate rule"). TileLang's vectorizer scalarizes a loop whose extent becomes
-    lane-dependent (`vectorize_loop.cc`), so the vectorization requested by `T.vectorized`
+    advance in lockstep: the loop needs predication or scalarization (TileLang's
+    [loop rules](https://github.com/tile-ai/tilelang/blob/6ebc5ba7fe821832b0e49d699396a02b14d80a4b/.agents/skills/tilelang-semantic/references/loop-rules.md) leave it to "a separate rule"). TileLang's
+    vectorizer scalarizes a loop whose extent becomes lane-dependent
+    ([`src/transform/vectorize_loop.cc`](https://github.com/tile-ai/tilelang/blob/v0.1.15/src/transform/vectorize_loop.cc)), so the vectorization requested by `T.vectorized`
     does not happen. The code stays valid; never an error.
 
     ## Example

@@ -35,7 +35,7 @@ class MalformedPipelineSchedule(Rule):
 
     ## Why is this bad?
     TileLang 0.1.15's `PipelinePlanning` checks the manual schedule against the loop body
-    (`src/transform/pipeline_planning.cc`): `annotations.size() == original_stmt_count`
+    ([`src/transform/pipeline_planning.cc`](https://github.com/tile-ai/tilelang/blob/v0.1.15/src/transform/pipeline_planning.cc)): `annotations.size() == original_stmt_count`
     ("expected pipeline annotation size to match the scheduled statement count"), "Two
     statements in the software pipeline cannot have the same order", and
     `InjectSoftwarePipeline` fails on a negative stage ("src_info.stage <= dst_info.stage").

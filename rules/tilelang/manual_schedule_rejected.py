@@ -35,8 +35,8 @@ class ManualScheduleRejected(Rule):
     ## Why is this bad?
     TileLang's Ascend backend derives each pipe's issue order from source order and takes
     manual stages from `T.Stage` scopes; its AutoSchedule stops with an ICHECK when such a
-    loop also carries `tl_pipeline_order` or `tl_pipeline_stage` (reference §7.2,
-    `auto_schedule.cc:721-728`): "Ascend manual AutoSchedule derives each pipe's issue order
+    loop also carries `tl_pipeline_order` or `tl_pipeline_stage`
+    ([`src/ascend/transform/auto_schedule.cc`](https://github.com/tile-ai/tilelang/blob/v0.1.15/src/ascend/transform/auto_schedule.cc)): "Ascend manual AutoSchedule derives each pipe's issue order
     from source order; remove the T.Pipelined order argument". The kernel does not build.
 
     ## Example

@@ -52,7 +52,7 @@ class NestedParallel(Rule):
     is inlined into its uses or moved into the inner loop.
 
     ## Backends
-    All: TileLang's pre-lower check rejects it before any target is chosen.
+    All: TileLang's pre-lower check ([`tilelang/analysis/nested_loop_checker.py`](https://github.com/tile-ai/tilelang/blob/v0.1.15/tilelang/analysis/nested_loop_checker.py)) rejects it before any target is chosen.
     """
 
     CODE = "TL101"

@@ -40,10 +40,12 @@ class NestedPipelineUnsupported(Rule):
     TileLang's pipeline planner does not recurse into the body of a loop it plans. On CUDA
     (sm_80 and sm_90a) the nested source lowers without an error or a warning and neither
     level is pipelined: the outer body is a single statement, so nothing overlaps and the
-    schedule is stripped, while the inner loop is never planned (reference §7.3, verified).
+    schedule is stripped, while the inner loop is never planned (verified by lowering with
+    TileLang 0.1.15; [`src/transform/pipeline_planning.cc`](https://github.com/tile-ai/tilelang/blob/v0.1.15/src/transform/pipeline_planning.cc),
+    [`src/transform/inject_pipeline.cc`](https://github.com/tile-ai/tilelang/blob/v0.1.15/src/transform/inject_pipeline.cc)).
     Both requested schedules are dropped silently, with their async copies and buffer
-    versions. TileLang's design notes ask for exactly this diagnostic: "Backend <name> does
-    not support nested software pipelines".
+    versions. TileLang's [loop rules](https://github.com/tile-ai/tilelang/blob/6ebc5ba7fe821832b0e49d699396a02b14d80a4b/.agents/skills/tilelang-semantic/references/loop-rules.md) ask for exactly this
+    diagnostic: "Backend <name> does not support nested software pipelines".
 
     ## Example
     ```python
@@ -77,7 +79,7 @@ class NestedPipelineUnsupported(Rule):
         "where it matters, or select a backend that supports hierarchical pipelines."
     )
     CHECKLIST = Checklist(
-        grade="Contract: nested pipelines are legal at language level (loop-rules.md); the selected "
+        grade="Contract: nested pipelines are legal at language level (TileLang's loop rules); the selected "
         "backend's PipelinePlanning cannot plan them and silently serializes both levels.",
         shape="A serial For carrying num_stages or tl_pipeline_order/tl_pipeline_stage below another "
         "such For on the same path, after target resolution.",

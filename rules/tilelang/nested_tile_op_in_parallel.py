@@ -21,7 +21,8 @@ class NestedTileOpInParallel(Rule):
     over the block's threads and cannot run once per parallel iteration. **TileLang's
     checker does not catch it**: its `NestedLoopChecker` overrides `visit_call_` without
     visiting call arguments, so a tile op inside another call's arguments passes the
-    pre-lower check (reference §3.2 and §6.5, verified with `T.call_extern`), and the kernel
+    pre-lower check ([`tilelang/analysis/nested_loop_checker.py`](https://github.com/tile-ai/tilelang/blob/v0.1.15/tilelang/analysis/nested_loop_checker.py);
+    verified with TileLang 0.1.15 and `T.call_extern`), and the kernel
     goes on to lower a tile operator inside a parallel region.
 
     ## Example

@@ -24,7 +24,9 @@ class OuterVectorized(Rule):
     ## Why is this bad?
     TileLang's `VectorizePlanner` "must analysis vectorization on the innermost loop": every
     backend's `LegalizeVectorizedLoop` turns the `T.vectorized` loop into a serial one and
-    plans only the innermost loop (reference §8, verified). Either vectorization moves to the
+    plans only the innermost loop (verified with TileLang 0.1.15;
+    [`src/transform/loop_vectorize.cc`](https://github.com/tile-ai/tilelang/blob/v0.1.15/src/transform/loop_vectorize.cc),
+    [`src/transform/legalize_vectorized_loop.cc`](https://github.com/tile-ai/tilelang/blob/v0.1.15/src/transform/legalize_vectorized_loop.cc)). Either vectorization moves to the
     inner loop, or no plan is found and the whole nest runs serially with TileLang's warning
     "T.vectorized loop over `i` with extent 8 is lowered as a serial loop because TileLang
     could not find a valid vectorization plan." Never an error.

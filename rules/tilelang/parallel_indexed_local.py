@@ -40,8 +40,16 @@ class ParallelIndexedLocal(Rule):
     ```
     or index the local buffer with a `T.serial`/`T.vectorized`/`T.unroll` variable.
 
+    ## Fix
+    `tilecheck --fix --unsafe-fixes` allocates the buffer with `T.alloc_fragment` (same
+    shape and dtype). The fix is unsafe because it changes where the buffer lives: a
+    fragment is spread over the block's threads by layout inference, so every other use of
+    the buffer (accesses indexed by serial loop variables, a `T.copy` into it, its size in
+    registers) now follows the inferred layout, which may not be what the kernel meant.
+    When the buffer is meant to stay per-thread, index it with a serial loop instead.
+
     ## Backends
-    All: TileLang's pre-lower check rejects it before any target is chosen.
+    All: TileLang's pre-lower check ([`tilelang/analysis/parallel_local_index_checker.py`](https://github.com/tile-ai/tilelang/blob/v0.1.15/tilelang/analysis/parallel_local_index_checker.py)) rejects it before any target is chosen.
     """
 
     CODE = "TL104"

@@ -21,7 +21,7 @@ class ParallelTargetMismatch(Rule):
     tuple (`A[i]` for a two-dimensional `A`), builds and is not reported.
 
     ## Why is this bad?
-    TileLang fails to build the kernel (reference §2.2, verified with 0.1.15:
+    TileLang fails to build the kernel (verified with TileLang 0.1.15:
     `ValueError: not enough values to unpack (expected 2, got 1)` for two targets over one
     extent; `TypeError: Mismatched type on argument #2 when calling:
     script.ir_builder.tirx.BufferStore(...)` for `A[i, 0]` with one target over two extents).

@@ -15,8 +15,10 @@ class PositionalNumStages(Rule):
 
     ## Why is this bad?
     `T.Pipelined(0, 8, 2)` reads like `range(0, 8, 2)` but is the loop `0..7` with
-    `num_stages=2` (reference §2.2, verified): `T.Pipelined` has no step. Readers, reviewers
-    and TileLang's own loop-nesting scanner (which ignores positional arguments, §1.5) miss
+    `num_stages=2` ([`tilelang/language/loop.py`](https://github.com/tile-ai/tilelang/blob/v0.1.15/tilelang/language/loop.py), verified with
+    TileLang 0.1.15): `T.Pipelined` has no step. Readers, reviewers and TileLang's own
+    loop-nesting scanner ([`scan_loop_nesting.py`](https://github.com/tile-ai/tilelang/blob/6ebc5ba7fe821832b0e49d699396a02b14d80a4b/.agents/skills/tilelang-semantic/scripts/scan_loop_nesting.py), which
+    ignores positional arguments) miss
     the pipeline request.
 
     ## Example
@@ -30,6 +32,10 @@ class PositionalNumStages(Rule):
     for k in T.Pipelined(0, 8, num_stages=2):
         ...
     ```
+
+    ## Fix
+    `tilecheck --fix` writes the third argument as `num_stages=`. The fix is safe: it
+    changes how the call reads, not what TileLang builds.
 
     ## Backends
     All, and with no backend selected: the signature is the same everywhere.

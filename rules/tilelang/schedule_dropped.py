@@ -24,7 +24,8 @@ class ScheduleDropped(Rule):
     the loss is never silent.
 
     ## Why is this bad?
-    TileLang drops these requests without a word (reference §7.2, verified): the CPU
+    TileLang drops these requests without a word (verified by lowering with TileLang 0.1.15;
+    [`src/transform/pipeline_planning.cc`](https://github.com/tile-ai/tilelang/blob/v0.1.15/src/transform/pipeline_planning.cc)): the CPU
     backend runs no pipeline planning at all and leaves the raw annotation unused; ROCm
     targets other than gfx950 strip `num_stages` in `pipeline_planning.cc:1155` and run
     the loop single-buffered (a complete manual `order`/`stage` schedule is kept there);

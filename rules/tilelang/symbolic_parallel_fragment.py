@@ -43,7 +43,8 @@ class SymbolicParallelFragment(Rule):
     (a constant extent with a guard), or a `T.serial` loop.
 
     ## Backends
-    All current TileLang backends share this layout-inference contract.
+    All current TileLang backends share this layout-inference contract; TileLang's
+    pre-lower check ([`tilelang/analysis/fragment_loop_checker.py`](https://github.com/tile-ai/tilelang/blob/v0.1.15/tilelang/analysis/fragment_loop_checker.py)) rejects it.
     """
 
     CODE = "TL105"

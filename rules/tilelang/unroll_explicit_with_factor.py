@@ -19,7 +19,7 @@ class UnrollExplicitWithFactor(Rule):
     Explicit unrolling expands every iteration while `unroll_factor` asks the CUDA compiler
     for `#pragma unroll N`; TileLang refuses the combination when it builds the loop:
     `ValueError: T.unroll's explicit and unroll_factor params are mutually exclusive.`
-    (reference §2.2, verified).
+    (verified with TileLang 0.1.15; [`tilelang/language/loop.py`](https://github.com/tile-ai/tilelang/blob/v0.1.15/tilelang/language/loop.py)).
 
     ## Example
     ```python

@@ -14,7 +14,7 @@ class VectorizedStep(Rule):
     ## Why is this bad?
     TileLang's signature is `vectorized(start, stop=None, *, annotations=None)`; a third
     positional argument fails with `TypeError: vectorized() takes from 1 to 2 positional
-    arguments but 3 were given` (reference §2.2, verified) and a `step` keyword with
+    arguments but 3 were given` (verified with TileLang 0.1.15) and a `step` keyword with
     `TypeError: vectorized() got an unexpected keyword argument 'step'`.
 
     ## Example

@@ -18,9 +18,10 @@ class ZeroLoopStep(Rule):
 
     ## Why is this bad?
     A zero step never advances. TileLang's builder rejects it when it builds the kernel:
-    `ValueError: Invalid stepped serial: step must be non-zero` (reference §2.2, verified;
-    `range(...)` in a kernel becomes `T.serial(...)` and `T.unroll` shares the same code
-    path in `ctx_for`).
+    `ValueError: Invalid stepped serial: step must be non-zero` (verified with TileLang
+    0.1.15; `range(...)` in a kernel becomes `T.serial(...)` and `T.unroll` shares the same
+    code path in the builder's `ctx_for`,
+    [`tilelang/language/eager/builder.py`](https://github.com/tile-ai/tilelang/blob/v0.1.15/tilelang/language/eager/builder.py)).
 
     ## Example
     ```python
