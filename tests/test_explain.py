@@ -64,7 +64,7 @@ def test_the_tree_shows_kinds_extents_requests_and_macros(project, capsys):
     (inner,) = outer["children"]
     assert (inner["line"], inner["column"]) == (15, 13)  # reported at the macro's call site
     assert any(
-        "inlined from macro `inner` (called at line 15); line 6 of the macro" in d for d in inner["details"]
+        "inlined from macro `inner` (called at line 15); written at k.py:6" in d for d in inner["details"]
     )
     assert parallel["details"][0] == "parallel; extents 64 (constant) x `n` (symbolic: n)"
     assert runtime_if["kind"] == "if" and runtime_if["children"][0]["title"] == "for v in T.vectorized(8)"

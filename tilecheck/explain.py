@@ -37,6 +37,10 @@ class Node:
     certain: bool = True
     copies: int = 1
     marked: bool = False
+    loop_kind: str | None = None  # a LoopKind value, for loops
+    pipeline: str | None = None  # the pipeline request, e.g. "num_stages=3"
+    verdict: str | None = None  # what the selected backend does with the request
+    source_line: int | None = None  # where an inlined item is written (in its macro)
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -48,6 +52,10 @@ class Node:
             "certain": self.certain,
             "copies": self.copies,
             "marked": self.marked,
+            "loop_kind": self.loop_kind,
+            "pipeline": self.pipeline,
+            "verdict": self.verdict,
+            "source_line": self.source_line,
             "diagnostics": [
                 {
                     "line": d.span.line,
@@ -56,6 +64,10 @@ class Node:
                     "grade": d.grade.value,
                     "severity": d.severity.value,
                     "message": d.message,
+                    "related": [
+                        {"line": r.span.line, "column": r.span.column + 1, "message": r.message}
+                        for r in d.related
+                    ],
                 }
                 for d in self.diagnostics
             ],
@@ -153,6 +165,7 @@ class Builder:
                 kind, title, line, column, lines=self.lines(item.site.node, item), certain=item.certain
             )
             node.details = self.origin(item)
+            node.source_line = self.source_line(item)
             node.children = children
             return [node]
         return []
@@ -165,7 +178,10 @@ class Builder:
             f"`{call.name}` (called at line {self.ctx.line_of(call.call, call.call_top)})"
             for call in item.site.origin
         )
-        return [f"inlined from macro {chain}; line {own} of the macro"]
+        return [f"inlined from macro {chain}; written at {display_path(self.ctx.path)}:{own}"]
+
+    def source_line(self, item: Item) -> int | None:
+        return self.ctx.line_of(item.site.node, item.site.top) if item.site.origin else None
 
     def loop(self, loop: Loop) -> Node:
         ctx = self.ctx
@@ -202,6 +218,18 @@ class Builder:
         pipeline = describe_pipeline(loop)
         if pipeline is not None:
             node.details.append(pipeline)
+        node.loop_kind = loop.kind.value
+        node.source_line = self.source_line(loop)
+        if loop.pipeline is not None and loop.pipeline.state is Request.REQUESTED:
+            from tilecheck.backends import describe_request, profile_of
+
+            node.pipeline = describe_request(loop.pipeline)
+            profile = profile_of(self.ctx.backend)
+            if profile is not None:
+                dropped = ", ".join(f"{what} {how}" for what, how in profile.dropped(loop.pipeline))
+                node.verdict = f"{profile.name}: " + (
+                    "planned" if profile.plans(loop.pipeline) else dropped or "not planned"
+                )
         node.details += self.origin(loop)
         if not loop.certain:
             node.details.append("exists only for some Python-level values tilecheck cannot evaluate")
@@ -269,50 +297,24 @@ def _innermost(nodes: list[Node], line: int) -> Node | None:
 
 
 def mark(roots: list[Node], line: int) -> list[Node]:
-    """The kernels containing `line`, with the nodes on that line marked."""
+    """The kernels containing `line`, with the nodes on that line marked.
+
+    A line inside a macro definition selects the kernels the macro is inlined into, and marks
+    the nodes written on it, or those with a diagnostic that points there.
+    """
     chosen = []
     for root in roots:
-        if root.lines is not None and root.lines[0] <= line <= root.lines[1]:
+        inside = root.lines is not None and root.lines[0] <= line <= root.lines[1]
+        for node in _walk(root):
+            on_line = node.line == line if inside else False
+            on_line = on_line or (inside and node.lines is not None and node.lines[0] == line)
+            written = node.source_line == line
+            pointed = any(r.span.line == line and r.path is None for d in node.diagnostics for r in d.related)
+            if on_line or written or (not inside and pointed):
+                node.marked = True
+        if inside or any(node.marked for node in _walk(root)):
             chosen.append(root)
-            for node in _walk(root):
-                if node.line == line or (node.lines is not None and node.lines[0] == line):
-                    node.marked = True
     return chosen
-
-
-# -- rendering -----------------------------------------------------------------------------------
-
-
-_SYMBOLS = {"error": "error", "warning": "warning", "info": "note"}
-
-
-def render(root: Node, out) -> None:
-    out.write(f"{root.title}  (line {root.line})\n")
-    for diagnostic in root.diagnostics:
-        out.write(f"  {_diagnostic(diagnostic)}\n")
-    _children(root, "", out)
-
-
-def _children(node: Node, prefix: str, out) -> None:
-    for index, child in enumerate(node.children):
-        last = index == len(node.children) - 1
-        branch = "└── " if last else "├── "
-        more = "    " if last else "│   "
-        copies = f"  (x{child.copies}, Python-level unrolling)" if child.copies > 1 else ""
-        marker = "  <<<" if child.marked else ""
-        maybe = "?" if not child.certain else ""
-        out.write(f"{prefix}{branch}{maybe}{child.title}  [line {child.line}]{copies}{marker}\n")
-        for detail in child.details:
-            out.write(f"{prefix}{more}  {detail}\n")
-        for diagnostic in child.diagnostics:
-            out.write(f"{prefix}{more}  {_diagnostic(diagnostic)}\n")
-        _children(child, prefix + more, out)
-
-
-def _diagnostic(diagnostic: Diagnostic) -> str:
-    level = _SYMBOLS.get(diagnostic.severity.value, diagnostic.severity.value)
-    where = f"{diagnostic.span.line}:{diagnostic.span.column + 1}"
-    return f"{level}: {diagnostic.code} [{diagnostic.grade.value}] {where} {diagnostic.message}"
 
 
 # -- command -----------------------------------------------------------------------------------
@@ -328,7 +330,7 @@ def split_target(target: str) -> tuple[str, int | None]:
 def add_parser(subparsers) -> argparse.ArgumentParser:
     parser = subparsers.add_parser("explain", help="draw a file's loop nests with their diagnostics")
     parser.add_argument("target", metavar="FILE[:LINE]")
-    parser.add_argument("--output-format", choices=("text", "json"), default="text")
+    parser.add_argument("--output-format", choices=("text", "json", "html", "svg"), default="text")
     from tilecheck.cli import _add_config_options
 
     _add_config_options(parser)
@@ -390,18 +392,16 @@ def run(args: argparse.Namespace) -> int:
         json.dump(payload, sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
         return 0
-    out = sys.stdout
-    target = f"{display_path(path)}{f':{line}' if line else ''}"
-    out.write(f"{target}  (backend: {backend_name or 'none selected'})\n")
-    if problem:
-        out.write(f"{problem}\n")
-    if not roots and not rest and not problem:
-        out.write("no TileLang kernels\n")
-    for root in roots:
-        out.write("\n")
-        render(root, out)
-    if rest:
-        out.write("\noutside any kernel:\n")
-        for diagnostic in rest:
-            out.write(f"  {_diagnostic(diagnostic)}\n")
+    from tilecheck.report import explain_html, explain_svg, explain_text
+
+    picture = explain_text.Picture(path, read_text(path), line, backend_name, roots, rest, problem)
+    {"text": explain_text, "html": explain_html, "svg": explain_svg}[args.output_format].render(
+        picture, sys.stdout
+    )
     return 0
+
+
+def read_text(path: str) -> str:
+    data, _ = read_source(path)
+    text = parse(path, data)[1] if data is not None else None
+    return text or ""
