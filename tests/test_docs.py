@@ -86,7 +86,6 @@ CITED_AT_V0_1_15 = {
 CITED_SKILL_DOCUMENTS = {
     "6ebc5ba7fe821832b0e49d699396a02b14d80a4b/.agents/skills/tilelang-semantic/references/loop-rules.md",
     "6ebc5ba7fe821832b0e49d699396a02b14d80a4b/.agents/skills/tilelang-semantic/scripts/scan_loop_nesting.py",
-    "c5cfbfe1cb91699153893489c2692ab30cf0ec10/.agents/skills/tilelang-semantic/references/operations-layout.md",
 }
 
 
