@@ -9,11 +9,14 @@ hovering a node highlights its lines there.
 from __future__ import annotations
 
 from html import escape
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from tilecheck.report import display_path, level
-from tilecheck.report.explain_text import LEGEND, Picture, headline, pointers
+from tilecheck.report.explain_text import LEGEND, Picture, headline, pointers, walk
 from tilecheck.types import Diagnostic
+
+if TYPE_CHECKING:
+    from tilecheck.explain import Node
 
 # One colour per loop kind (LoopKind values); statements that hold loops are neutral.
 KIND_COLOURS = {
@@ -82,7 +85,7 @@ for (const label of document.querySelectorAll('.node > .label')) {
 """
 
 
-def _diagnostic(picture: Picture, diagnostic: Diagnostic, node) -> str:
+def _diagnostic(picture: Picture, diagnostic: Diagnostic, node: Node | None) -> str:
     word = level(diagnostic)
     rows = "".join(f"<li>{escape(row)}</li>" for row in pointers(picture, diagnostic, node))
     tip = escape(headline(diagnostic) + (f"\nhelp: {diagnostic.help}" if diagnostic.help else ""))
@@ -94,13 +97,13 @@ def _diagnostic(picture: Picture, diagnostic: Diagnostic, node) -> str:
     )
 
 
-def _lines_of(node) -> list[int]:
+def _lines_of(node: Node) -> list[int]:
     if node.lines is not None:
         return list(range(node.lines[0], node.lines[1] + 1))
     return [line for line in (node.line, node.source_line) if line is not None]
 
 
-def _node(picture: Picture, node) -> str:
+def _node(picture: Picture, node: Node) -> str:
     colour = KIND_COLOURS.get(node.loop_kind or "", NEUTRAL)
     classes = ["node", node.kind]
     if node.marked:
@@ -133,7 +136,7 @@ def _node(picture: Picture, node) -> str:
 def _source(picture: Picture) -> str:
     flagged: dict[int, list[Diagnostic]] = {}
     for root in picture.kernels:
-        for node in _walk(root):
+        for node in walk(root):
             for diagnostic in node.diagnostics:
                 flagged.setdefault(diagnostic.span.line, []).append(diagnostic)
     for diagnostic in picture.outside:
@@ -159,12 +162,6 @@ def _source(picture: Picture) -> str:
             f"{f'<span class=codes>{escape(codes)}</span>' if codes else ''}</div>"
         )
     return "<pre>" + "".join(rows) + "</pre>"
-
-
-def _walk(node):
-    yield node
-    for child in node.children:
-        yield from _walk(child)
 
 
 def _legend() -> str:

@@ -9,11 +9,14 @@ highlighted. Static: no script, no external resources.
 from __future__ import annotations
 
 from html import escape
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from tilecheck.report import display_path, level
 from tilecheck.report.explain_html import KIND_COLOURS, LEVEL_COLOURS, NEUTRAL
 from tilecheck.report.explain_text import Picture, headline
+
+if TYPE_CHECKING:
+    from tilecheck.explain import Node
 
 ROW = 22  # pixels per row, tree and source alike
 INDENT = 22
@@ -22,7 +25,7 @@ SOURCE_X = TREE_WIDTH + 40
 CHAR = 7.2  # monospace advance at 12px
 
 
-def _rows(node, depth: int, rows: list) -> None:
+def _rows(node: Node, depth: int, rows: list[tuple[Node, int]]) -> None:
     for child in node.children:
         rows.append((child, depth))
         _rows(child, depth + 1, rows)
@@ -36,7 +39,7 @@ def _source_range(picture: Picture) -> tuple[int, int]:
 
 
 def render(picture: Picture, out: TextIO) -> None:
-    rows: list = []
+    rows: list[tuple[Node, int]] = []
     for root in picture.kernels:
         rows.append((root, 0))
         _rows(root, 1, rows)

@@ -8,6 +8,7 @@ numbers are always lines of the file, also for code written in a macro.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TextIO
 
@@ -48,7 +49,7 @@ class Picture:
         return any(not node.certain for root in self.kernels for node in walk(root))
 
 
-def walk(node: Node):
+def walk(node: Node) -> Iterator[Node]:
     yield node
     for child in node.children:
         yield from walk(child)

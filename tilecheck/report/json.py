@@ -6,18 +6,24 @@ import json
 from typing import TextIO
 
 from tilecheck.report import Run, display_path
-from tilecheck.types import Diagnostic
+from tilecheck.types import Diagnostic, Span
 
 
-def as_dict(diagnostic: Diagnostic) -> dict[str, object]:
-    span = diagnostic.span
-    fix = diagnostic.fix
+def _range(span: Span) -> dict[str, int]:
+    """1-based `line`, `column`, `end_line`, `end_column`."""
     return {
-        "path": display_path(diagnostic.path),
         "line": span.line,
         "column": span.column + 1,
         "end_line": span.end_line,
         "end_column": span.end_column + 1,
+    }
+
+
+def as_dict(diagnostic: Diagnostic) -> dict[str, object]:
+    fix = diagnostic.fix
+    return {
+        "path": display_path(diagnostic.path),
+        **_range(diagnostic.span),
         "code": diagnostic.code,
         "rule": diagnostic.rule,
         "grade": diagnostic.grade.value,
@@ -26,14 +32,7 @@ def as_dict(diagnostic: Diagnostic) -> dict[str, object]:
         "help": diagnostic.help,
         "notes": list(diagnostic.notes),
         "related": [
-            {
-                "path": display_path(item.path or diagnostic.path),
-                "line": item.span.line,
-                "column": item.span.column + 1,
-                "end_line": item.span.end_line,
-                "end_column": item.span.end_column + 1,
-                "message": item.message,
-            }
+            {"path": display_path(item.path or diagnostic.path), **_range(item.span), "message": item.message}
             for item in diagnostic.related
         ],
         "fix": None
@@ -41,16 +40,7 @@ def as_dict(diagnostic: Diagnostic) -> dict[str, object]:
         else {
             "title": fix.title,
             "applicability": "safe" if fix.safe else "unsafe",
-            "edits": [
-                {
-                    "line": edit.span.line,
-                    "column": edit.span.column + 1,
-                    "end_line": edit.span.end_line,
-                    "end_column": edit.span.end_column + 1,
-                    "content": edit.replacement,
-                }
-                for edit in fix.edits
-            ],
+            "edits": [{**_range(edit.span), "content": edit.replacement} for edit in fix.edits],
         },
     }
 
