@@ -2,7 +2,9 @@
 
 Run with the oracle's interpreter (it needs `tilelang`, no GPU):
 
-    /work/oracle-venv/bin/python tools/verify_profiles.py [PROFILE ...]
+    /work/oracle-venv/bin/python tools/verify_profiles.py [PROFILE[@ARCH] ...]
+
+(`cuda-sm80@sm_89` checks the cuda-sm80 profile's claims against an sm_89 lowering.)
 
 For each `cuda-*` profile it lowers four small GEMM kernels for the profile's architecture
 (`with tvm.target.Target(t): tilelang.lower(f, target=t)`) and reads the generated CUDA source:
@@ -121,9 +123,10 @@ def claims(profile: dict[str, object]) -> dict[str, bool]:
 def main(argv: list[str]) -> int:
     names = argv or sorted(p.stem for p in PROFILES.glob("cuda-*.toml"))
     wrong = 0
-    for name in names:
+    for entry in names:
+        name, _, arch = entry.partition("@")
         profile = tomllib.loads((PROFILES / f"{name}.toml").read_text(encoding="utf-8"))
-        arch = str(profile["target"]).split("-arch=")[1]
+        arch = arch or str(profile["target"]).split("-arch=")[1]
         seen = observe(arch)
         for fact, claimed in claims(profile).items():
             verdict = "ok" if seen[fact] == claimed else "WRONG"
