@@ -27,7 +27,8 @@ class MalformedPipelineSchedule(Rule):
     - a negative stage.
 
     With a backend whose planner uses the manual schedule (`cuda-sm80`, `hip-*`, `metal`,
-    `webgpu`) it is an error. On `cuda-sm90` it is a note: the loop fails the same way
+    `webgpu`) it is an error. On the warp-specializing `cuda-sm90`, `cuda-sm100` and
+    `cuda-sm120` it is a note: the loop fails the same way
     unless TileLang warp-specializes it, and then the manual schedule is not used. Without a
     backend it is a note naming the backends that reject it. On `cpu` and `ascend`, which do
     not plan manual schedules, it is not reported (schedule-dropped says the schedule is
@@ -61,8 +62,10 @@ class MalformedPipelineSchedule(Rule):
 
     ## Backends
     Error (contract) on `cuda-sm80`, `hip-gfx942`, `hip-gfx950`, `metal` and `webgpu` (the
-    last two inferred: they run the same planner; not lowered here). Note on `cuda-sm90`
-    and with no backend selected. Not reported on `cpu` and `ascend`.
+    last two inferred: they run the same planner; not lowered here). Note on `cuda-sm90`,
+    `cuda-sm100` and `cuda-sm120` (warp-specializing targets: sm_100a and sm_120a lower the
+    kernels of `tools/oracle/schedule_questions.py` exactly as sm_90a does, verified with
+    0.1.15) and with no backend selected. Not reported on `cpu` and `ascend`.
     """
 
     CODE = "TL203"

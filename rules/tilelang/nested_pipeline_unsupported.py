@@ -38,7 +38,7 @@ class NestedPipelineUnsupported(Rule):
 
     ## Why is this bad?
     TileLang's pipeline planner does not recurse into the body of a loop it plans. On CUDA
-    (sm_80 and sm_90a) the nested source lowers without an error or a warning and neither
+    (sm_80, sm_90a, sm_100a and sm_120a) the nested source lowers without an error or a warning and neither
     level is pipelined: the outer body is a single statement, so nothing overlaps and the
     schedule is stripped, while the inner loop is never planned (verified by lowering with
     TileLang 0.1.15; [`src/transform/pipeline_planning.cc`](https://github.com/tile-ai/tilelang/blob/v0.1.15/src/transform/pipeline_planning.cc),
@@ -65,7 +65,8 @@ class NestedPipelineUnsupported(Rule):
     pipelines.
 
     ## Backends
-    Reported on `cuda-sm80`, `cuda-sm90`, `hip-gfx950`, `metal` and `webgpu`, and on
+    Reported on `cuda-sm80`, `cuda-sm90`, `cuda-sm100`, `cuda-sm120`, `hip-gfx950`, `metal`
+    and `webgpu`, and on
     `hip-gfx942` for manual schedules (it strips `num_stages` anyway). Not reported on
     `ascend` (hierarchical pipelines are supported), on `cpu` (it plans no pipelines; every
     request is reported by `schedule-dropped`), or with no backend selected.
@@ -120,6 +121,7 @@ class NestedPipelineUnsupported(Rule):
             message="Backend cuda-sm80 does not support nested software pipelines",
         ),
         Invalid(_NESTED, at=((8, 23),), backend="metal", message="the pipelined loop at line 7"),
+        Invalid(_NESTED, at=((8, 23),), backend="cuda-sm100", message="Backend cuda-sm100 does not support"),
         Invalid(_NESTED_MANUAL, at=((8, 23),), backend="hip-gfx942", message="order=[1, 0], stage=[0, 1]"),
     ]
 
