@@ -120,6 +120,11 @@ def test_html_is_self_contained_and_labelled(project, capsys):
     assert '<span class="badge pipeline">pipeline: num_stages=2</span>' in html
     assert 'title="error: TL101 [semantic] 22:26 Nested `T.Parallel` loop' in html
     assert "help: Move `row_max[i] = S[i, 0]` into a `T.Parallel` loop of its own" in html
+    gemm = Path(__file__).resolve().parent.parent / "fixtures" / "examples" / "gemm.py"
+    write(project, {"g.py": gemm.read_text()})
+    cpu = explain(capsys, "g.py", "--output-format", "html", "--backend", "cpu")
+    assert '<span class="badge verdict">cpu: num_stages=3 ignored</span>' in cpu
+    assert '<div class="diag note" style="--level:#0284c7" title="note: TL301 [optimization] 20:23' in cpu
 
 
 def test_svg_is_well_formed_with_messages_on_hover(project, capsys):
