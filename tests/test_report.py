@@ -228,6 +228,29 @@ def test_symbolic_fragment_points_at_the_loop_and_the_allocation(project, capsys
     ]
 
 
+def test_checker_gaps_point_at_the_loop_too(project, capsys):
+    source = kernel(
+        """\
+        loc = T.alloc_local((64,), "float32")
+        C_l = T.alloc_fragment((64, 64), "float32")
+        for i in T.Parallel(64):
+            idx = i + 1
+            B[i, 0] = loc[idx - 1]
+        for i in T.Parallel(64):
+            T.call_extern("handle", "f", T.gemm(C_l, C_l, C_l))
+        """
+    )
+    write(project, {"k.py": source})
+    hidden, nested = json_of(capsys, "k.py")
+    assert (hidden["code"], nested["code"]) == ("TL208", "TL209")
+    assert related_of(hidden) == [
+        (9, 18, "`i` is the variable of this `T.Parallel` loop"),
+        (7, 15, "`loc` is allocated with `T.alloc_local`"),
+    ]
+    assert related_of(nested) == [(12, 18, "the enclosing `T.Parallel` loop")]
+    assert nested["help"].startswith("Call `T.gemm` once, outside the `T.Parallel` loop at line 12")
+
+
 def test_related_location_outside_the_excerpt_source_is_named():
     from io import StringIO
 

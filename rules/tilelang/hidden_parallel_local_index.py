@@ -4,6 +4,7 @@ from tilecheck.analysis.values import VarKind
 from tilecheck.context import Context
 from tilecheck.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.rules._examples import KERNEL
+from tilecheck.rules.tilelang._related import allocation, related
 from tilecheck.types import Grade
 
 _LOC = '        loc = T.alloc_local((64,), "float32")\n'
@@ -122,5 +123,11 @@ class HiddenParallelLocalIndex(Rule):
                 f"T.Parallel loop variable `{loop.var.name}`; TileLang's checker does not catch this because "
                 f"the assignment becomes a Bind statement that hides the loop variable, but the index still "
                 f"follows the parallel iteration of a thread-private buffer{ctx.macro_note(access.site)}",
+                related=(
+                    related(ctx, loop.site, f"`{loop.var.name}` is the variable of this `T.Parallel` loop"),
+                    *allocation(ctx, access.buffer),
+                ),
+                help=f"Allocate `{access.buffer.name}` with `T.alloc_fragment` to spread it over the threads "
+                f"that run `{loop.var.name}`, or index it with a `T.serial`/`T.unroll` loop variable.",
             )
             return

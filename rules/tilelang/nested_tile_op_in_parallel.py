@@ -4,6 +4,7 @@ from tilecheck.context import Context
 from tilecheck.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.rules._examples import KERNEL
 from tilecheck.rules.tilelang._loops import pipeline_in_parallel_root
+from tilecheck.rules.tilelang._related import enclosing_parallel, tile_op_rewrite
 from tilecheck.types import Grade
 
 
@@ -97,4 +98,6 @@ class NestedTileOpInParallel(Rule):
                     f"does not look into call arguments, but a tile operator still cannot run once per parallel "
                     f"iteration{ctx.macro_note(call.site)}",
                     caused_by=pipeline_in_parallel_root(ctx, ancestors),
+                    related=(enclosing_parallel(ctx, outer),),
+                    help=tile_op_rewrite(call.api, line),
                 )

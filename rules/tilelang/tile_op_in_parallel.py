@@ -4,7 +4,7 @@ from tilecheck.context import Context
 from tilecheck.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.rules._examples import KERNEL
 from tilecheck.rules.tilelang._loops import pipeline_in_parallel_root
-from tilecheck.rules.tilelang._related import enclosing_parallel
+from tilecheck.rules.tilelang._related import enclosing_parallel, tile_op_rewrite
 from tilecheck.types import Grade
 
 
@@ -100,30 +100,5 @@ class TileOpInParallel(Rule):
                     f"parallel region{ctx.macro_note(call.site)}",
                     caused_by=pipeline_in_parallel_root(ctx, ancestors),
                     related=(enclosing_parallel(ctx, outer),),
-                    help=rewrite(call.api, line),
+                    help=tile_op_rewrite(call.api, line),
                 )
-
-
-def rewrite(api: str, line: int) -> str:
-    """The rewrite for this tile operator, named after what it does."""
-    outside = f"outside the `T.Parallel` loop at line {line}"
-    if api in ("copy", "tma_gather4", "tma_scatter4", "async_copy", "tma_copy"):
-        return (
-            f"Call `T.{api}` once, {outside}, on the whole region (`T.copy(A[r:r + M, :], S)`), or copy "
-            "element by element in the loop: `S[i, j] = A[r + i, j]`."
-        )
-    if api in ("fill", "clear"):
-        return f"Assign element by element in the loop (`S[i, j] = 0`), or call `T.{api}` once, {outside}."
-    if "gemm" in api:
-        return (
-            f"Call `T.{api}` once, {outside}: it already spreads the whole tile product over the block's "
-            "threads (inside a `T.Pipelined` loop over K when it accumulates)."
-        )
-    if api.startswith("reduce") or api in ("cumsum", "cummax", "finalize_reducer", "reducer_init"):
-        return f"Call `T.{api}` once on the whole fragment, {outside}: it reduces across threads itself."
-    if api.startswith("atomic"):
-        return (
-            f"Use the element form `T.{api}(B[i, j], value)` in the loop, or one `T.{api}` over the "
-            f"region, {outside}."
-        )
-    return f"Call `T.{api}` once, {outside}: tile operators distribute their own work over the threads."
