@@ -30,10 +30,11 @@ def test_a_pipeline_in_a_parallel_loop_is_one_error_with_its_consequences_as_not
     (root,) = found(PIPELINE_IN_PARALLEL)
     assert (root.code, root.span.line, root.span.column) == ("TL102", 9, 21)
     assert [(r.span.line, r.span.column, r.message.split(" ", 1)[0]) for r in root.related] == [
+        (8, 17, "the"),  # the enclosing `T.Parallel` loop (TL102's own secondary location)
         (10, 16, "TL103"),
         (11, 25, "TL101"),
     ]
-    assert root.related[0].message.startswith("TL103 Tile operator `T.copy`")
+    assert root.related[1].message.startswith("TL103 Tile operator `T.copy`")
 
 
 def test_without_the_root_rule_the_consequences_are_errors_of_their_own():
@@ -51,7 +52,10 @@ def test_independent_mistakes_keep_one_error_each():
         "            for k in T.Pipelined(4, num_stages=2):\n"
         "                B[i, k] = 0\n"
     )
-    assert [(d.code, d.span.line, d.related) for d in found(source)] == [("TL103", 9, ()), ("TL102", 11, ())]
+    assert [(d.code, d.span.line, [r.message for r in d.related]) for d in found(source)] == [
+        ("TL103", 9, ["the enclosing `T.Parallel` loop"]),
+        ("TL102", 11, ["the enclosing `T.Parallel` loop"]),
+    ]
 
 
 def test_a_suppressed_consequence_counts_as_used_and_the_root_still_reports():
@@ -59,4 +63,4 @@ def test_a_suppressed_consequence_counts_as_used_and_the_root_still_reports():
     rules = [by_code(code) for code in ("TL101", "TL102", "TL103", "TL901")]
     diagnostics = check_source(source, "k.py", rules).diagnostics
     assert [(d.code, d.span.line) for d in diagnostics] == [("TL102", 9)]
-    assert [r.span for r in diagnostics[0].related] == [Span(11, 25, 11, 39)]
+    assert [r.span for r in diagnostics[0].related] == [Span(8, 17, 8, 31), Span(11, 25, 11, 39)]
