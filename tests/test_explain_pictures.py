@@ -139,6 +139,10 @@ def test_svg_is_well_formed_with_messages_on_hover(project, capsys):
     )
     assert [r.get("class") for r in root.iter(f"{ns}rect") if r.get("class")] == ["target"]
     kinds = {g.get("class") for g in root.iter(f"{ns}g")}
+    write(project, {"bad.py": "def f(:\n"})
+    bad = ElementTree.fromstring(explain(capsys, "bad.py", "--output-format", "svg"))
+    outside = [t.text for t in bad.iter(f"{ns}text") if t.get("class") == "outside"]
+    assert outside == ["no TileLang kernels", "error: TL001 [meta] 1:7 Syntax error: invalid syntax"]
     assert {"node parallel", "node serial", "node pipelined", "diagnostic error"} <= kinds
 
 

@@ -43,10 +43,13 @@ def render(picture: Picture, out: TextIO) -> None:
     for root in picture.kernels:
         rows.append((root, 0))
         _rows(root, 1, rows)
+    notes = [headline(d) for d in picture.outside]
+    if not picture.kernels:
+        notes.insert(0, picture.problem or "no TileLang kernels")
     first, last = _source_range(picture)
     source_rows = last - first + 1
     width = SOURCE_X + max([60, *(len(line) for line in picture.lines[first - 1 : last])]) * CHAR + 40
-    height = 60 + ROW * max(len(rows), source_rows) + 20
+    height = 60 + ROW * max(len(rows) + len(notes), source_rows) + 20
     name = display_path(picture.path) + (f":{picture.line}" if picture.line else "")
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height}" '
@@ -99,5 +102,10 @@ def render(picture: Picture, out: TextIO) -> None:
                 f'<circle cx="{cx}" cy="{y - 4}" r="6" fill="{LEVEL_COLOURS[word]}"/>'
                 f'<text x="{cx}" y="{y - 12}" font-size="9" text-anchor="middle" fill="{LEVEL_COLOURS[word]}">{escape(diagnostic.code)}</text></g>'
             )
+    for index, note in enumerate(notes):  # what belongs to no kernel, under the tree
+        y = 60 + ROW * (len(rows) + index)
+        parts.append(
+            f'<text class="outside" x="16" y="{y}" font-family="system-ui, sans-serif">{escape(note)}</text>'
+        )
     parts.append("</svg>")
     out.write("\n".join(parts) + "\n")
