@@ -46,7 +46,7 @@ class NestedTileOpInParallel(Rule):
     CODE = "TL209"
     NAME = "nested-tile-op-in-parallel"
     GRADE = Grade.SEMANTIC
-    HELP = "Move the tile operator out of the parallel loop (and out of the enclosing call), or write its element-wise form."
+    HELP = "Call the tile operator once, outside the parallel loop and outside the enclosing call."
     CHECKLIST = Checklist(
         grade="Semantic: the same structure violation as TL103, only hidden from TileLang's checker.",
         shape="A Call whose op has the TLOpBuilder attribute inside the arguments of another Call, below a "
