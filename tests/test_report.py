@@ -226,6 +226,10 @@ def test_symbolic_fragment_points_at_the_loop_and_the_allocation(project, capsys
         (11, 18, "this `T.Parallel` loop has the symbolic range `n`"),
         (8, 16, "`frag` is allocated with `T.alloc_fragment`"),
     ]
+    assert found["help"] == (
+        "Give the loop a constant extent that covers `n` (the tile size) and guard the tail: "
+        "`for i in T.Parallel(TILE): if i < n: ...`; or make it `T.serial(n)`."
+    )
 
 
 def test_checker_gaps_point_at_the_loop_too(project, capsys):

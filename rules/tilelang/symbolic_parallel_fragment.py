@@ -105,7 +105,8 @@ class SymbolicParallelFragment(Rule):
                         related(ctx, loop.site, f"this `T.Parallel` loop has the symbolic range `{extent}`"),
                         *allocation(ctx, access.buffer),
                     ),
-                    help=f"Give the loop a constant extent and guard the tail (`for {loop.var.name} in "
-                    f"T.Parallel(64): if {loop.var.name} < {extent}: ...`), or make it `T.serial`.",
+                    help=f"Give the loop a constant extent that covers `{extent}` (the tile size) and guard "
+                    f"the tail: `for {loop.var.name} in T.Parallel(TILE): if {loop.var.name} < {extent}: ...`; "
+                    f"or make it `T.serial({extent})`.",
                 )
                 break
