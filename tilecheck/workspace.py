@@ -163,13 +163,13 @@ class Workspace:
         return add_ignores(text, targets, reason)
 
     # -- PyPTO -------------------------------------------------------------------------------
-    def lower_text(self, text: str, path: str) -> LowerResult:
-        """What PyPTO's LowerPipelineLoops pass makes of `text`, under `path`'s backend."""
+    def lower_text(self, text: str | bytes, path: str) -> LowerResult:
+        """What PyPTO's LowerPipelineLoops pass makes of `text` (bytes are decoded as Python
+        decodes a file), under `path`'s configuration: backend, rule selection, severities,
+        and the text's suppression comments."""
         from tilecheck.pypto.api import lower_source
 
-        settings = self.file_settings(path)
-        backend = settings.backend
-        return lower_source(text, path, backend=getattr(backend, "name", None))
+        return lower_source(text, path, settings=self.file_settings(path))
 
 
 def check_task(task: tuple[str, FileSettings]) -> FileAnalysis:

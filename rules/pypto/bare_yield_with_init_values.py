@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from tilecheck.context import Context
-from tilecheck.pypto import rulebase
-from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.pypto.rulebase import PyptoRule, checklist, example
+from tilecheck.rule import Invalid, Valid
 from tilecheck.types import Grade
 
-_HEADER = (
-    "import pypto.language as pl\n\n\n@pl.function\ndef kernel(a: pl.Tensor, n: pl.Scalar, s0: pl.Scalar):\n"
-)
 
-
-class PyptoBareYieldWithInitValues(Rule):
+class PyptoBareYieldWithInitValues(PyptoRule):
     """A loop with `init_values` yields with a bare `pl.yield_(...)` instead of an assignment.
 
     ## What it does
@@ -40,33 +35,25 @@ class PyptoBareYieldWithInitValues(Rule):
     CODE = "TL411"
     NAME = "pypto-bare-yield-with-init-values"
     GRADE = Grade.SEMANTIC
-    MODEL = "pypto"
+    MESSAGE = "Loop with init_values requires an assignment-form pl.yield_(...) — the LHS supplies the post-loop binding name. Bare pl.yield_(...) is rejected here."
     HELP = "Write `r = pl.yield_(...)`."
-    CHECKLIST = Checklist(
-        grade="Semantic: PyPTO rejects the program for every target.",
-        shape="A `for` over `pl.<iterator>(...)` in a `@pl.function`/`@pl.jit` function: Reports a bare `pl.yield_(...)` statement in a loop with `init_values`.",
-        smallest_invalid="for i, (x,) in pl.pipeline(4, stage=2, init_values=(s0,)):",
-        closest_valid="for i, (x,) in pl.pipeline(4, stage=2, init_values=(s0,)):",
-        siblings="Each loop is checked on its own; nesting does not change the answer.",
-        neutral_wrappers="`with pl.at(...)`, `if` and other loops around it do not change the answer.",
-        generated_ir="Lowered loops carry `stage=1` and pass every check, so re-checking lowered code is clean.",
-        proof="Proven: values tilecheck cannot resolve statically are never reported.",
+    CHECKLIST = checklist(
+        shape="An expression statement `pl.yield_(...)` directly in the body of a loop with `init_values=`.",
+        smallest_invalid="for i, (x,) in pl.pipeline(4, stage=2, init_values=(s0,)): pl.yield_(x)",
+        closest_valid="for i, (x,) in pl.pipeline(4, stage=2, init_values=(s0,)): r = pl.yield_(x)",
         first_pass="parse_for_loop (the DSL parser)",
-        rewrite="Write `r = pl.yield_(...)`.",
+        rewrite="Assign the yield: `r = pl.yield_(x)` names the values after the loop.",
     )
     VALID = [
         Valid(
-            _HEADER
-            + "    for i, (x,) in pl.pipeline(4, stage=2, init_values=(s0,)):\n        r = pl.yield_(x)\n"
+            example(
+                "    for i, (x,) in pl.pipeline(4, stage=2, init_values=(s0,)):\n        r = pl.yield_(x)\n"
+            )
         )
     ]
     INVALID = [
         Invalid(
-            _HEADER
-            + "    for i, (x,) in pl.pipeline(4, stage=2, init_values=(s0,)):\n        pl.yield_(x)\n",
+            example("    for i, (x,) in pl.pipeline(4, stage=2, init_values=(s0,)):\n        pl.yield_(x)\n"),
             at=((7, 9),),
         )
     ]
-
-    def check(self, ctx: Context) -> None:
-        rulebase.report(ctx, self.CODE)

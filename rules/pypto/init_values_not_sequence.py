@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from tilecheck.context import Context
-from tilecheck.pypto import rulebase
-from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.pypto.rulebase import PyptoRule, checklist, example
+from tilecheck.rule import Invalid, Valid
 from tilecheck.types import Grade
 
-_HEADER = (
-    "import pypto.language as pl\n\n\n@pl.function\ndef kernel(a: pl.Tensor, n: pl.Scalar, s0: pl.Scalar):\n"
-)
 
-
-class PyptoInitValuesNotSequence(Rule):
+class PyptoInitValuesNotSequence(PyptoRule):
     """A loop's `init_values=` is not a list or tuple display.
 
     ## What it does
@@ -40,33 +35,27 @@ class PyptoInitValuesNotSequence(Rule):
     CODE = "TL413"
     NAME = "pypto-init-values-not-sequence"
     GRADE = Grade.SEMANTIC
-    MODEL = "pypto"
+    MESSAGE = "init_values must be a list or tuple"
     HELP = "Write `init_values=(s0,)`."
-    CHECKLIST = Checklist(
-        grade="Semantic: PyPTO rejects the program for every target.",
-        shape="A `for` over `pl.<iterator>(...)` in a `@pl.function`/`@pl.jit` function: Reports `init_values=` that is not a tuple or list display.",
-        smallest_invalid="for i, (x,) in pl.pipeline(4, stage=2, init_values=s0):",
-        closest_valid="for i, (x,) in pl.pipeline(4, stage=2, init_values=(s0,)):",
-        siblings="Each loop is checked on its own; nesting does not change the answer.",
-        neutral_wrappers="`with pl.at(...)`, `if` and other loops around it do not change the answer.",
-        generated_ir="Lowered loops carry `stage=1` and pass every check, so re-checking lowered code is clean.",
-        proof="Proven: values tilecheck cannot resolve statically are never reported.",
+    CHECKLIST = checklist(
+        shape="`init_values=` whose value is not a tuple or list display.",
+        smallest_invalid="for i, (x,) in pl.pipeline(4, stage=2, init_values=s0): r = pl.yield_(x)",
+        closest_valid="for i, (x,) in pl.pipeline(4, stage=2, init_values=(s0,)): r = pl.yield_(x)",
         first_pass="_parse_range_keyword (the DSL parser)",
-        rewrite="Write `init_values=(s0,)`.",
+        rewrite="Wrap the values in a tuple: `init_values=(s0,)`.",
     )
     VALID = [
         Valid(
-            _HEADER
-            + "    for i, (x,) in pl.pipeline(4, stage=2, init_values=(s0,)):\n        r = pl.yield_(x)\n"
+            example(
+                "    for i, (x,) in pl.pipeline(4, stage=2, init_values=(s0,)):\n        r = pl.yield_(x)\n"
+            )
         )
     ]
     INVALID = [
         Invalid(
-            _HEADER
-            + "    for i, (x,) in pl.pipeline(4, stage=2, init_values=s0):\n        r = pl.yield_(x)\n",
+            example(
+                "    for i, (x,) in pl.pipeline(4, stage=2, init_values=s0):\n        r = pl.yield_(x)\n"
+            ),
             at=((6, 56),),
         )
     ]
-
-    def check(self, ctx: Context) -> None:
-        rulebase.report(ctx, self.CODE)

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from tilecheck.context import Context
-from tilecheck.pypto import rulebase
-from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.pypto.rulebase import PyptoRule, checklist, example
+from tilecheck.rule import Invalid, Valid
 from tilecheck.types import Grade
 
-_HEADER = (
-    "import pypto.language as pl\n\n\n@pl.function\ndef kernel(a: pl.Tensor, n: pl.Scalar, s0: pl.Scalar):\n"
-)
 
-
-class PyptoLoopMissingStop(Rule):
+class PyptoLoopMissingStop(PyptoRule):
     """A loop iterator is called without its `stop` argument.
 
     ## What it does
@@ -40,22 +35,19 @@ class PyptoLoopMissingStop(Rule):
     CODE = "TL406"
     NAME = "pypto-loop-missing-stop"
     GRADE = Grade.SEMANTIC
-    MODEL = "pypto"
-    HELP = "Pass at least `stop`."
-    CHECKLIST = Checklist(
-        grade="Semantic: PyPTO rejects the program for every target.",
-        shape="A `for` over `pl.<iterator>(...)` in a `@pl.function`/`@pl.jit` function: Reports a loop iterator called without its `stop` argument.",
-        smallest_invalid="for i in pl.pipeline(stage=2):",
-        closest_valid="for i in pl.pipeline(8, stage=2):",
-        siblings="Each loop is checked on its own; nesting does not change the answer.",
-        neutral_wrappers="`with pl.at(...)`, `if` and other loops around it do not change the answer.",
-        generated_ir="Lowered loops carry `stage=1` and pass every check, so re-checking lowered code is clean.",
-        proof="Proven: values tilecheck cannot resolve statically are never reported.",
+    MESSAGE = "pl.{kind}() requires at least 1 argument (stop)"
+    HELP = "Pass at least the stop value: `pl.range(10)` or `pl.range(0, 10)`."
+    CHECKLIST = checklist(
+        shape="A `pl.<iterator>(...)` loop call without positional arguments.",
+        smallest_invalid="for i in pl.pipeline(stage=2): ...",
+        closest_valid="for i in pl.pipeline(8, stage=2): ...",
         first_pass="_parse_range_call (the DSL parser)",
-        rewrite="Pass at least `stop`.",
+        rewrite="Pass the stop value, or start and stop: `pl.range(10)`, `pl.range(0, 10)`.",
     )
-    VALID = [Valid(_HEADER + "    for i in pl.pipeline(8, stage=2):\n        t = i\n")]
-    INVALID = [Invalid(_HEADER + "    for i in pl.pipeline(stage=2):\n        t = i\n", at=((6, 14),))]
+    VALID = [Valid(example("    for i in pl.pipeline(8, stage=2):\n        t = i\n"))]
+    INVALID = [Invalid(example("    for i in pl.pipeline(stage=2):\n        t = i\n"), at=((6, 14),))]
 
-    def check(self, ctx: Context) -> None:
-        rulebase.report(ctx, self.CODE)
+    @classmethod
+    def help_for(cls, values: dict[str, object]) -> str:
+        kind = values["kind"]
+        return f"Provide at least the stop value: pl.{kind}(10) or pl.{kind}(0, 10)"

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from tilecheck.context import Context
-from tilecheck.pypto import rulebase
-from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.pypto.rulebase import PyptoRule, checklist, example
+from tilecheck.rule import Invalid, Valid
 from tilecheck.types import Grade
 
-_HEADER = (
-    "import pypto.language as pl\n\n\n@pl.function\ndef kernel(a: pl.Tensor, n: pl.Scalar, s0: pl.Scalar):\n"
-)
 
-
-class PyptoLoopUnknownKeyword(Rule):
+class PyptoLoopUnknownKeyword(PyptoRule):
     """A loop iterator is called with a keyword argument it does not accept.
 
     ## What it does
@@ -40,22 +35,18 @@ class PyptoLoopUnknownKeyword(Rule):
     CODE = "TL405"
     NAME = "pypto-loop-unknown-keyword"
     GRADE = Grade.SEMANTIC
-    MODEL = "pypto"
-    HELP = "Use only the supported keywords (see the help line)."
-    CHECKLIST = Checklist(
-        grade="Semantic: PyPTO rejects the program for every target.",
-        shape="A `for` over `pl.<iterator>(...)` in a `@pl.function`/`@pl.jit` function: Reports a keyword argument that PyPTO's loop iterators do not accept.",
-        smallest_invalid="for i in pl.range(8, unroll=4):",
-        closest_valid="for i in pl.range(8):",
-        siblings="Each loop is checked on its own; nesting does not change the answer.",
-        neutral_wrappers="`with pl.at(...)`, `if` and other loops around it do not change the answer.",
-        generated_ir="Lowered loops carry `stage=1` and pass every check, so re-checking lowered code is clean.",
-        proof="Proven: values tilecheck cannot resolve statically are never reported.",
+    MESSAGE = "Unknown keyword argument '{keyword}' in pl.{kind}()"
+    HELP = "Use only the keywords the loop iterator accepts: `init_values`, `attrs` and, on `pl.pipeline`, `stage`."
+    CHECKLIST = checklist(
+        shape="A keyword argument of a `pl.<iterator>(...)` loop call that the iterator does not accept.",
+        smallest_invalid="for i in pl.range(8, unroll=4): ...",
+        closest_valid="for i in pl.range(8): ...",
         first_pass="_parse_range_keyword (the DSL parser)",
-        rewrite="Use only the supported keywords (see the help line).",
+        rewrite="Drop the keyword, or use the iterator that accepts it (`pl.pipeline(..., stage=F)` to pipeline, `pl.unroll(...)` to unroll fully).",
     )
-    VALID = [Valid(_HEADER + "    for i in pl.range(8):\n        t = i\n")]
-    INVALID = [Invalid(_HEADER + "    for i in pl.range(8, unroll=4):\n        t = i\n", at=((6, 26),))]
+    VALID = [Valid(example("    for i in pl.range(8):\n        t = i\n"))]
+    INVALID = [Invalid(example("    for i in pl.range(8, unroll=4):\n        t = i\n"), at=((6, 26),))]
 
-    def check(self, ctx: Context) -> None:
-        rulebase.report(ctx, self.CODE)
+    @classmethod
+    def help_for(cls, values: dict[str, object]) -> str:
+        return f"Supported keywords for pl.{values['kind']}(): {values['supported']}"

@@ -1,21 +1,17 @@
-"""Rule TL419: pypto-nested-pipeline-unsupported (PyPTO; checks in `tilecheck.pypto.checks`)."""
+"""Rule TL419: pypto-nested-pipeline-unsupported (PyPTO; emitted by `tilecheck lower`)."""
 
 from __future__ import annotations
 
-from tilecheck.context import Context
-from tilecheck.pypto import rulebase
-from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.pypto.rulebase import PyptoRule, checklist, example
+from tilecheck.rule import Invalid, Valid
 from tilecheck.types import Grade
 
-_HEADER = (
-    "import pypto.language as pl\n\n\n@pl.function\ndef kernel(a: pl.Tensor, n: pl.Scalar, s0: pl.Scalar):\n"
-)
 _NESTED = (
     "    for i in pl.pipeline(4, stage=2):\n        for j in pl.pipeline(4, stage=2):\n            x = j\n"
 )
 
 
-class PyptoNestedPipelineUnsupported(Rule):
+class PyptoNestedPipelineUnsupported(PyptoRule):
     """A `pl.pipeline(stage>1)` loop nested in another, on a backend without hierarchical pipelines.
 
     ## What it does
@@ -50,22 +46,17 @@ class PyptoNestedPipelineUnsupported(Rule):
     CODE = "TL419"
     NAME = "pypto-nested-pipeline-unsupported"
     GRADE = Grade.CONTRACT
-    MODEL = "pypto"
+    MESSAGE = "Backend {backend} does not support nested software pipelines"
     HELP = "Pipeline one level only on this backend, or choose a backend with hierarchical pipelines."
-    CHECKLIST = Checklist(
+    CHECKLIST = checklist(
         grade="Contract: nesting is legal in PyPTO; the selected backend cannot schedule it.",
         shape="A `pl.pipeline(..., stage>1)` For nested (at any depth) in another `pl.pipeline(..., stage>1)` For.",
         smallest_invalid="for i in pl.pipeline(4, stage=2): for j in pl.pipeline(4, stage=2): ...",
         closest_valid="for i in pl.pipeline(4, stage=2): for j in pl.range(4): ...",
         siblings="Sibling pipelines are independent; only nesting counts.",
-        neutral_wrappers="No: `if`, `with pl.at(...)` and plain loops between the two do not matter.",
-        generated_ir="Lowered loops carry `stage=1` and are not requests, so lowered code is clean.",
-        proof="Proven: both stage factors are literal integers greater than 1.",
+        proof="Proven: both stage factors fold to integers greater than 1.",
         first_pass="The backend's pipeline scheduling after LowerPipelineLoops.",
         rewrite="Demote one level to `pl.range`, or target a backend with hierarchical pipelines.",
     )
-    VALID = [Valid(_HEADER + _NESTED), Valid(_HEADER + _NESTED, backend="ascend")]
-    INVALID = [Invalid(_HEADER + _NESTED, at=((7, 18),), backend="cuda-sm80", message="Backend cuda-sm80")]
-
-    def check(self, ctx: Context) -> None:
-        rulebase.report(ctx, self.CODE)
+    VALID = [Valid(example(_NESTED)), Valid(example(_NESTED), backend="ascend")]
+    INVALID = [Invalid(example(_NESTED), at=((7, 18),), backend="cuda-sm80", message="Backend cuda-sm80")]

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from tilecheck.rule import Rule
+from tilecheck.pypto.rulebase import PyptoRule
 from tilecheck.types import Grade, Severity
 
 
-class PyptoPipelineBoundsUnresolved(Rule):
+class PyptoPipelineBoundsUnresolved(PyptoRule):
     """`tilecheck lower` cannot resolve a pipeline loop bound and lowers it with dynamic bounds.
 
     ## What it does
@@ -43,5 +43,5 @@ class PyptoPipelineBoundsUnresolved(Rule):
     NAME = "pypto-pipeline-bounds-unresolved"
     GRADE = Grade.META
     SEVERITY = Severity.INFO
-    MODEL = "pypto"
+    MESSAGE = "cannot resolve `{name}` statically; lowering this loop with dynamic bounds"
     HELP = "Define the bound as a module-level integer constant tilecheck can read."

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from tilecheck.context import Context
-from tilecheck.pypto import rulebase
-from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.pypto.rulebase import CONTRACT, PyptoRule, checklist, example
+from tilecheck.rule import Invalid, Valid
 from tilecheck.types import Grade
 
-_HEADER = (
-    "import pypto.language as pl\n\n\n@pl.function\ndef kernel(a: pl.Tensor, n: pl.Scalar, s0: pl.Scalar):\n"
-)
 
-
-class PyptoPipelineDynamicNegativeStep(Rule):
+class PyptoPipelineDynamicNegativeStep(PyptoRule):
     """A pipelined loop with runtime bounds has a negative step.
 
     ## What it does
@@ -40,24 +35,17 @@ class PyptoPipelineDynamicNegativeStep(Rule):
     CODE = "TL416"
     NAME = "pypto-pipeline-dynamic-negative-step"
     GRADE = Grade.CONTRACT
-    MODEL = "pypto"
+    MESSAGE = "LowerPipelineLoops: dynamic bounds require a positive step, got {step}. Use static bounds for negative-step loops."
     HELP = "Use static bounds, or count upwards and index with `stop - 1 - i`."
-    CHECKLIST = Checklist(
-        grade="Contract: a limitation of the current LowerPipelineLoops pass, not of the language.",
-        shape="A `for` over `pl.<iterator>(...)` in a `@pl.function`/`@pl.jit` function: Reports a pipelined loop with runtime bounds and a negative step.",
-        smallest_invalid="for i in pl.pipeline(n, 0, -1, stage=2):",
-        closest_valid="for i in pl.pipeline(8, 0, -1, stage=2):",
-        siblings="Each loop is checked on its own; nesting does not change the answer.",
-        neutral_wrappers="`with pl.at(...)`, `if` and other loops around it do not change the answer.",
-        generated_ir="Lowered loops carry `stage=1` and pass every check, so re-checking lowered code is clean.",
-        proof="Proven: values tilecheck cannot resolve statically are never reported.",
+    CHECKLIST = checklist(
+        grade=CONTRACT,
+        shape="A `pl.pipeline(start, stop, step, stage>1)` loop with a negative constant step and a runtime start or stop.",
+        smallest_invalid="for i in pl.pipeline(n, 0, -1, stage=2): ...",
+        closest_valid="for i in pl.pipeline(8, 0, -1, stage=2): ...",
         first_pass="LowerPipelineLoops",
-        rewrite="Use static bounds, or count upwards and index with `stop - 1 - i`.",
+        rewrite="Count upwards with a positive step and index from the end: `for i in pl.pipeline(0, n, 1, stage=2): j = n - 1 - i`; or make both bounds constants.",
     )
-    VALID = [Valid(_HEADER + "    for i in pl.pipeline(8, 0, -1, stage=2):\n        t = i\n")]
+    VALID = [Valid(example("    for i in pl.pipeline(8, 0, -1, stage=2):\n        t = i\n"))]
     INVALID = [
-        Invalid(_HEADER + "    for i in pl.pipeline(n, 0, -1, stage=2):\n        t = i\n", at=((6, 32),))
+        Invalid(example("    for i in pl.pipeline(n, 0, -1, stage=2):\n        t = i\n"), at=((6, 32),))
     ]
-
-    def check(self, ctx: Context) -> None:
-        rulebase.report(ctx, self.CODE)

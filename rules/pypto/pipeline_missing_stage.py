@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from tilecheck.context import Context
-from tilecheck.pypto import rulebase
-from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.pypto.rulebase import PyptoRule, checklist, example
+from tilecheck.rule import Invalid, Valid
 from tilecheck.types import Grade
 
-_HEADER = (
-    "import pypto.language as pl\n\n\n@pl.function\ndef kernel(a: pl.Tensor, n: pl.Scalar, s0: pl.Scalar):\n"
-)
 
-
-class PyptoPipelineMissingStage(Rule):
+class PyptoPipelineMissingStage(PyptoRule):
     """A `pl.pipeline()` loop has no `stage=` argument.
 
     ## What it does
@@ -40,31 +35,21 @@ class PyptoPipelineMissingStage(Rule):
     CODE = "TL401"
     NAME = "pypto-pipeline-missing-stage"
     GRADE = Grade.SEMANTIC
-    MODEL = "pypto"
+    MESSAGE = "pl.pipeline() requires stage= (positive integer)"
     HELP = "Use pl.pipeline(stop, stage=F)."
-    CHECKLIST = Checklist(
-        grade="Semantic: PyPTO rejects the program for every target.",
-        shape="A `for` over `pl.<iterator>(...)` in a `@pl.function`/`@pl.jit` function: Reports a `pl.pipeline(...)` loop without the `stage=` keyword.",
-        smallest_invalid="for i in pl.pipeline(8):",
-        closest_valid="for i in pl.pipeline(8, stage=2):",
-        siblings="Each loop is checked on its own; nesting does not change the answer.",
-        neutral_wrappers="`with pl.at(...)`, `if` and other loops around it do not change the answer.",
-        generated_ir="Lowered loops carry `stage=1` and pass every check, so re-checking lowered code is clean.",
-        proof="Proven: values tilecheck cannot resolve statically are never reported.",
+    CHECKLIST = checklist(
+        shape="A `for` over `pl.pipeline(...)` without a `stage=` keyword.",
+        smallest_invalid="for i in pl.pipeline(8): ...",
+        closest_valid="for i in pl.pipeline(8, stage=2): ...",
         first_pass="parse_for_loop (the DSL parser)",
-        rewrite="Add `stage=F` (F >= 1).",
+        rewrite="Add `stage=F` (F >= 1), or use `pl.range` for a loop that is not pipelined.",
     )
     VALID = [
-        Valid(
-            _HEADER + "    for i in pl.pipeline(8, stage=2):\n        t = pl.tile.load(a, [i * 16], [16])\n"
-        )
+        Valid(example("    for i in pl.pipeline(8, stage=2):\n        t = pl.tile.load(a, [i * 16], [16])\n"))
     ]
     INVALID = [
         Invalid(
-            _HEADER + "    for i in pl.pipeline(8):\n        t = pl.tile.load(a, [i * 16], [16])\n",
+            example("    for i in pl.pipeline(8):\n        t = pl.tile.load(a, [i * 16], [16])\n"),
             at=((6, 14),),
         )
     ]
-
-    def check(self, ctx: Context) -> None:
-        rulebase.report(ctx, self.CODE)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from tilecheck.rule import Rule
+from tilecheck.pypto.rulebase import PyptoRule
 from tilecheck.types import Grade, Severity
 
 
-class PyptoPipelineNotLowered(Rule):
+class PyptoPipelineNotLowered(PyptoRule):
     """`tilecheck lower` leaves a pipeline loop as it is, and says why.
 
     ## What it does
@@ -43,5 +43,5 @@ class PyptoPipelineNotLowered(Rule):
     NAME = "pypto-pipeline-not-lowered"
     GRADE = Grade.META
     SEVERITY = Severity.WARNING
-    MODEL = "pypto"
+    MESSAGE = "this pipeline loop was left as it is: {reason}"
     HELP = "Remove what the message names, or lower the loop by hand."

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from tilecheck.context import Context
-from tilecheck.pypto import rulebase
-from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.pypto.rulebase import PyptoRule, checklist, example
+from tilecheck.rule import Invalid, Valid
 from tilecheck.types import Grade
 
-_HEADER = (
-    "import pypto.language as pl\n\n\n@pl.function\ndef kernel(a: pl.Tensor, n: pl.Scalar, s0: pl.Scalar):\n"
-)
 
-
-class PyptoPipelineStageNotConstant(Rule):
+class PyptoPipelineStageNotConstant(PyptoRule):
     """A `pl.pipeline()` loop's `stage=` is not a compile-time constant integer.
 
     ## What it does
@@ -40,22 +35,14 @@ class PyptoPipelineStageNotConstant(Rule):
     CODE = "TL402"
     NAME = "pypto-pipeline-stage-not-constant"
     GRADE = Grade.SEMANTIC
-    MODEL = "pypto"
+    MESSAGE = "pl.pipeline() stage must be a compile-time constant integer"
     HELP = "Use an integer literal: stage=4"
-    CHECKLIST = Checklist(
-        grade="Semantic: PyPTO rejects the program for every target.",
-        shape="A `for` over `pl.<iterator>(...)` in a `@pl.function`/`@pl.jit` function: Reports a `stage=` that is not a compile-time integer: a DSL variable, a float, a bool.",
-        smallest_invalid="for i in pl.pipeline(8, stage=n):",
-        closest_valid="for i in pl.pipeline(8, stage=4):",
-        siblings="Each loop is checked on its own; nesting does not change the answer.",
-        neutral_wrappers="`with pl.at(...)`, `if` and other loops around it do not change the answer.",
-        generated_ir="Lowered loops carry `stage=1` and pass every check, so re-checking lowered code is clean.",
-        proof="Proven: values tilecheck cannot resolve statically are never reported.",
+    CHECKLIST = checklist(
+        shape="`stage=` on a `pl.<iterator>(...)` loop whose value is a runtime scalar or not an integer.",
+        smallest_invalid="for i in pl.pipeline(8, stage=n): ...",
+        closest_valid="for i in pl.pipeline(8, stage=4): ...",
         first_pass="parse_for_loop (the DSL parser)",
-        rewrite="Use an integer literal or a module constant.",
+        rewrite="Use an integer literal or a module-level integer constant.",
     )
-    VALID = [Valid(_HEADER + "    for i in pl.pipeline(8, stage=4):\n        t = i\n")]
-    INVALID = [Invalid(_HEADER + "    for i in pl.pipeline(8, stage=n):\n        t = i\n", at=((6, 29),))]
-
-    def check(self, ctx: Context) -> None:
-        rulebase.report(ctx, self.CODE)
+    VALID = [Valid(example("    for i in pl.pipeline(8, stage=4):\n        t = i\n"))]
+    INVALID = [Invalid(example("    for i in pl.pipeline(8, stage=n):\n        t = i\n"), at=((6, 29),))]

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from tilecheck.context import Context
-from tilecheck.pypto import rulebase
-from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.pypto.rulebase import PyptoRule, checklist, example
+from tilecheck.rule import Invalid, Valid
 from tilecheck.types import Grade
 
-_HEADER = (
-    "import pypto.language as pl\n\n\n@pl.function\ndef kernel(a: pl.Tensor, n: pl.Scalar, s0: pl.Scalar):\n"
-)
 
-
-class PyptoPipelineStageNotPositive(Rule):
+class PyptoPipelineStageNotPositive(PyptoRule):
     """A `pl.pipeline()` loop's `stage=` is zero or negative.
 
     ## What it does
@@ -40,22 +35,14 @@ class PyptoPipelineStageNotPositive(Rule):
     CODE = "TL403"
     NAME = "pypto-pipeline-stage-not-positive"
     GRADE = Grade.SEMANTIC
-    MODEL = "pypto"
+    MESSAGE = "pl.pipeline() stage must be >= 1, got {value}"
     HELP = "Use a positive integer for stage: stage=4"
-    CHECKLIST = Checklist(
-        grade="Semantic: PyPTO rejects the program for every target.",
-        shape="A `for` over `pl.<iterator>(...)` in a `@pl.function`/`@pl.jit` function: Reports `stage=` below 1.",
-        smallest_invalid="for i in pl.pipeline(8, stage=0):",
-        closest_valid="for i in pl.pipeline(8, stage=1):",
-        siblings="Each loop is checked on its own; nesting does not change the answer.",
-        neutral_wrappers="`with pl.at(...)`, `if` and other loops around it do not change the answer.",
-        generated_ir="Lowered loops carry `stage=1` and pass every check, so re-checking lowered code is clean.",
-        proof="Proven: values tilecheck cannot resolve statically are never reported.",
+    CHECKLIST = checklist(
+        shape="`stage=` on a `pl.<iterator>(...)` loop whose value folds to an integer below 1.",
+        smallest_invalid="for i in pl.pipeline(8, stage=0): ...",
+        closest_valid="for i in pl.pipeline(8, stage=1): ...",
         first_pass="parse_for_loop (the DSL parser)",
         rewrite="Use `stage=1` (no replication) or more.",
     )
-    VALID = [Valid(_HEADER + "    for i in pl.pipeline(8, stage=1):\n        t = i\n")]
-    INVALID = [Invalid(_HEADER + "    for i in pl.pipeline(8, stage=0):\n        t = i\n", at=((6, 29),))]
-
-    def check(self, ctx: Context) -> None:
-        rulebase.report(ctx, self.CODE)
+    VALID = [Valid(example("    for i in pl.pipeline(8, stage=1):\n        t = i\n"))]
+    INVALID = [Invalid(example("    for i in pl.pipeline(8, stage=0):\n        t = i\n"), at=((6, 29),))]

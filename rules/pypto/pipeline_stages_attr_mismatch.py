@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from tilecheck.context import Context
-from tilecheck.pypto import rulebase
-from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.pypto.rulebase import PyptoRule, checklist, example
+from tilecheck.rule import Invalid, Valid
 from tilecheck.types import Grade
 
-_HEADER = (
-    "import pypto.language as pl\n\n\n@pl.function\ndef kernel(a: pl.Tensor, n: pl.Scalar, s0: pl.Scalar):\n"
-)
 
-
-class PyptoPipelineStagesAttrMismatch(Rule):
+class PyptoPipelineStagesAttrMismatch(PyptoRule):
     """A loop that is not `pl.pipeline` carries `attrs={"pipeline_stages": ...}`.
 
     ## What it does
@@ -40,27 +35,19 @@ class PyptoPipelineStagesAttrMismatch(Rule):
     CODE = "TL418"
     NAME = "pypto-pipeline-stages-attr-mismatch"
     GRADE = Grade.SEMANTIC
-    MODEL = "pypto"
+    MESSAGE = "ForStmt in function '{function}' carries `attrs[\"pipeline_stages\"]` but `kind_` is not `ForKind::Pipeline`. The attr is only meaningful on Pipeline loops."
     HELP = "Use `pl.pipeline(..., stage=F)`."
-    CHECKLIST = Checklist(
-        grade="Semantic: PyPTO rejects the program for every target.",
-        shape='A `for` over `pl.<iterator>(...)` in a `@pl.function`/`@pl.jit` function: Reports a `pl.range`/`pl.parallel`/`pl.unroll` loop carrying `attrs={"pipeline_stages": ...}`.',
-        smallest_invalid='for i in pl.range(8, attrs={"pipeline_stages": 2}):',
-        closest_valid="for i in pl.pipeline(8, stage=2):",
-        siblings="Each loop is checked on its own; nesting does not change the answer.",
-        neutral_wrappers="`with pl.at(...)`, `if` and other loops around it do not change the answer.",
-        generated_ir="Lowered loops carry `stage=1` and pass every check, so re-checking lowered code is clean.",
-        proof="Proven: values tilecheck cannot resolve statically are never reported.",
+    CHECKLIST = checklist(
+        shape='`attrs={"pipeline_stages": ...}` on a loop call other than `pl.pipeline(...)`.',
+        smallest_invalid='for i in pl.range(8, attrs={"pipeline_stages": 2}): ...',
+        closest_valid="for i in pl.pipeline(8, stage=2): ...",
         first_pass="PipelineLoopValid verifier",
-        rewrite="Use `pl.pipeline(..., stage=F)`.",
+        rewrite="Use `pl.pipeline(..., stage=F)`, which sets the attribute itself; drop the hand-written attribute.",
     )
-    VALID = [Valid(_HEADER + "    for i in pl.pipeline(8, stage=2):\n        t = i\n")]
+    VALID = [Valid(example("    for i in pl.pipeline(8, stage=2):\n        t = i\n"))]
     INVALID = [
         Invalid(
-            _HEADER + '    for i in pl.range(8, attrs={"pipeline_stages": 2}):\n        t = i\n',
+            example('    for i in pl.range(8, attrs={"pipeline_stages": 2}):\n        t = i\n'),
             at=((6, 26),),
         )
     ]
-
-    def check(self, ctx: Context) -> None:
-        rulebase.report(ctx, self.CODE)

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from tilecheck.context import Context
-from tilecheck.pypto import rulebase
-from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.pypto.rulebase import CONTRACT, PyptoRule, checklist, example
+from tilecheck.rule import Invalid, Valid
 from tilecheck.types import Grade
 
-_HEADER = (
-    "import pypto.language as pl\n\n\n@pl.function\ndef kernel(a: pl.Tensor, n: pl.Scalar, s0: pl.Scalar):\n"
-)
 
-
-class PyptoPipelineStepNotConstant(Rule):
+class PyptoPipelineStepNotConstant(PyptoRule):
     """A pipelined loop (stage > 1) has a step that is not a compile-time integer.
 
     ## What it does
@@ -40,24 +35,17 @@ class PyptoPipelineStepNotConstant(Rule):
     CODE = "TL414"
     NAME = "pypto-pipeline-step-not-constant"
     GRADE = Grade.CONTRACT
-    MODEL = "pypto"
+    MESSAGE = "LowerPipelineLoops: step must be a compile-time integer constant, got {type_name}"
     HELP = "Use a constant step."
-    CHECKLIST = Checklist(
-        grade="Contract: a limitation of the current LowerPipelineLoops pass, not of the language.",
-        shape="A `for` over `pl.<iterator>(...)` in a `@pl.function`/`@pl.jit` function: Reports a `pl.pipeline` loop with stage > 1 whose step is not a compile-time integer.",
-        smallest_invalid="for i in pl.pipeline(0, 8, n, stage=2):",
-        closest_valid="for i in pl.pipeline(0, 8, 2, stage=2):",
-        siblings="Each loop is checked on its own; nesting does not change the answer.",
-        neutral_wrappers="`with pl.at(...)`, `if` and other loops around it do not change the answer.",
-        generated_ir="Lowered loops carry `stage=1` and pass every check, so re-checking lowered code is clean.",
-        proof="Proven: values tilecheck cannot resolve statically are never reported.",
+    CHECKLIST = checklist(
+        grade=CONTRACT,
+        shape="A `pl.pipeline(start, stop, step, stage>1)` loop whose step is a runtime scalar or a non-integer.",
+        smallest_invalid="for i in pl.pipeline(0, 8, n, stage=2): ...",
+        closest_valid="for i in pl.pipeline(0, 8, 2, stage=2): ...",
         first_pass="LowerPipelineLoops",
-        rewrite="Use a constant step.",
+        rewrite="Use a constant step (a literal or a module-level integer constant); keep a runtime stride inside the body (`i * n`).",
     )
-    VALID = [Valid(_HEADER + "    for i in pl.pipeline(0, 8, 2, stage=2):\n        t = i\n")]
+    VALID = [Valid(example("    for i in pl.pipeline(0, 8, 2, stage=2):\n        t = i\n"))]
     INVALID = [
-        Invalid(_HEADER + "    for i in pl.pipeline(0, 8, n, stage=2):\n        t = i\n", at=((6, 32),))
+        Invalid(example("    for i in pl.pipeline(0, 8, n, stage=2):\n        t = i\n"), at=((6, 32),))
     ]
-
-    def check(self, ctx: Context) -> None:
-        rulebase.report(ctx, self.CODE)

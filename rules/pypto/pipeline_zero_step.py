@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from tilecheck.context import Context
-from tilecheck.pypto import rulebase
-from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.pypto.rulebase import PyptoRule, checklist, example
+from tilecheck.rule import Invalid, Valid
 from tilecheck.types import Grade
 
-_HEADER = (
-    "import pypto.language as pl\n\n\n@pl.function\ndef kernel(a: pl.Tensor, n: pl.Scalar, s0: pl.Scalar):\n"
-)
 
-
-class PyptoPipelineZeroStep(Rule):
+class PyptoPipelineZeroStep(PyptoRule):
     """A pipelined loop (stage > 1) has a step of zero.
 
     ## What it does
@@ -40,24 +35,16 @@ class PyptoPipelineZeroStep(Rule):
     CODE = "TL415"
     NAME = "pypto-pipeline-zero-step"
     GRADE = Grade.SEMANTIC
-    MODEL = "pypto"
+    MESSAGE = "LowerPipelineLoops: step cannot be zero"
     HELP = "Use a non-zero step."
-    CHECKLIST = Checklist(
-        grade="Semantic: PyPTO rejects the program for every target.",
-        shape="A `for` over `pl.<iterator>(...)` in a `@pl.function`/`@pl.jit` function: Reports a `pl.pipeline` loop with stage > 1 and a zero step.",
-        smallest_invalid="for i in pl.pipeline(0, 8, 0, stage=2):",
-        closest_valid="for i in pl.pipeline(0, 8, 1, stage=2):",
-        siblings="Each loop is checked on its own; nesting does not change the answer.",
-        neutral_wrappers="`with pl.at(...)`, `if` and other loops around it do not change the answer.",
-        generated_ir="Lowered loops carry `stage=1` and pass every check, so re-checking lowered code is clean.",
-        proof="Proven: values tilecheck cannot resolve statically are never reported.",
+    CHECKLIST = checklist(
+        shape="A `pl.pipeline(start, stop, step, stage>1)` loop whose step folds to 0.",
+        smallest_invalid="for i in pl.pipeline(0, 8, 0, stage=2): ...",
+        closest_valid="for i in pl.pipeline(0, 8, 1, stage=2): ...",
         first_pass="LowerPipelineLoops",
-        rewrite="Use a non-zero step.",
+        rewrite="Give the step the stride the loop should advance by (`pl.pipeline(0, 8, 1, stage=2)`), or drop it for a step of 1.",
     )
-    VALID = [Valid(_HEADER + "    for i in pl.pipeline(0, 8, 1, stage=2):\n        t = i\n")]
+    VALID = [Valid(example("    for i in pl.pipeline(0, 8, 1, stage=2):\n        t = i\n"))]
     INVALID = [
-        Invalid(_HEADER + "    for i in pl.pipeline(0, 8, 0, stage=2):\n        t = i\n", at=((6, 32),))
+        Invalid(example("    for i in pl.pipeline(0, 8, 0, stage=2):\n        t = i\n"), at=((6, 32),))
     ]
-
-    def check(self, ctx: Context) -> None:
-        rulebase.report(ctx, self.CODE)

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from tilecheck.context import Context
-from tilecheck.pypto import rulebase
-from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.pypto.rulebase import PyptoRule, checklist, example
+from tilecheck.rule import Invalid, Valid
 from tilecheck.types import Grade
 
-_HEADER = (
-    "import pypto.language as pl\n\n\n@pl.function\ndef kernel(a: pl.Tensor, n: pl.Scalar, s0: pl.Scalar):\n"
-)
 
-
-class PyptoStageOnNonPipeline(Rule):
+class PyptoStageOnNonPipeline(PyptoRule):
     """`stage=` is given to `pl.range`, `pl.parallel` or `pl.unroll` instead of `pl.pipeline`.
 
     ## What it does
@@ -40,22 +35,14 @@ class PyptoStageOnNonPipeline(Rule):
     CODE = "TL404"
     NAME = "pypto-stage-on-non-pipeline"
     GRADE = Grade.SEMANTIC
-    MODEL = "pypto"
+    MESSAGE = "stage= is only supported on pl.pipeline(), not pl.{kind}()"
     HELP = "Use pl.pipeline() for software pipelining."
-    CHECKLIST = Checklist(
-        grade="Semantic: PyPTO rejects the program for every target.",
-        shape="A `for` over `pl.<iterator>(...)` in a `@pl.function`/`@pl.jit` function: Reports `stage=` on `pl.range`, `pl.parallel` or `pl.unroll`.",
-        smallest_invalid="for i in pl.range(8, stage=2):",
-        closest_valid="for i in pl.pipeline(8, stage=2):",
-        siblings="Each loop is checked on its own; nesting does not change the answer.",
-        neutral_wrappers="`with pl.at(...)`, `if` and other loops around it do not change the answer.",
-        generated_ir="Lowered loops carry `stage=1` and pass every check, so re-checking lowered code is clean.",
-        proof="Proven: values tilecheck cannot resolve statically are never reported.",
+    CHECKLIST = checklist(
+        shape="`stage=` on `pl.range(...)`, `pl.parallel(...)`, `pl.unroll(...)` or `pl.while_(...)`.",
+        smallest_invalid="for i in pl.range(8, stage=2): ...",
+        closest_valid="for i in pl.pipeline(8, stage=2): ...",
         first_pass="parse_for_loop (the DSL parser)",
-        rewrite="Use `pl.pipeline(..., stage=F)` or drop `stage=`.",
+        rewrite="Use `pl.pipeline(..., stage=F)`, or drop `stage=`.",
     )
-    VALID = [Valid(_HEADER + "    for i in pl.pipeline(8, stage=2):\n        t = i\n")]
-    INVALID = [Invalid(_HEADER + "    for i in pl.range(8, stage=2):\n        t = i\n", at=((6, 26),))]
-
-    def check(self, ctx: Context) -> None:
-        rulebase.report(ctx, self.CODE)
+    VALID = [Valid(example("    for i in pl.pipeline(8, stage=2):\n        t = i\n"))]
+    INVALID = [Invalid(example("    for i in pl.range(8, stage=2):\n        t = i\n"), at=((6, 26),))]

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from tilecheck.context import Context
-from tilecheck.pypto import rulebase
-from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.pypto.rulebase import PyptoRule, checklist, example
+from tilecheck.rule import Invalid, Valid
 from tilecheck.types import Grade
 
-_HEADER = (
-    "import pypto.language as pl\n\n\n@pl.function\ndef kernel(a: pl.Tensor, n: pl.Scalar, s0: pl.Scalar):\n"
-)
 
-
-class PyptoUnrollZeroStep(Rule):
+class PyptoUnrollZeroStep(PyptoRule):
     """A `pl.unroll()` loop has a step of zero.
 
     ## What it does
@@ -40,22 +35,14 @@ class PyptoUnrollZeroStep(Rule):
     CODE = "TL409"
     NAME = "pypto-unroll-zero-step"
     GRADE = Grade.SEMANTIC
-    MODEL = "pypto"
+    MESSAGE = "pl.unroll() step cannot be zero"
     HELP = "Use a non-zero step."
-    CHECKLIST = Checklist(
-        grade="Semantic: PyPTO rejects the program for every target.",
-        shape="A `for` over `pl.<iterator>(...)` in a `@pl.function`/`@pl.jit` function: Reports `pl.unroll` with a zero step.",
-        smallest_invalid="for i in pl.unroll(0, 4, 0):",
-        closest_valid="for i in pl.unroll(0, 4, 1):",
-        siblings="Each loop is checked on its own; nesting does not change the answer.",
-        neutral_wrappers="`with pl.at(...)`, `if` and other loops around it do not change the answer.",
-        generated_ir="Lowered loops carry `stage=1` and pass every check, so re-checking lowered code is clean.",
-        proof="Proven: values tilecheck cannot resolve statically are never reported.",
+    CHECKLIST = checklist(
+        shape="A `pl.unroll(start, stop, step)` loop whose step folds to 0.",
+        smallest_invalid="for i in pl.unroll(0, 4, 0): ...",
+        closest_valid="for i in pl.unroll(0, 4, 1): ...",
         first_pass="parse_for_loop (the DSL parser)",
-        rewrite="Use a non-zero step.",
+        rewrite="Give the step the stride the loop should advance by (`pl.unroll(0, 4, 1)`), or drop it for a step of 1.",
     )
-    VALID = [Valid(_HEADER + "    for i in pl.unroll(0, 4, 1):\n        t = i\n")]
-    INVALID = [Invalid(_HEADER + "    for i in pl.unroll(0, 4, 0):\n        t = i\n", at=((6, 30),))]
-
-    def check(self, ctx: Context) -> None:
-        rulebase.report(ctx, self.CODE)
+    VALID = [Valid(example("    for i in pl.unroll(0, 4, 1):\n        t = i\n"))]
+    INVALID = [Invalid(example("    for i in pl.unroll(0, 4, 0):\n        t = i\n"), at=((6, 30),))]

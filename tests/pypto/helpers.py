@@ -25,3 +25,17 @@ def lower_body(body: str, backend: str | None = None) -> str:
 
 def expect(text: str) -> str:
     return textwrap.dedent(text).lstrip("\n")
+
+
+def run_lower_command(argv: list[str]) -> tuple[int, str, str]:
+    """`tilecheck lower ...` (argv without the program name): exit status, stdout, stderr."""
+    import argparse
+    import io
+
+    from tilecheck.commands.lower import add_lower_parser, run_lower
+
+    parser = argparse.ArgumentParser(prog="tilecheck")
+    add_lower_parser(parser.add_subparsers(dest="command"))
+    out, err = io.StringIO(), io.StringIO()
+    code = run_lower(parser.parse_args(argv), out, err)
+    return code, out.getvalue(), err.getvalue()

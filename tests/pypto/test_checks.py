@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from tests.pypto.helpers import program
-from tilecheck.pypto import check_source, lower_source
+from tilecheck.pypto import check_pypto_source, lower_source
 from tilecheck.types import Grade, Severity
 
 
 def found(body: str, backend: str | None = None) -> list[tuple[str, int, int, int, int, str]]:
     return [
         (d.code, d.span.line, d.span.column, d.span.end_line, d.span.end_column, d.message)
-        for d in check_source(program(body), "k.py", backend=backend)
+        for d in check_pypto_source(program(body), "k.py", backend=backend)
     ]
 
 
@@ -168,14 +168,18 @@ def test_parser_order_reports_only_the_first_error_of_a_loop():
 
 
 def test_hints_are_pypto_hints():
-    diagnostic = check_source(program("for i in pl.pipeline(8, stage=2, foo=1):\n    x = i\n"), "k.py")[0]
+    diagnostic = check_pypto_source(program("for i in pl.pipeline(8, stage=2, foo=1):\n    x = i\n"), "k.py")[
+        0
+    ]
     assert diagnostic.help == "Supported keywords for pl.pipeline(): init_values, stage, attrs"
     assert diagnostic.rule == "pypto-loop-unknown-keyword"
     assert diagnostic.grade is Grade.SEMANTIC and diagnostic.severity is Severity.ERROR
 
 
 def test_pass_limitations_are_contract_grade():
-    diagnostic = check_source(program("for i in pl.pipeline(0, 8, s, stage=2):\n    x = i\n"), "k.py")[0]
+    diagnostic = check_pypto_source(program("for i in pl.pipeline(0, 8, s, stage=2):\n    x = i\n"), "k.py")[
+        0
+    ]
     assert diagnostic.grade is Grade.CONTRACT
 
 
@@ -190,7 +194,7 @@ def test_unresolvable_global_is_never_an_error():
     source = source.replace(
         "import pypto.language as pl\n", "import pypto.language as pl\nfrom cfg import STEP, STAGES\n"
     )
-    assert check_source(source, "missing/k.py") == []
+    assert check_pypto_source(source, "missing/k.py") == []
 
 
 def test_nested_pipelines_are_gated_by_the_backend():
@@ -214,14 +218,18 @@ def test_an_error_prevents_lowering_and_leaves_the_text():
 
 
 def test_non_dsl_functions_and_files_without_pypto_are_ignored():
-    assert check_source("def f():\n    for i in pl.pipeline(8):\n        pass\n", "k.py") == []
+    assert check_pypto_source("def f():\n    for i in pl.pipeline(8):\n        pass\n", "k.py") == []
     plain = "import pypto.language as pl\n\ndef f():\n    for i in pl.pipeline(8):\n        pass\n"
-    assert check_source(plain, "k.py") == []
+    assert check_pypto_source(plain, "k.py") == []
     assert lower_source(plain, "k.py").changed is False
 
 
-@pytest.mark.parametrize("source", ["def f(:\n", "x = (\n", "\x00", "for i in pl.pipeline(8 stage=2):\n"])
-def test_bad_input_gives_a_parse_diagnostic_not_a_traceback(source):
+@pytest.mark.parametrize(
+    ("source", "column"),
+    [("def f(:\n", 7), ("x = (\n", 5), ("\x00", 1), ("for i in pl.pipeline(8 stage=2):\n", 22)],
+)
+def test_bad_input_gives_the_engines_syntax_error_not_a_traceback(source, column):
+    # The engine's TL001, positioned by CPython's parser (one code for `check` and `lower`).
     result = lower_source(source, "bad.py")
-    assert result.source == source and not result.changed
-    assert [d.code for d in result.diagnostics] == ["TL400"]
+    assert result.source == source and not result.changed and result.blocked
+    assert [(d.code, d.span.line, d.span.column + 1) for d in result.diagnostics] == [("TL001", 1, column)]

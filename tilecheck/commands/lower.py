@@ -1,7 +1,15 @@
-"""`tilecheck lower FILE... [--backend NAME] [--diff | --write | -o OUT]`.
+"""`tilecheck lower FILE... [--diff | --write | -o/--output-file OUT]`: PyPTO's LowerPipelineLoops.
 
-Exit codes: 0 success, 1 diagnostics prevented lowering, 2 usage error (including unreadable
-files and an unknown backend). Default output is the lowered file on stdout.
+The lowered file goes to stdout (or a diff with `--diff`, the files themselves with `--write`,
+OUT with `-o`); the diagnostics go to stderr in `--output-format` (full, concise, json,
+json-lines, sarif, github), as `check` writes them. Files are read as the engine reads them (a
+BOM or PEP 263 coding cookie), and configuration applies as for `check`: `backend`,
+`select`/`ignore`, `per-file-ignores`, severities and suppression comments.
+
+Every file is attempted. Exit status, the worst over the files (as `check`): 0 success, 1 when
+an error or warning was reported (an error prevents lowering the file) or a lowered result does
+not compile, 2 for usage and configuration errors and files that could not be written.
+`--output` is a deprecated alias of `--output-file` (hidden; it warns).
 """
 
 from __future__ import annotations
@@ -14,11 +22,15 @@ import os
 import sys
 from typing import TextIO
 
+from tilecheck.config import GRADES, ConfigError
+from tilecheck.engine import read_source
 from tilecheck.fixes import WriteError, encode_like, write_atomic
-from tilecheck.pypto import backends, codes
-from tilecheck.pypto.api import lower_source
+from tilecheck.pypto.api import LowerResult
 from tilecheck.pypto.lower import reparses
-from tilecheck.types import Diagnostic
+from tilecheck.report import FORMATS, Run, display_path
+from tilecheck.selection import SelectionError, split, validate
+from tilecheck.types import Diagnostic, Grade, Severity
+from tilecheck.workspace import Options, Workspace
 
 
 def add_lower_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -32,20 +44,80 @@ def add_lower_parser(subparsers: argparse._SubParsersAction) -> None:  # type: i
 
 def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE")
-    parser.add_argument("--backend", default=None, help=f"backend profile ({', '.join(backends.names())})")
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--diff", action="store_true", help="print a unified diff instead of the file")
     output.add_argument("--write", action="store_true", help="rewrite the files in place (atomically)")
-    output.add_argument("-o", "--output", metavar="OUT", help="write the lowered file to OUT (one FILE only)")
+    output.add_argument(
+        "-o", "--output-file", metavar="OUT", help="write the lowered file to OUT (one FILE only)"
+    )
+    output.add_argument("--output", dest="deprecated_output", metavar="OUT", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--output-format",
+        default=None,
+        help=f"format of the diagnostics on stderr: {', '.join(FORMATS)} (or TILECHECK_OUTPUT_FORMAT)",
+    )
+    parser.add_argument("--exit-zero", action="store_true", help="exit with 0 even with diagnostics")
+    group = parser.add_argument_group("configuration")
+    group.add_argument("--config", metavar="PATH", help="use this configuration file for every file")
+    group.add_argument("--isolated", action="store_true", help="ignore all configuration files")
+    group.add_argument("--select", action="append", metavar="CODES", help="rules to enable")
+    group.add_argument("--extend-select", action="append", metavar="CODES", help="rules to enable as well")
+    group.add_argument("--ignore", action="append", metavar="CODES", help="rules to disable")
+    group.add_argument("--grade", metavar="GRADES", help=f"only rules of these grades ({','.join(GRADES)})")
+    group.add_argument("--backend", metavar="NAME", help="backend capability profile (e.g. cuda-sm80)")
     parser.set_defaults(handler=run_lower)
 
 
-def _format(diagnostic: Diagnostic) -> str:
-    span = diagnostic.span
-    text = f"{diagnostic.path}:{span.line}:{span.column + 1}: {diagnostic.code} {diagnostic.message}"
-    if diagnostic.help:
-        text += f"\n  help: {diagnostic.help}"
-    return text
+class _UsageError(Exception):
+    pass
+
+
+def _options(args: argparse.Namespace) -> Options:
+    grades = None
+    if args.grade is not None:
+        grades = frozenset(split([args.grade]))
+        unknown = sorted(grades - set(GRADES))
+        if unknown or not grades:
+            raise _UsageError(
+                f"--grade: unknown grade `{', '.join(unknown)}` (choose from {', '.join(GRADES)})"
+            )
+    return Options(
+        select=tuple(split(args.select)) if args.select else None,
+        extend_select=tuple(split(args.extend_select)),
+        ignore=tuple(split(args.ignore)),
+        backend=args.backend,
+        grades=grades,
+        output_format=args.output_format,
+        config_path=args.config,
+        isolated=args.isolated,
+    )
+
+
+def _validate_selectors(args: argparse.Namespace, workspace: Workspace) -> None:
+    """Unknown codes or names in --select/--extend-select/--ignore are usage errors (as in `check`)."""
+    options = workspace.options
+    selectors = [*(options.select or ()), *options.extend_select, *options.ignore]
+    if not selectors:
+        return
+    known = set(workspace.enabled_rules(args.files)) | {
+        rule for path in args.files for rule in workspace.file_settings(path).known
+    }
+    try:
+        validate(selectors, known)
+    except SelectionError as error:
+        raise _UsageError(str(error)) from None
+
+
+def _output_format(args: argparse.Namespace, workspace: Workspace) -> str:
+    chosen = args.output_format or os.environ.get("TILECHECK_OUTPUT_FORMAT")
+    where = "--output-format" if args.output_format else "TILECHECK_OUTPUT_FORMAT"
+    if not chosen:
+        resolver = workspace.resolver
+        value, origin = resolver.for_directory(resolver.cwd).lookup("output-format")
+        chosen, where = (str(value), f"{origin.label}: `output-format`") if origin else ("full", "")
+    if chosen not in FORMATS:
+        raise _UsageError(f"{where}: unknown output format `{chosen}` (choose from {', '.join(FORMATS)})")
+    return chosen
 
 
 def _write(path: str, target: str, original: bytes, text: str) -> None:
@@ -72,57 +144,104 @@ def _write(path: str, target: str, original: bytes, text: str) -> None:
         raise
 
 
+def _is_failure(diagnostic: Diagnostic) -> bool:
+    return diagnostic.severity is not Severity.INFO and diagnostic.grade is not Grade.OPTIMIZATION
+
+
+class _Lowering:
+    """One `tilecheck lower` run over its files."""
+
+    def __init__(self, args: argparse.Namespace, workspace: Workspace, out: TextIO, err: TextIO) -> None:
+        self.args = args
+        self.workspace = workspace
+        self.out = out
+        self.err = err
+        self.target = args.output_file or args.deprecated_output
+        self.diagnostics: list[Diagnostic] = []
+        self.sources: dict[str, str] = {}
+        self.status = 0
+
+    def file(self, path: str) -> None:
+        data, failure = read_source(path)
+        if failure is not None or data is None:
+            self._report([failure] if failure is not None else [])
+            return
+        result: LowerResult = self.workspace.lower_text(data, path)
+        if result.original is not None:
+            self.sources[path] = result.original
+        self._report(result.diagnostics)
+        if result.blocked or result.original is None:
+            return
+        args = self.args
+        if args.diff:
+            name = display_path(path)
+            self.out.writelines(
+                difflib.unified_diff(
+                    result.original.splitlines(keepends=True),
+                    result.source.splitlines(keepends=True),
+                    fromfile=name,
+                    tofile=name + " (lowered)",
+                )
+            )
+        elif args.write or self.target:
+            self._save(path, data, result)
+        else:
+            self.out.write(result.source)
+
+    def _report(self, diagnostics: list[Diagnostic]) -> None:
+        self.diagnostics.extend(diagnostics)
+        if any(_is_failure(d) for d in diagnostics) and not self.args.exit_zero:
+            self.status = max(self.status, 1)
+
+    def _save(self, path: str, data: bytes, result: LowerResult) -> None:
+        if self.args.write and not result.changed:
+            return
+        if not reparses(result.source):
+            self._problem(f"not writing {path}: the lowered result does not compile", 1)
+            return
+        target = self.target or path
+        try:
+            _write(path, target, data, result.source)
+        except WriteError as error:
+            self._problem(f"cannot write {target}: {error}", 2)
+
+    def _problem(self, message: str, status: int) -> None:
+        print(f"tilecheck lower: {message}", file=self.err)
+        self.status = max(self.status, status)
+
+    def report(self, output_format: str) -> None:
+        if not self.diagnostics and output_format in ("full", "concise", "github"):
+            return  # nothing to say: stderr stays empty
+        self.diagnostics.sort(key=lambda d: (display_path(d.path), d.span.line, d.span.column, d.code))
+        rules = self.workspace.enabled_rules(self.args.files)
+        run = Run(self.diagnostics, self.sources, len(self.args.files), rules=rules, show_fix_hint=False)
+        module = f"tilecheck.report.{output_format.replace('-', '_')}"
+        reporter = __import__(module, fromlist=["render"])
+        reporter.render(run, self.err)
+
+
 def run_lower(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     out = stdout or sys.stdout
     err = stderr or sys.stderr
-    if args.backend is not None and args.backend not in backends.names():
-        print(
-            f"tilecheck lower: unknown backend {args.backend!r} (known: {', '.join(backends.names())})",
-            file=err,
-        )
+    target = args.output_file or args.deprecated_output
+    if args.deprecated_output:
+        print("tilecheck lower: warning: `--output` is deprecated; use `-o/--output-file`", file=err)
+    try:
+        if target and len(args.files) != 1:
+            raise _UsageError("-o/--output-file takes exactly one FILE")
+        workspace = Workspace(_options(args))
+        output_format = _output_format(args, workspace)
+        for path in args.files:
+            workspace.file_settings(path)  # an unknown backend or selector stops before any output
+        _validate_selectors(args, workspace)
+        lowering = _Lowering(args, workspace, out, err)
+        for path in args.files:
+            lowering.file(path)
+        lowering.report(output_format)
+    except (_UsageError, ConfigError) as error:
+        print(f"tilecheck lower: error: {error}", file=err)
         return 2
-    if args.output and len(args.files) != 1:
-        print("tilecheck lower: -o/--output takes exactly one FILE", file=err)
-        return 2
-    status = 0
-    for path in args.files:
-        try:
-            with open(path, "rb") as stream:
-                original = stream.read()
-            source = original.decode("utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            print(f"tilecheck lower: cannot read {path}: {error}", file=err)
-            return 2
-        result = lower_source(source, path, backend=args.backend)
-        for diagnostic in result.diagnostics:
-            print(_format(diagnostic), file=err)
-        if any(codes.blocks_lowering(diagnostic) for diagnostic in result.diagnostics):
-            status = 1
-            continue
-        if args.diff:
-            diff = difflib.unified_diff(
-                source.splitlines(keepends=True),
-                result.source.splitlines(keepends=True),
-                fromfile=path,
-                tofile=path + " (lowered)",
-            )
-            out.writelines(diff)
-        elif args.write or args.output:
-            if not reparses(result.source):
-                print(f"tilecheck lower: not writing {path}: the lowered result does not compile", file=err)
-                status = 1
-                continue
-            target = args.output or path
-            if args.write and not result.changed:
-                continue
-            try:
-                _write(path, target, original, result.source)
-            except WriteError as error:
-                print(f"tilecheck lower: cannot write {target}: {error}", file=err)
-                return 2
-        else:
-            out.write(result.source)
-    return status
+    return lowering.status
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,28 +1,35 @@
-"""Programmatic entry points: `lower_source` and `check_source`."""
+"""Programmatic entry points: `lower_source` (what `tilecheck lower` does to one file) and
+`check_pypto_source` / `check_module` (the TL4xx checks the PyPTO rules report)."""
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
+import dataclasses
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from tilecheck.pypto import backends, codes
+from tilecheck.engine import parse
+from tilecheck.pypto import backends
 from tilecheck.pypto.checks import check_functions
 from tilecheck.pypto.codegen import Codegen
 from tilecheck.pypto.consts import ModuleConstants
 from tilecheck.pypto.dataflow import Dataflow
 from tilecheck.pypto.dsl import Aliases, FunctionSite, dsl_functions, find_aliases, replace_functions
+from tilecheck.pypto.findings import Finding, pypto_rule, to_diagnostics
 from tilecheck.pypto.lower import TOO_DEEP, FunctionLowering, ModuleContext
 from tilecheck.pypto.names import Tokens, printed_names
-from tilecheck.pypto.report import Finding, to_diagnostics
 from tilecheck.pypto.splice import splice
 from tilecheck.pypto.template import materialize
-from tilecheck.types import Diagnostic, Span
+from tilecheck.suppressions import Suppressions, may_have_suppressions
+from tilecheck.types import Diagnostic, Grade, Severity, Span
+
+if TYPE_CHECKING:
+    from tilecheck.config import FileSettings
 
 _DEFAULT_PATH = "<string>"
+# What the engine reports about a file it could not read, decode or parse: never filtered.
+_FILE_CODES = ("TL001", "TL002", "TL003", "TL004", "TL005")
 
 
 @dataclass
@@ -30,16 +37,8 @@ class LowerResult:
     source: str  # the lowered text (the input unchanged when nothing was lowered)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     changed: bool = False
-
-
-def _parse(source: str, path: str) -> cst.Module | Diagnostic:
-    try:
-        return cst.parse_module(source)
-    except cst.ParserSyntaxError as error:
-        span = Span.point(error.raw_line, error.raw_column)
-        return codes.PARSE_ERROR.diagnostic(path, span, detail=error.message)
-    except (RecursionError, ValueError, MemoryError) as error:
-        return codes.PARSE_ERROR.diagnostic(path, Span.point(1, 0), detail=str(error) or type(error).__name__)
+    original: str | None = None  # the decoded input (None when it could not be decoded)
+    blocked: bool = False  # an error stopped the lowering: nothing was lowered
 
 
 def check_module(
@@ -53,72 +52,112 @@ def check_module(
     if not sites:
         return []
     constants = ModuleConstants(module, path)
-    findings = check_functions(module, aliases, constants, sites, backends.capabilities(backend))
+    try:
+        findings = check_functions(module, aliases, constants, sites, backends.capabilities(backend))
+    finally:
+        constants.close()
     return to_diagnostics(module, path or _DEFAULT_PATH, findings)
 
 
-def check_source(source: str, path: str | None = None, *, backend: str | None = None) -> list[Diagnostic]:
-    parsed = _parse(source, path or _DEFAULT_PATH)
-    if isinstance(parsed, Diagnostic):
-        return [parsed]
-    return check_module(parsed, path, backend=backend)
+def check_pypto_source(
+    source: str | bytes, path: str | None = None, *, backend: str | None = None
+) -> list[Diagnostic]:
+    """The TL4xx diagnostics of a source text (or TL001-TL004 when it cannot be read)."""
+    module, _, failure = parse(path or _DEFAULT_PATH, source)
+    if failure is not None or module is None:
+        return [failure] if failure is not None else []
+    return check_module(module, path, backend=backend)
 
 
-def lower_source(source: str, path: str | None = None, *, backend: str | None = None) -> LowerResult:
+def lower_source(
+    source: str | bytes,
+    path: str | None = None,
+    *,
+    backend: object | None = None,
+    settings: FileSettings | None = None,
+) -> LowerResult:
     """Lower every `pl.pipeline(..., stage=F)` loop of the DSL functions in `source`.
 
-    Nothing is lowered while a semantic or contract error stands for `backend` (a backend name
-    or profile from `tilecheck.backends`; KeyError for an unknown name).
+    `source` is decoded as Python decodes a file (a BOM or PEP 263 coding cookie, else UTF-8).
+    `backend` is a backend name or profile from `tilecheck.backends` (KeyError for an unknown
+    name); `settings` (a file's resolved configuration) gives the backend when `backend` is
+    None, selects the rules whose findings are reported, sets their severities, and with
+    suppression comments (`# tilecheck: ignore[...]`) hides findings. Nothing is lowered while an
+    error stands. A semantic error PyPTO raises for every program stops the lowering even when
+    it is hidden; then a TL491 warning at its place says so. Never raises for bad input.
     """
-    with _collector_paused():
-        try:
-            return _lower_source(source, path, backend)
-        except RecursionError:
-            # Every step guards its own recursion; this keeps a traceback out of the CLI regardless.
-            reason = "the file is nested too deeply to lower (Python's recursion limit)"
-            note = codes.NOT_LOWERED.diagnostic(path or _DEFAULT_PATH, Span.point(1, 0), reason=reason)
-            return LowerResult(source, [note], False)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector for one lowering.
-
-    A parsed module is some 10^5 objects, and each automatic collection while they are alive
-    walks them (about a tenth of the run on a 1,000-line file). Neither libcst trees nor the
-    lowering's structures hold reference cycles (`ModuleConstants.close` breaks the one its
-    file cache makes; `test_splice` pins this), so reference counting frees everything at the
-    end as before, and the collector runs again afterwards. Left alone when the caller has
-    paused it already.
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
-def _lower_source(source: str, path: str | None, backend: str | None) -> LowerResult:
-    capabilities = backends.capabilities(backend)
     shown = path or _DEFAULT_PATH
-    parsed = _parse(source, shown)
-    if isinstance(parsed, Diagnostic):
-        return LowerResult(source, [parsed], False)
-    module = parsed
+    module, text, failure = parse(shown, source)
+    if failure is not None or module is None or text is None:
+        kept = text if text is not None else (source if isinstance(source, str) else "")
+        return LowerResult(kept, [failure] if failure is not None else [], False, text, blocked=True)
+    if backend is None and settings is not None:
+        backend = settings.backend
+    try:
+        result = _lower_parsed(text, module, path, backends.capabilities(backend), settings)
+    except RecursionError:
+        # Every step guards its own recursion; this keeps a traceback out of the CLI regardless.
+        reason = "the file is nested too deeply to lower (Python's recursion limit)"
+        note = pypto_rule("TL491").diagnostic(shown, Span.point(1, 0), {"reason": reason})
+        result = LowerResult(text, [note], False)
+    result.original = text
+    return result
+
+
+def _lower_parsed(
+    text: str,
+    module: cst.Module,
+    path: str | None,
+    capabilities: backends.Capabilities,
+    settings: FileSettings | None,
+) -> LowerResult:
     aliases = find_aliases(module)
     if not aliases.prefixes and not aliases.members:
-        return LowerResult(source, [], False)
+        return LowerResult(text)
     sites = dsl_functions(module, aliases)
     if not sites:
-        return LowerResult(source, [], False)
+        return LowerResult(text)
     constants = ModuleConstants(module, path)
     try:
-        return _lower_module(source, module, shown, aliases, sites, constants, capabilities)
+        return _lower_module(
+            text, module, path or _DEFAULT_PATH, aliases, sites, constants, capabilities, settings
+        )
     finally:
         constants.close()
+
+
+class _Reported:
+    """Which diagnostics of one file the configuration and its suppression comments let through."""
+
+    def __init__(self, text: str, settings: FileSettings | None) -> None:
+        self.settings = settings
+        self.suppressions = None
+        if settings is not None and may_have_suppressions(text):
+            self.suppressions = Suppressions.from_source(text, settings.known)
+        self.enabled = {rule.CODE for rule in settings.rules} if settings is not None else None
+
+    def shown(self, diagnostic: Diagnostic) -> Diagnostic | None:
+        """The diagnostic as reported (its configured severity), or None when it is hidden."""
+        if self.settings is None or diagnostic.code in _FILE_CODES:
+            return diagnostic
+        if self.enabled is not None and diagnostic.code not in self.enabled:
+            return None
+        if self.suppressions is not None and self.suppressions.is_suppressed(diagnostic):
+            return None
+        severity = self.settings.severities.get(diagnostic.code)
+        return dataclasses.replace(diagnostic, severity=severity) if severity is not None else diagnostic
+
+    def filter(self, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+        return [shown for d in diagnostics if (shown := self.shown(d)) is not None]
+
+
+def _hidden_rejection(diagnostic: Diagnostic) -> Diagnostic:
+    """TL491 in place of a hidden semantic error: PyPTO rejects the program all the same."""
+    reason = (
+        f"{diagnostic.code} ({diagnostic.rule}) is ignored or suppressed here, but PyPTO rejects "
+        f"the program: {diagnostic.message}"
+    )
+    return pypto_rule("TL491").diagnostic(diagnostic.path, diagnostic.span, {"reason": reason})
 
 
 def _lower_module(
@@ -129,12 +168,24 @@ def _lower_module(
     sites: list[FunctionSite],
     constants: ModuleConstants,
     capabilities: backends.Capabilities,
+    settings: FileSettings | None,
 ) -> LowerResult:
     flows: dict[int, tuple[Dataflow, set[str]]] = {}
     findings = check_functions(module, aliases, constants, sites, capabilities, flows)
-    diagnostics = to_diagnostics(module, shown, findings, source)
-    if any(codes.blocks_lowering(diagnostic) for diagnostic in diagnostics):
-        return LowerResult(source, diagnostics, False)
+    reported = _Reported(source, settings)
+    diagnostics = []
+    blocked = False
+    for diagnostic in to_diagnostics(module, shown, findings, source):
+        rejected = diagnostic.grade is Grade.SEMANTIC and diagnostic.severity is Severity.ERROR
+        shown_as = reported.shown(diagnostic)
+        if shown_as is not None:
+            diagnostics.append(shown_as)
+            blocked = blocked or rejected or shown_as.severity is Severity.ERROR
+        elif rejected:
+            diagnostics.append(_hidden_rejection(diagnostic))
+            blocked = True
+    if blocked:
+        return LowerResult(source, diagnostics, False, blocked=True)
     context = ModuleContext(aliases, constants, Tokens(source), flows=flows)
     replacements: dict[tuple[int, ...], cst.FunctionDef] = {}
     regions: list[tuple[cst.For, list[cst.BaseStatement]]] = []
@@ -155,10 +206,9 @@ def _lower_module(
             text = source
             for top, (loop, _) in zip(tops, regions, strict=True):
                 values = {"reason": TOO_DEEP}
-                context.notes.append(Finding(codes.NOT_LOWERED, loop.iter, top, values, loop=loop))
-    diagnostics = sorted(
-        set(diagnostics) | set(to_diagnostics(module, shown, context.notes, source)), key=Diagnostic.sort_key
-    )
+                context.notes.append(Finding("TL491", loop.iter, top, values, loop=loop))
+    notes = reported.filter(to_diagnostics(module, shown, context.notes, source))
+    diagnostics = sorted(set(diagnostics) | set(notes), key=Diagnostic.sort_key)
     return LowerResult(text, diagnostics, text != source)
 
 

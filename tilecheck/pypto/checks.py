@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from tilecheck.pypto import codes
 from tilecheck.pypto.backends import Capabilities
 from tilecheck.pypto.consts import ModuleConstants
 from tilecheck.pypto.dataflow import Dataflow
@@ -29,8 +28,8 @@ from tilecheck.pypto.dsl import (
     trailing_yield,
     yield_call,
 )
+from tilecheck.pypto.findings import Finding
 from tilecheck.pypto.loops import LoopPlan, function_locals, plan
-from tilecheck.pypto.report import Finding
 
 _IR_TYPE_NAMES = {
     cst.Add: "Add",
@@ -73,7 +72,7 @@ class FunctionChecker:
         self._block(body_statements(self.function), 0)  # type: ignore[arg-type]
         return self.findings
 
-    def _report(self, code: codes.Code, node: cst.CSTNode, **values: object) -> None:
+    def _report(self, code: str, node: cst.CSTNode, **values: object) -> None:
         self.findings.append(Finding(code, node, self.top, values, loop=self._current))
 
     def _block(self, statements: list[cst.BaseStatement], enclosing_pipelines: int) -> None:
@@ -98,7 +97,7 @@ class FunctionChecker:
             attrs = header.attrs()
             if attrs is not None and "pipeline_stages" in attrs:
                 self._report(
-                    codes.STAGES_ATTR_ON_NON_PIPELINE,
+                    "TL418",
                     header.keywords["attrs"],
                     function=self.function.name.value,
                 )
@@ -108,70 +107,68 @@ class FunctionChecker:
             return True
         self._pass_checks(loop)
         if enclosing_pipelines and not self.backend.hierarchical_pipelines:
-            self._report(codes.NESTED_PIPELINE, header.call, backend=self.backend.name)
+            self._report("TL419", header.call, backend=self.backend.name)
         return True
 
     def _parser_checks(self, loop: _Loop) -> bool:
         header, loop_plan = loop.header, loop.plan
         kind = header.kind
         if not header.positional:
-            self._report(codes.MISSING_STOP, header.call, kind=kind)
+            self._report("TL406", header.call, kind=kind)
             return False
         for name, arg in header.keywords.items():
             if name not in ACCEPTED_KEYWORDS:
                 supported = ", ".join(SUPPORTED_KEYWORDS[kind])
-                self._report(codes.UNKNOWN_KEYWORD, arg, keyword=name, kind=kind, supported=supported)
+                self._report("TL405", arg, keyword=name, kind=kind, supported=supported)
                 return False
             if name == "init_values" and not isinstance(arg.value, (cst.Tuple, cst.List)):
-                self._report(codes.INIT_VALUES_NOT_SEQUENCE, arg.value)
+                self._report("TL413", arg.value)
                 return False
         init_values = header.init_values
         if init_values:
             target = header.node.target
             if not isinstance(target, cst.Tuple):
-                self._report(codes.TARGET_NOT_TUPLE, target)
+                self._report("TL410", target)
                 return False
             iter_args = header.iter_args()
             if iter_args is not None and len(iter_args) != len(init_values):
-                self._report(
-                    codes.ITER_ARGS_MISMATCH, target, iter_args=len(iter_args), init_values=len(init_values)
-                )
+                self._report("TL412", target, iter_args=len(iter_args), init_values=len(init_values))
                 return False
             for statement in body_statements(header.node):
                 if isinstance(statement, cst.SimpleStatementLine):
                     for small in statement.body:
                         if isinstance(small, cst.Expr) and yield_call(small, self.aliases) is not None:
-                            self._report(codes.BARE_YIELD, small)
+                            self._report("TL411", small)
                             return False
         if kind == "unroll":
             if init_values is not None and "init_values" in header.keywords:
-                self._report(codes.UNROLL_INIT_VALUES, header.keywords["init_values"])
+                self._report("TL407", header.keywords["init_values"])
                 return False
             if any(
                 value is not None and value.kind == "runtime"
                 for value in (loop_plan.start, loop_plan.stop, loop_plan.step)
             ):
-                self._report(codes.UNROLL_DYNAMIC, header.call)
+                self._report("TL408", header.call)
                 return False
             if loop_plan.step.is_int and loop_plan.step.value == 0:
-                self._report(codes.UNROLL_ZERO_STEP, header.step or header.call)
+                self._report("TL409", header.step or header.call)
                 return False
         stage_arg = header.keywords.get("stage")
         if stage_arg is None:
             if kind == "pipeline":
-                self._report(codes.MISSING_STAGE, header.call)
+                self._report("TL401", header.call)
                 return False
             return True
         stage = loop_plan.stage
         assert stage is not None
         if stage.kind in ("runtime", "nonint"):
-            self._report(codes.STAGE_NOT_CONSTANT, stage_arg)
+            self._report("TL402", stage_arg)
             return False
         if stage.is_int and stage.value is not None and stage.value < 1:
-            self._report(codes.STAGE_NOT_POSITIVE, stage_arg, value=stage.value)
+            self._report("TL403", stage_arg, value=stage.value)
             return False
         if kind != "pipeline":
-            self._report(codes.STAGE_ON_NON_PIPELINE, stage_arg, kind=kind)
+            self._report("TL404", stage_arg, kind=kind)
             return False
         return True
 
@@ -180,18 +177,18 @@ class FunctionChecker:
         step = loop_plan.step
         step_node = header.step if header.step is not None else header.call
         if step.kind in ("runtime", "nonint"):
-            self._report(codes.STEP_NOT_CONSTANT, step_node, type_name=_ir_type_name(header.step))
+            self._report("TL414", step_node, type_name=_ir_type_name(header.step))
             return
         if not step.is_int:
             return  # unresolved: the lowering leaves the loop and says so
         assert step.value is not None
         if step.value == 0:
-            self._report(codes.ZERO_STEP, step_node)
+            self._report("TL415", step_node)
             return
         if not loop_plan.is_static and step.value < 0:
             bounds = (loop_plan.start, loop_plan.stop)
             if any(value is not None and value.kind == "runtime" for value in bounds):
-                self._report(codes.DYNAMIC_NEGATIVE_STEP, step_node, step=step.value)
+                self._report("TL416", step_node, step=step.value)
             return
         iter_args = header.iter_args()
         if header.init_values is not None and iter_args is not None:
@@ -200,7 +197,7 @@ class FunctionChecker:
             got = len(yielded.values) if yielded is not None else 0
             if got != len(iter_args):
                 node = yielded.line if yielded is not None else header.node.target
-                self._report(codes.YIELD_COUNT, node, expected=len(iter_args), got=got)
+                self._report("TL417", node, expected=len(iter_args), got=got)
 
 
 def _ir_type_name(node: cst.BaseExpression | None) -> str:

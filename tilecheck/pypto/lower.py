@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from tilecheck.analysis.syntax import suites
-from tilecheck.pypto import codes
 from tilecheck.pypto.clone import Rewriter, Substitute, Tagging
 from tilecheck.pypto.consts import ModuleConstants
 from tilecheck.pypto.cstutil import binop, int_node, literal_int, string_value
@@ -29,9 +28,9 @@ from tilecheck.pypto.dsl import (
     loop_header,
     trailing_yield,
 )
+from tilecheck.pypto.findings import Finding
 from tilecheck.pypto.loops import LoopPlan, function_locals, plan
 from tilecheck.pypto.names import Tokens
-from tilecheck.pypto.report import Finding
 from tilecheck.pypto.template import BodyTemplates, Stage, materialize
 
 # Limits on what one loop may lower to: past them the loop is left as it is (TL491), so a large
@@ -74,6 +73,21 @@ class _Body:
         return self._templates
 
 
+@dataclass
+class LoweredSize:
+    """A lowered loop's predicted size: at most `multiplier` copies of its text, exactly
+    `chars` characters when that was measured."""
+
+    loop: cst.For
+    multiplier: int
+    chars: int | None = None
+
+    def growth(self) -> int:
+        """How many characters lowering adds to the text of the loop."""
+        original = _code_size([self.loop])
+        return (self.chars if self.chars is not None else original * self.multiplier) - original
+
+
 class FunctionLowering:
     def __init__(self, context: ModuleContext, function: cst.FunctionDef, top: cst.CSTNode) -> None:
         self.context = context
@@ -90,6 +104,8 @@ class FunctionLowering:
         self.group = 0  # pipeline group ids restart in every function
         # The outermost lowered loops, each with what replaces it, in source order.
         self.regions: list[tuple[cst.For, list[cst.BaseStatement]]] = []
+        # The predicted sizes of the outermost lowered loops walked so far (see `_predicted_size`).
+        self.sizes: list[LoweredSize] = []
 
     def run(self) -> cst.FunctionDef | None:
         body = self.block(body_statements(self.function), [], self.function)  # type: ignore[arg-type]
@@ -116,6 +132,7 @@ class FunctionLowering:
     def statement(self, node: cst.BaseStatement, chain: list[Frame]) -> list[cst.BaseStatement] | None:
         if isinstance(node, cst.For):
             mark = len(self.regions)
+            sizes_mark = len(self.sizes)
             body = body_statements(node)
             new_body = self.block(body, chain, node)
             header = loop_header(node, self.aliases)
@@ -123,14 +140,19 @@ class FunctionLowering:
                 loop = plan(header, self.context.constants, self.local)
                 if loop.factor is not None and loop.factor > 1:
                     try:
-                        statements = body if new_body is None else [materialize(s) for s in new_body]
-                        lowered = self.pipeline(loop, statements, chain)
+                        lowered = None
+                        size = self._predicted_size(loop, node, body, self.sizes[sizes_mark:])
+                        if size is not None:
+                            statements = body if new_body is None else [materialize(s) for s in new_body]
+                            lowered = self.pipeline(loop, statements, chain)
                     except RecursionError:
-                        self._note(codes.NOT_LOWERED, header.call, header.node, reason=TOO_DEEP)
+                        self._note("TL491", header.call, header.node, reason=TOO_DEEP)
                         lowered = None
                     if lowered is not None:
                         del self.regions[mark:]  # nested lowered loops are part of this one now
                         self.regions.append((node, lowered))
+                        del self.sizes[sizes_mark:]
+                        self.sizes.append(size)  # type: ignore[arg-type]
                         return lowered
             return None if new_body is None else [node.with_changes(body=_with_body(node.body, new_body))]
         if isinstance(node, cst.If):
@@ -157,7 +179,32 @@ class FunctionLowering:
             return None if inner is None else [node.with_changes(body=_with_body(node.body, inner))]
         return None
 
-    def _note(self, code: codes.Code, node: cst.CSTNode, loop: cst.For, **values: object) -> None:
+    def _predicted_size(
+        self, loop: LoopPlan, node: cst.For, body: list[cst.BaseStatement], inner: list[LoweredSize]
+    ) -> LoweredSize | None:
+        """How large lowering `loop` will be, predicted before anything is generated (so 6 nested
+        `stage=8` loops are refused at once instead of after writing 36 MB); None, with a TL491
+        note, when the prediction exceeds `MAX_LOWERED_CHARS`."""
+        step = loop.step.value if loop.step.is_int else None
+        factor = loop.factor
+        if not step or factor is None or factor > MAX_STAGE:
+            return LoweredSize(node, 1)  # `pipeline` leaves it and says why
+        copies = _copies(loop, factor)
+        multiplier = copies * max([1, *(size.multiplier for size in inner)])
+        if multiplier <= FEW_COPIES:
+            # Few copies cannot outgrow the user's own file by much: measure only many copies.
+            return LoweredSize(node, multiplier)
+        chars = copies * (_code_size(body) + sum(size.growth() for size in inner))
+        if chars > MAX_LOWERED_CHARS:
+            reason = (
+                f"its unrolled copies would be about {chars:,} characters, more than the "
+                f"{MAX_LOWERED_CHARS:,} `tilecheck lower` writes for one loop"
+            )
+            self._note("TL491", loop.header.call, node, reason=reason)
+            return None
+        return LoweredSize(node, multiplier, chars)
+
+    def _note(self, code: str, node: cst.CSTNode, loop: cst.For, **values: object) -> None:
         self.context.notes.append(Finding(code, node, self.top, values, loop=loop))
 
     # -- one pipeline loop -----------------------------------------------------------------
@@ -169,7 +216,7 @@ class FunctionLowering:
         if not loop.step.is_int:
             if loop.step.kind == "unresolved":
                 self._note(
-                    codes.NOT_LOWERED,
+                    "TL491",
                     header.call,
                     header.node,
                     reason=f"cannot resolve the step `{loop.step.name}`",
@@ -183,37 +230,27 @@ class FunctionLowering:
             unresolved = [v.name for v in (loop.start, loop.stop) if v is not None and v.kind == "unresolved"]
             if unresolved:
                 reason = f"cannot resolve `{unresolved[0]}`, and a negative step needs static bounds"
-                self._note(codes.NOT_LOWERED, header.call, header.node, reason=reason)
+                self._note("TL491", header.call, header.node, reason=reason)
             return None
         factor = loop.factor
         assert factor is not None
         if factor > MAX_STAGE:
             reason = f"stage={factor} is more than the {MAX_STAGE} stages `tilecheck lower` unrolls"
-            self._note(codes.NOT_LOWERED, header.call, header.node, reason=reason)
+            self._note("TL491", header.call, header.node, reason=reason)
             return None
         escape = _escaping_statement(statements)
         if escape is not None:
             reason = f"its body has a `{escape}` statement, which cannot be copied into the unrolled stages"
-            self._note(codes.NOT_LOWERED, header.call, header.node, reason=reason)
+            self._note("TL491", header.call, header.node, reason=reason)
             return None
         body = self._split(header, statements, chain)
         if body is None:
-            return None
-        copies = _copies(loop, factor)
-        # Few copies cannot outgrow the user's own file by much: measure only many copies.
-        size = _code_size(body.core) * copies if copies > FEW_COPIES else 0
-        if size > MAX_LOWERED_CHARS:
-            reason = (
-                f"its unrolled copies would be about {size:,} characters, more than the "
-                f"{MAX_LOWERED_CHARS:,} `tilecheck lower` writes for one loop"
-            )
-            self._note(codes.NOT_LOWERED, header.call, header.node, reason=reason)
             return None
         if loop.is_static:
             return self._static(loop, body, factor, step)
         for value in (loop.start, loop.stop):
             if value is not None and value.kind == "unresolved":
-                self._note(codes.BOUNDS_UNRESOLVED, header.call, header.node, name=value.name)
+                self._note("TL490", header.call, header.node, name=value.name)
         return self._dynamic(loop, body, factor, step)
 
     def _split(
@@ -222,7 +259,7 @@ class FunctionLowering:
         loop_var = header.loop_var()
         if loop_var is None:
             self._note(
-                codes.NOT_LOWERED,
+                "TL491",
                 header.node.target,
                 header.node,
                 reason="the loop target is not a simple name",
@@ -248,13 +285,13 @@ class FunctionLowering:
         if reassigned:
             names = ", ".join(f"`{name}`" for name in sorted(reassigned))
             reason = f"{names} is reassigned in the loop body"
-            self._note(codes.NOT_LOWERED, header.node.target, header.node, reason=reason)
+            self._note("TL491", header.node.target, header.node, reason=reason)
             return None
         deleted = _deleted_names(core) & {loop_var, *iter_args}
         if deleted:
             names = ", ".join(f"`{name}`" for name in sorted(deleted))
             reason = f"{names} is deleted in the loop body"
-            self._note(codes.NOT_LOWERED, header.node.target, header.node, reason=reason)
+            self._note("TL491", header.node.target, header.node, reason=reason)
             return None
         candidates = summary.defs - summary.reads - self.flow.opaque
         candidates -= live_after(self.flow, chain, candidates)

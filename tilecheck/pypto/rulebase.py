@@ -1,37 +1,98 @@
-"""Glue between the rule API (`tilecheck.rule.Rule`) and the PyPTO checks.
+"""`PyptoRule`: what the PyPTO rules (`rules/pypto/`) share.
 
-The checks run once per parsed module; each `rules/pypto_*.py` rule reports the findings of its
-own code. The backend profile names of `tilecheck check` are not PyPTO profiles yet, so an
-unknown backend uses the default PyPTO profile (which accepts nested pipelines).
+Each rule class is the one source of its code's name, grade, message, help and documentation:
+the checks (`tilecheck.pypto.checks`) and the lowering emit findings by code, and
+`tilecheck.pypto.findings` turns them into diagnostics through the rule of that code. The
+checks run once per file (`Context.memo`) for all the PyPTO rules; each reports its own code.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-import libcst as cst
+from typing import TYPE_CHECKING, ClassVar
 
 from tilecheck.backends import profile_of
 from tilecheck.pypto.api import check_module
-from tilecheck.types import Diagnostic
+from tilecheck.rule import Checklist, Rule
+from tilecheck.types import Diagnostic, Span
 
 if TYPE_CHECKING:
     from tilecheck.context import Context
 
-_last: tuple[cst.Module, str, str | None, list[Diagnostic]] | None = None
+EXAMPLE_HEADER = (
+    "import pypto.language as pl\n\n\n@pl.function\ndef kernel(a: pl.Tensor, n: pl.Scalar, s0: pl.Scalar):\n"
+)
+
+SEMANTIC = "Semantic: PyPTO rejects the program for every target."
+CONTRACT = "Contract: a limitation of the current LowerPipelineLoops pass, not of the language."
+_SIBLINGS = "Each loop is checked on its own; nesting does not change the answer."
+_WRAPPERS = "`with pl.at(...)`, `if` and other loops around it do not change the answer."
+_GENERATED = "Lowered loops carry `stage=1` and pass every check, so re-checking lowered code is clean."
+_PROOF = "Proven: values tilecheck cannot resolve statically are never reported."
 
 
-def findings(ctx: Context) -> list[Diagnostic]:
-    """The PyPTO checks of this file, computed once for all the PyPTO rules."""
-    global _last
-    profile = profile_of(ctx.backend)
-    name = profile.name if profile is not None else None
-    if _last is None or _last[0] is not ctx.module or _last[1] != ctx.path or _last[2] != name:
-        _last = (ctx.module, ctx.path, name, check_module(ctx.module, ctx.path, backend=profile))
-    return _last[3]
+def example(body: str) -> str:
+    """A rule example: `body` (indented by four spaces) inside a `@pl.function` kernel whose
+    parameters `a` (a tensor), `n` and `s0` (runtime scalars) it may use."""
+    return EXAMPLE_HEADER + body
 
 
-def report(ctx: Context, code: str) -> None:
-    for diagnostic in findings(ctx):
-        if diagnostic.code == code:
-            ctx.report_at(diagnostic.span, diagnostic.message, notes=diagnostic.notes)
+def checklist(
+    *,
+    shape: str,
+    smallest_invalid: str,
+    closest_valid: str,
+    first_pass: str,
+    rewrite: str,
+    grade: str = SEMANTIC,
+    siblings: str = _SIBLINGS,
+    neutral_wrappers: str = _WRAPPERS,
+    generated_ir: str = _GENERATED,
+    proof: str = _PROOF,
+) -> Checklist:
+    """The rule-design checklist with the answers every PyPTO loop rule shares as defaults."""
+    return Checklist(
+        grade=grade,
+        shape=shape,
+        smallest_invalid=smallest_invalid,
+        closest_valid=closest_valid,
+        siblings=siblings,
+        neutral_wrappers=neutral_wrappers,
+        generated_ir=generated_ir,
+        proof=proof,
+        first_pass=first_pass,
+        rewrite=rewrite,
+    )
+
+
+class PyptoRule(Rule):
+    """A PyPTO rule: `MESSAGE` is PyPTO's own error text, a `str.format` template over the
+    values the check found (`{kind}`, `{keyword}`, ...)."""
+
+    MODEL = "pypto"
+    MESSAGE: ClassVar[str]
+
+    @classmethod
+    def help_for(cls, values: dict[str, object]) -> str | None:
+        """The help line of one finding; rules whose help depends on what was found override it."""
+        return cls.HELP or None
+
+    @classmethod
+    def diagnostic(
+        cls, path: str, span: Span, values: dict[str, object], notes: tuple[str, ...] = ()
+    ) -> Diagnostic:
+        return Diagnostic(
+            path=path,
+            span=span,
+            code=cls.CODE,
+            rule=cls.NAME,
+            grade=cls.GRADE,
+            severity=cls.severity(),
+            message=cls.MESSAGE.format(**values),
+            help=cls.help_for(values),
+            notes=notes,
+        )
+
+    def check(self, ctx: Context) -> None:
+        # The diagnostics are built by their rule classes already (message, tailored help).
+        found = ctx.memo("pypto", lambda: check_module(ctx.module, ctx.path, backend=profile_of(ctx.backend)))
+        ctx.diagnostics.extend(d for d in found if d.code == self.CODE)

@@ -1,22 +1,30 @@
-"""Findings (node + code) and their conversion to positioned diagnostics."""
+"""Findings (node + code) and their conversion to positioned diagnostics.
+
+A finding names its code; the rule of that code (`rules/pypto/`, a `PyptoRule`) writes the
+message and help, so the checks and the lowering never repeat a rule's text.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, cast
 
 import libcst as cst
-from libcst._position import CodeRange
+from libcst.metadata import CodeRange
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from tilecheck.locate import Locator
-from tilecheck.pypto.codes import Code
 from tilecheck.pypto.splice import line_starts, locate
+from tilecheck.registry import by_code
 from tilecheck.types import Diagnostic, Span
+
+if TYPE_CHECKING:
+    from tilecheck.pypto.rulebase import PyptoRule
 
 
 @dataclass(frozen=True)
 class Finding:
-    code: Code
+    code: str  # a PyPTO rule's code: "TL401"
     node: cst.CSTNode
     top: cst.CSTNode  # the module-level statement holding `node`
     values: dict[str, object] = field(default_factory=dict)
@@ -43,8 +51,16 @@ def to_diagnostics(
             except (RecursionError, KeyError):  # too deep to regenerate (libcst's position
                 # tracking turns the RecursionError into a KeyError while unwinding)
                 span = Span.point(1, 0)
-        found.append(finding.code.diagnostic(path, span, finding.notes, **finding.values))
+        found.append(pypto_rule(finding.code).diagnostic(path, span, finding.values, finding.notes))
     return sorted(set(found), key=Diagnostic.sort_key)
+
+
+def pypto_rule(code: str) -> type[PyptoRule]:
+    """The built-in rule of a PyPTO code (a KeyError for a code without one: a bug)."""
+    rule = by_code(code)
+    if rule is None or not hasattr(rule, "MESSAGE"):
+        raise KeyError(f"no PyPTO rule has the code {code}")
+    return cast("type[PyptoRule]", rule)
 
 
 class _Recorder:

@@ -1,0 +1,81 @@
+"""Bounds on what one loop may lower to: stage factor, predicted output size, recursion."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.pypto.helpers import program, run_lower_command
+from tilecheck.pypto import lower_source
+from tilecheck.pypto.lower import reparses
+
+
+def _notes(source: str) -> list[tuple[str, int, int, str]]:
+    result = lower_source(source, "k.py")
+    return [(d.code, d.span.line, d.span.column + 1, d.message) for d in result.diagnostics]
+
+
+_LIMIT = "this pipeline loop was left as it is: stage={} is more than the 64 stages `tilecheck lower` unrolls"
+_DEEP = "this pipeline loop was left as it is: it is nested too deeply to lower (Python's recursion limit)"
+
+
+@pytest.mark.parametrize("stage", [65, 200, 100000, 10**9])
+@pytest.mark.parametrize("stop", ["10", "n"])
+def test_stage_above_the_limit_is_left_unlowered(stage, stop):
+    source = program(f"for i in pl.pipeline(0, {stop}, 1, stage={stage}):\n    x = pl.load(a, [i], [16])\n")
+    result = lower_source(source, "k.py")
+    assert result.source == source and not result.changed
+    assert _notes(source) == [("TL491", 6, 14, _LIMIT.format(stage))]
+
+
+def test_stage_at_the_limit_is_lowered_and_compiles():
+    source = program("for i in pl.pipeline(0, n, 1, stage=64):\n    x = pl.load(a, [i], [16])\n")
+    result = lower_source(source, "k.py")
+    assert result.changed and result.diagnostics == []
+    assert "if unroll_rem == 63:" in result.source and reparses(result.source)
+
+
+def test_output_size_budget_leaves_a_large_body_unlowered():
+    line = "x = pl.load(a, [i], [16])  # " + "c" * 1000 + "\n"
+    source = program("for i in pl.pipeline(0, n, 1, stage=64):\n" + ("    " + line) * 2)
+    result = lower_source(source, "k.py")
+    assert result.source == source and not result.changed
+    [(code, row, column, message)] = _notes(source)
+    assert (code, row, column) == ("TL491", 6, 14)
+    assert message == (
+        "this pipeline loop was left as it is: its unrolled copies would be about 4,284,800 characters, "
+        "more than the 2,000,000 `tilecheck lower` writes for one loop"
+    )
+
+
+def test_deep_expression_is_a_diagnostic_not_a_traceback(tmp_path):
+    deep = "+".join(["i"] * 900)
+    source = program(f"for i in pl.pipeline(0, 10, 1, stage=4):\n    x = pl.load(a, [{deep}], [16])\n")
+    result = lower_source(source, "k.py")
+    assert result.source == source and not result.changed
+    assert _notes(source) == [("TL491", 6, 14, _DEEP)]
+    path = tmp_path / "k.py"
+    path.write_text(source)
+    assert run_lower_command(["lower", "--write", str(path), "--output-format", "concise"]) == (
+        1,
+        "",
+        f"{path}:6:14: TL491 [meta] {_DEEP}\nFound 1 warning in 1 file.\n",
+    )
+    assert path.read_text() == source
+
+
+def test_recursion_anywhere_in_lowering_is_a_diagnostic(monkeypatch):
+    from tilecheck.pypto import api
+
+    def explode(*args, **kwargs):
+        raise RecursionError
+
+    monkeypatch.setattr(api, "check_functions", explode)
+    source = program("for i in pl.pipeline(0, 2, 1, stage=2):\n    x = i\n")
+    assert _notes(source) == [
+        (
+            "TL491",
+            1,
+            1,
+            "this pipeline loop was left as it is: the file is nested too deeply to lower (Python's recursion limit)",
+        )
+    ]
