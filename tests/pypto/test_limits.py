@@ -79,3 +79,27 @@ def test_recursion_anywhere_in_lowering_is_a_diagnostic(monkeypatch):
             "this pipeline loop was left as it is: the file is nested too deeply to lower (Python's recursion limit)",
         )
     ]
+
+
+def _nested_pipelines(depth: int) -> str:
+    lines = [f"{'    ' * level}for i{level} in pl.pipeline(0, 64, 1, stage=8):\n" for level in range(depth)]
+    return program("".join(lines) + "    " * depth + "x = pl.load(a, [i0], [16])\n")
+
+
+@pytest.mark.parametrize("depth", [6, 7])
+def test_nested_pipelines_are_refused_from_the_predicted_size_before_generating(depth):
+    # Each level multiplies the text by 8: the outer levels would be far past the cap. They are
+    # refused from the prediction (fast), and the inner levels that fit are still lowered.
+    import time
+
+    started = time.monotonic()
+    result = lower_source(_nested_pipelines(depth), "k.py")
+    assert time.monotonic() - started < 30
+    assert result.changed and reparses(result.source) and len(result.source) < 2_000_000
+    refused = [(d.code, d.span.line, d.span.column + 1) for d in result.diagnostics]
+    assert refused == [("TL491", 6 + level, 15 + 4 * level) for level in range(depth - 4)]
+    assert all(
+        "more than the 2,000,000 `tilecheck lower` writes for one loop" in d.message
+        for d in result.diagnostics
+    )
+    assert result.source.count("stage=1)") == 1 + 8 + 64 + 512  # the four innermost levels, lowered

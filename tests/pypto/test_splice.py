@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from tests.pypto.test_properties import programs
-from tilecheck.pypto import api, lower_source, template
+from tilecheck.pypto import api, lower_source
 from tilecheck.pypto.codegen import Codegen
 
 # Sources as segments: ("keep", text) must come out unchanged; ("loop", text) is lowered.
@@ -191,9 +191,7 @@ def test_bytes_libcst_would_not_round_trip_are_kept():
 
 
 def _without_templates(source: str, monkeypatch: pytest.MonkeyPatch) -> str:
-    with monkeypatch.context() as patch:
-        patch.setattr(template, "ENABLED", False)
-        return lower_source(source, "k.py").source
+    return lower_source(source, "k.py", clone_templates=False).source
 
 
 @pytest.mark.parametrize("segments", CASES)
@@ -238,8 +236,7 @@ def test_generated_programs_splice_and_template_like_the_full_path(case):
     lowered = lower_source(source, "k.py").source
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(api, "splice", lambda *args: None)
-        patch.setattr(template, "ENABLED", False)
-        assert lower_source(source, "k.py").source == lowered
+        assert lower_source(source, "k.py", clone_templates=False).source == lowered
 
 
 @pytest.mark.parametrize("segments", CASES)
@@ -282,7 +279,7 @@ def _libcst_code(module: cst.Module, statement: cst.CSTNode, indent: str) -> str
 
 
 def test_a_lowering_leaves_no_reference_cycles():
-    # The collector is paused during a lowering; everything must go by reference counting.
+    # Nothing a lowering builds needs the cyclic collector: reference counting frees it all.
     source = "".join(text for _, text in COMMENTS)
     lower_source(source, "k.py")  # warm caches
     gc.collect()

@@ -14,8 +14,7 @@ from tilecheck.pypto import backends
 from tilecheck.pypto.checks import check_functions
 from tilecheck.pypto.codegen import Codegen
 from tilecheck.pypto.consts import ModuleConstants
-from tilecheck.pypto.dataflow import Dataflow
-from tilecheck.pypto.dsl import Aliases, FunctionSite, dsl_functions, find_aliases, replace_functions
+from tilecheck.pypto.dsl import FunctionSite, dsl_functions, find_aliases, replace_functions
 from tilecheck.pypto.findings import Finding, pypto_rule, to_diagnostics
 from tilecheck.pypto.lower import TOO_DEEP, FunctionLowering, ModuleContext
 from tilecheck.pypto.names import Tokens, printed_names
@@ -75,6 +74,7 @@ def lower_source(
     *,
     backend: object | None = None,
     settings: FileSettings | None = None,
+    clone_templates: bool = True,
 ) -> LowerResult:
     """Lower every `pl.pipeline(..., stage=F)` loop of the DSL functions in `source`.
 
@@ -85,6 +85,8 @@ def lower_source(
     suppression comments (`# tilecheck: ignore[...]`) hides findings. Nothing is lowered while an
     error stands. A semantic error PyPTO raises for every program stops the lowering even when
     it is hidden; then a TL491 warning at its place says so. Never raises for bad input.
+    `clone_templates=False` rewrites every clone in full instead of filling one text template
+    per body (slower, the same text: the tests compare the two).
     """
     shown = path or _DEFAULT_PATH
     module, text, failure = parse(shown, source)
@@ -94,7 +96,7 @@ def lower_source(
     if backend is None and settings is not None:
         backend = settings.backend
     try:
-        result = _lower_parsed(text, module, path, backends.capabilities(backend), settings)
+        result = _lower_parsed(text, module, path, backends.capabilities(backend), settings, clone_templates)
     except RecursionError:
         # Every step guards its own recursion; this keeps a traceback out of the CLI regardless.
         reason = "the file is nested too deeply to lower (Python's recursion limit)"
@@ -110,6 +112,7 @@ def _lower_parsed(
     path: str | None,
     capabilities: backends.Capabilities,
     settings: FileSettings | None,
+    clone_templates: bool,
 ) -> LowerResult:
     aliases = find_aliases(module)
     if not aliases.prefixes and not aliases.members:
@@ -119,9 +122,8 @@ def _lower_parsed(
         return LowerResult(text)
     constants = ModuleConstants(module, path)
     try:
-        return _lower_module(
-            text, module, path or _DEFAULT_PATH, aliases, sites, constants, capabilities, settings
-        )
+        context = ModuleContext(aliases, constants, Tokens(text), clone_templates=clone_templates)
+        return _lower_module(text, module, path or _DEFAULT_PATH, sites, context, capabilities, settings)
     finally:
         constants.close()
 
@@ -164,14 +166,12 @@ def _lower_module(
     source: str,
     module: cst.Module,
     shown: str,
-    aliases: Aliases,
     sites: list[FunctionSite],
-    constants: ModuleConstants,
+    context: ModuleContext,
     capabilities: backends.Capabilities,
     settings: FileSettings | None,
 ) -> LowerResult:
-    flows: dict[int, tuple[Dataflow, set[str]]] = {}
-    findings = check_functions(module, aliases, constants, sites, capabilities, flows)
+    findings = check_functions(module, context.aliases, context.constants, sites, capabilities, context.flows)
     reported = _Reported(source, settings)
     diagnostics = []
     blocked = False
@@ -186,7 +186,6 @@ def _lower_module(
             blocked = True
     if blocked:
         return LowerResult(source, diagnostics, False, blocked=True)
-    context = ModuleContext(aliases, constants, Tokens(source), flows=flows)
     replacements: dict[tuple[int, ...], cst.FunctionDef] = {}
     regions: list[tuple[cst.For, list[cst.BaseStatement]]] = []
     tops: list[cst.CSTNode] = []

@@ -52,6 +52,7 @@ class ModuleContext:
     notes: list[Finding] = field(default_factory=list)
     # id(function) -> its dataflow and locals, as `check_functions` computed them.
     flows: dict[int, tuple[Dataflow, set[str]]] = field(default_factory=dict)
+    clone_templates: bool = True  # False: every clone is rewritten in full (the tests compare)
 
 
 @dataclass
@@ -331,7 +332,10 @@ class FunctionLowering:
                 substitutes,
                 Tagging(f"{group}:{stage}", body.double_buffer_c),
             )
-            shared = Stage(rewriter, body.templates(self.aliases, self.tokens.stem), body.core)
+            templates = (
+                body.templates(self.aliases, self.tokens.stem) if self.context.clone_templates else None
+            )
+            shared = Stage(rewriter, templates, body.core)
             statements.extend(shared.clones())  # type: ignore[arg-type]
             if body.yielded is not None:
                 yields = [rewriter.expression(value) for value in body.yielded.values]

@@ -37,7 +37,6 @@ from tilecheck.pypto.cstutil import (
 from tilecheck.pypto.dsl import Aliases
 
 HOLE = "hole"
-ENABLED = True  # False: every clone is rewritten in full (the tests compare the two ways)
 _POWER = binary_precedence(cst.Power())
 
 # A hole rule: where a substituted name sits. None: nowhere that parenthesizes.
@@ -307,8 +306,7 @@ class Stage:
         self.rewriter = rewriter
         substitutes = rewriter.substitutes
         usable = (
-            ENABLED
-            and templates is not None
+            templates is not None
             and substitutes.keys() <= templates.markers.hole_names
             and all(templatable(substitute) for substitute in substitutes.values())
         )
