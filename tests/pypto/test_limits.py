@@ -103,3 +103,47 @@ def test_nested_pipelines_are_refused_from_the_predicted_size_before_generating(
         for d in result.diagnostics
     )
     assert result.source.count("stage=1)") == 1 + 8 + 64 + 512  # the four innermost levels, lowered
+
+
+_BIG = "1" * 5000  # past CPython's 4,300-digit limit for int()
+
+
+@pytest.mark.parametrize(
+    ("constants", "stop", "name"),
+    [
+        ("", _BIG, "1" * 40 + "..."),
+        ("N = 10**4096 * 10**4096\n", "N", "N"),
+        ("N = (10**4096)**4096\n", "N", "N"),
+        ("N = (1 << 4096) << 4096\n", "N", "N"),
+        ("N = 2 ** 300\n", "N", "N"),
+    ],
+)
+def test_folding_beyond_the_bounds_is_unknown_never_an_exception(constants, stop, name):
+    import time
+
+    source = program(f"for i in pl.pipeline(0, {stop}, 1, stage=2):\n    x = pl.load(a, [i], [16])\n")
+    source = source.replace("\n\n\n@pl.function", "\n\n" + constants + "\n@pl.function")
+    started = time.monotonic()
+    result = lower_source(source, "k.py")
+    assert time.monotonic() - started < 10
+    # Unknown, so the loop takes the dynamic path, as for a constant tilecheck cannot read.
+    assert _notes(source) == [
+        (
+            "TL490",
+            7 if constants else 6,
+            14,
+            f"cannot resolve `{name}` statically; lowering this loop with dynamic bounds",
+        )
+    ]
+    assert result.changed and "unroll_rem" in result.source
+    assert reparses(result.source) == bool(constants)  # CPython itself refuses the 5,000-digit literal
+    from tilecheck.engine import check_source
+
+    assert check_source(source, "k.py").diagnostics == []
+
+
+def test_folding_within_the_bounds_is_exact():
+    source = program("for i in pl.pipeline(0, 2**8 - 250, 1, stage=4):\n    x = i\n")
+    result = lower_source(source, "k.py")
+    assert result.diagnostics == [] and "pl.pipeline(0, 4, 4, stage=1)" in result.source
+    assert result.source.endswith("    x_4 = 4\n    x_5 = 5\n")  # the static tail, folded

@@ -14,11 +14,10 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from tilecheck.pypto.cstutil import int_value
+from tilecheck.pypto.cstutil import MAX_INT_BITS, bounded, int_value
 from tilecheck.pypto.dsl import dotted
 
 _MAX_IMPORT_DEPTH = 8
-_MAX_POWER = 4096
 
 
 @dataclass(frozen=True)
@@ -207,7 +206,8 @@ class ModuleConstants:
     def evaluate(self, expr: cst.BaseExpression, local: frozenset[str] | set[str], depth: int = 0) -> Value:
         """Fold `expr`; names in `local` are DSL variables, i.e. runtime values."""
         if isinstance(expr, cst.Integer):
-            return Value("int", int_value(expr))
+            value = int_value(expr)
+            return Value("int", value) if value is not None else _too_large(expr)
         if isinstance(expr, (cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)):
             return NONINT
         if isinstance(expr, cst.Name):
@@ -243,14 +243,14 @@ class ModuleConstants:
             assert left.value is not None and right.value is not None
             if isinstance(expr.operator, (cst.FloorDivide, cst.Modulo)) and right.value == 0:
                 return NONINT
-            if isinstance(expr.operator, cst.Power) and (right.value < 0 or right.value > _MAX_POWER):
+            if isinstance(expr.operator, cst.Power) and right.value < 0:
                 return NONINT
-            if (
-                isinstance(expr.operator, (cst.LeftShift, cst.RightShift))
-                and not 0 <= right.value <= _MAX_POWER
-            ):
+            if isinstance(expr.operator, (cst.LeftShift, cst.RightShift)) and right.value < 0:
                 return NONINT
-            return Value("int", operation(left.value, right.value))
+            if _explodes(expr.operator, left.value, right.value):
+                return _too_large(expr)
+            result = bounded(operation(left.value, right.value))
+            return Value("int", result) if result is not None else _too_large(expr)
         if isinstance(expr, cst.Attribute):
             name = dotted(expr)
             if name is not None:
@@ -268,6 +268,22 @@ class ModuleConstants:
         if names & set(local):
             return RUNTIME
         return _unresolved(dotted(expr) or type(expr).__name__)
+
+
+def _explodes(operator: cst.BaseBinaryOp, left: int, right: int) -> bool:
+    """Whether `left ** right` or `left << right` would leave `MAX_INT_BITS` (decided before
+    computing it: both can take unbounded time and memory)."""
+    if isinstance(operator, cst.Power):
+        return abs(left) > 1 and (abs(left).bit_length() - 1) * right > MAX_INT_BITS
+    if isinstance(operator, cst.LeftShift):
+        return left != 0 and left.bit_length() + right > MAX_INT_BITS
+    return False
+
+
+def _too_large(expr: cst.BaseExpression) -> Value:
+    """An integer beyond `MAX_INT_BITS`: unknown, named by (the start of) its text."""
+    text = " ".join(cst.Module([]).code_for_node(expr)[:40].split())
+    return _unresolved(text + "..." if len(text) >= 40 else text)
 
 
 def _names_in(node: cst.CSTNode) -> set[str]:

@@ -163,11 +163,11 @@ def literal_int(node: cst.BaseExpression) -> int | None:
             return None
         op = node.operator
         if isinstance(op, cst.Add):
-            return left + right
+            return bounded(left + right)
         if isinstance(op, cst.Subtract):
-            return left - right
+            return bounded(left - right)
         if isinstance(op, cst.Multiply):
-            return left * right
+            return bounded(left * right)
         if isinstance(op, cst.FloorDivide) and right:
             return left // right
         if isinstance(op, cst.Modulo) and right:
@@ -239,12 +239,28 @@ def binary_precedence(operator: cst.BaseBinaryOp) -> int:
     return _BINARY_PRECEDENCE[type(operator)]
 
 
-def int_value(node: cst.Integer) -> int:
-    """`node.evaluated_value` without its `literal_eval` (which compiles code on every call)."""
+# Folded integers are bounded: PyPTO's IR holds 64-bit integers, and an unbounded fold
+# (`(10**4096)**4096`, a 5,000-digit literal) would cost unbounded time and memory. A value
+# beyond the bound is unknown, as a value tilecheck cannot read is.
+MAX_INT_BITS = 256
+_MAX_LITERAL_CHARS = 100  # no literal this long stays within MAX_INT_BITS
+
+
+def bounded(value: int) -> int | None:
+    """`value` when it is within `MAX_INT_BITS`, else None (unknown)."""
+    return value if value.bit_length() <= MAX_INT_BITS else None
+
+
+def int_value(node: cst.Integer) -> int | None:
+    """`node.evaluated_value` without its `literal_eval` (which compiles code on every call);
+    None beyond `MAX_INT_BITS`."""
+    if len(node.value) > _MAX_LITERAL_CHARS:
+        return None
     try:
-        return int(node.value, 0)
-    except ValueError:
-        return int(node.evaluated_value)
+        return bounded(int(node.value, 0))
+    except ValueError:  # a leading zero or an underscore `int(..., 0)` does not take
+        value = node.evaluated_value
+        return bounded(value) if isinstance(value, int) else None
 
 
 def string_value(node: cst.SimpleString) -> str | None:
