@@ -28,7 +28,7 @@ from tilecheck.config import GRADES, ConfigError
 from tilecheck.engine import read_source
 from tilecheck.fixes import WriteError, encode_like, write_atomic
 from tilecheck.pypto.api import LowerResult
-from tilecheck.pypto.lower import reparses
+from tilecheck.pypto.lower import compiles
 from tilecheck.report import FORMATS, Run, display_path
 from tilecheck.selection import SelectionError, split, validate
 from tilecheck.types import Diagnostic, Grade, Severity
@@ -198,7 +198,7 @@ class _Lowering:
     def _save(self, path: str, data: bytes, result: LowerResult) -> None:
         if self.args.write and not result.changed:
             return
-        if not reparses(result.source):
+        if not compiles(result.source):
             self._problem(f"not writing {path}: the lowered result does not compile", 1)
             return
         target = self.target or path

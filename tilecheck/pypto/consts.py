@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from tilecheck.analysis.imports import dotted_name
 from tilecheck.pypto.cstutil import MAX_INT_BITS, bounded, int_value
-from tilecheck.pypto.dsl import dotted
 
 _MAX_IMPORT_DEPTH = 8
 
@@ -108,10 +108,10 @@ class ModuleConstants:
         elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
             self._bind(small.target.value, None)
         elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
-            source = dotted(small.module) if small.module is not None else ""
+            source = dotted_name(small.module) if small.module is not None else ""
             level = len(small.relative)
             for alias in small.names:
-                imported = dotted(alias.name) or ""
+                imported = dotted_name(alias.name) or ""
                 local = alias.asname.name.value if alias.asname else imported  # type: ignore[union-attr]
                 self._assigned.pop(local, None)
                 module_file = self._find_module(level, source)
@@ -124,7 +124,7 @@ class ModuleConstants:
                     self._imported[local] = (module_file, imported)
         elif isinstance(small, cst.Import):
             for alias in small.names:
-                name = dotted(alias.name) or ""
+                name = dotted_name(alias.name) or ""
                 if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                     self._modules[alias.asname.name.value] = self._find_module(0, name)
                 elif "." not in name:
@@ -252,7 +252,7 @@ class ModuleConstants:
             result = bounded(operation(left.value, right.value))
             return Value("int", result) if result is not None else _too_large(expr)
         if isinstance(expr, cst.Attribute):
-            name = dotted(expr)
+            name = dotted_name(expr)
             if name is not None:
                 head, _, rest = name.partition(".")
                 if head in local:
@@ -267,7 +267,7 @@ class ModuleConstants:
         names = _names_in(expr)
         if names & set(local):
             return RUNTIME
-        return _unresolved(dotted(expr) or type(expr).__name__)
+        return _unresolved(dotted_name(expr) or type(expr).__name__)
 
 
 def _explodes(operator: cst.BaseBinaryOp, left: int, right: int) -> bool:
@@ -316,7 +316,7 @@ def _bound_names_compound(statement: cst.BaseStatement) -> set[str]:
             found |= _names_in(target) if not isinstance(target, cst.Attribute) else set()
         if isinstance(current, cst.ImportAlias):
             name = current.asname.name if current.asname else current.name  # type: ignore[union-attr]
-            local = dotted(name)  # type: ignore[arg-type]
+            local = dotted_name(name)  # type: ignore[arg-type]
             if local:
                 found.add(local.split(".")[0])
         stack.extend(current.children)

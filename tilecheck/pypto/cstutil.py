@@ -261,12 +261,3 @@ def int_value(node: cst.Integer) -> int | None:
     except ValueError:  # a leading zero or an underscore `int(..., 0)` does not take
         value = node.evaluated_value
         return bounded(value) if isinstance(value, int) else None
-
-
-def string_value(node: cst.SimpleString) -> str | None:
-    """The text of a plain string literal, quickly; None for bytes."""
-    raw = node.value
-    if raw[:1] in "\"'" and "\\" not in raw and not raw.startswith(('"""', "'''")):
-        return raw[1:-1]
-    value = node.evaluated_value
-    return value if isinstance(value, str) else None

@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from tilecheck.pypto.cstutil import string_value
+from tilecheck.analysis.evaluate import string_value
+from tilecheck.analysis.imports import dotted_name
+from tilecheck.analysis.syntax import target_names
 
 LANGUAGE = "pypto.language"
 ITERATORS = ("pipeline", "range", "parallel", "unroll")
@@ -27,18 +29,6 @@ SUPPORTED_KEYWORDS = {
 _FUNCTION_DECORATORS = frozenset({"function", "jit", "jit.inline"})
 
 
-def dotted(node: cst.BaseExpression) -> str | None:
-    """`a.b.c` for a chain of attributes over a name, else None."""
-    parts: list[str] = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
-        node = node.value
-    if not isinstance(node, cst.Name):
-        return None
-    parts.append(node.value)
-    return ".".join(reversed(parts))
-
-
 @dataclass
 class Aliases:
     """Local spellings of `pypto.language` and of names imported from it."""
@@ -47,7 +37,7 @@ class Aliases:
     members: dict[str, str] = field(default_factory=dict)  # local name -> member
 
     def member(self, node: cst.BaseExpression) -> str | None:
-        name = dotted(node)
+        name = dotted_name(node)
         if name is None:
             return None
         for prefix in self.prefixes:
@@ -72,19 +62,19 @@ def find_aliases(module: cst.Module) -> Aliases:
         for small in statement.body:
             if isinstance(small, cst.Import):
                 for alias in small.names:
-                    name = dotted(alias.name)
+                    name = dotted_name(alias.name)
                     if name == LANGUAGE:
                         if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                             aliases.prefixes.add(alias.asname.name.value)
                         else:
                             aliases.prefixes.add(LANGUAGE)
             elif isinstance(small, cst.ImportFrom) and small.module is not None and not small.relative:
-                source = dotted(small.module)
+                source = dotted_name(small.module)
                 if isinstance(small.names, cst.ImportStar):
                     continue
                 for alias in small.names:
                     local = alias.asname.name.value if alias.asname else None  # type: ignore[union-attr]
-                    imported = dotted(alias.name)
+                    imported = dotted_name(alias.name)
                     if imported is None:
                         continue
                     local = local or imported
@@ -227,7 +217,7 @@ class LoopHeader:
         for element in value.elements:
             if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
                 key = string_value(element.key)
-                if key is not None:
+                if isinstance(key, str):
                     found[key] = element.value
         return found
 
@@ -286,19 +276,6 @@ def trailing_yield(statements: list[cst.BaseStatement], aliases: Aliases) -> Tra
             return TrailingYield(line, names, values)
     if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
         return TrailingYield(line, [small.target.value], values)
-    return None
-
-
-def target_names(target: cst.BaseExpression) -> list[str] | None:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        names = []
-        for element in target.elements:
-            if not isinstance(element.value, cst.Name):
-                return None
-            names.append(element.value.value)
-        return names
     return None
 
 

@@ -13,8 +13,9 @@ import libcst as cst
 from libcst.metadata import CodeRange
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
+from tilecheck.fixes import line_starts
 from tilecheck.locate import Locator
-from tilecheck.pypto.splice import line_starts, locate
+from tilecheck.pypto.splice import locate
 from tilecheck.registry import by_code
 from tilecheck.types import Diagnostic, Span
 

@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from tilecheck.analysis.evaluate import string_value
 from tilecheck.analysis.syntax import suites
 from tilecheck.pypto.clone import Rewriter, Substitute, Tagging
 from tilecheck.pypto.consts import ModuleConstants
-from tilecheck.pypto.cstutil import binop, int_node, literal_int, string_value
+from tilecheck.pypto.cstutil import binop, int_node, literal_int
 from tilecheck.pypto.dataflow import Dataflow, Frame, live_after
 from tilecheck.pypto.dsl import (
     Aliases,
@@ -720,7 +721,7 @@ def _demoted_call(header: LoopHeader, aliases: Aliases) -> cst.Call:
     return header.call.with_changes(func=func, args=_edit_keywords(list(header.call.args), None))
 
 
-def reparses(text: str) -> bool:
+def compiles(text: str) -> bool:
     """Whether `text` compiles: parses, and passes the compiler's checks `ast.parse` skips
     (`break` outside a loop, `return` outside a function, ...)."""
     try:

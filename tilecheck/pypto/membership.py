@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tilecheck.pypto.cstutil import replace, string_value
+from tilecheck.analysis.evaluate import string_value
+from tilecheck.pypto.cstutil import replace
 from tilecheck.pypto.dsl import Aliases
 
 KEY = "pipeline_membership"
@@ -176,7 +177,8 @@ def _string(text: str) -> cst.SimpleString:
 
 def _pair_of(value: cst.BaseExpression) -> str | None:
     if isinstance(value, cst.SimpleString):
-        return string_value(value)
+        text = string_value(value)
+        return text if isinstance(text, str) else None
     return None
 
 

@@ -17,8 +17,9 @@ from collections.abc import Callable
 
 import libcst as cst
 
+from tilecheck.analysis.syntax import target_names
 from tilecheck.pypto.cstutil import child_fields, is_node
-from tilecheck.pypto.dsl import body_statements, target_names
+from tilecheck.pypto.dsl import body_statements
 from tilecheck.pypto.template import Clone
 
 

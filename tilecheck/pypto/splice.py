@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import ast
 import itertools
-import re
 from collections.abc import Sequence
 
 import libcst as cst
 
+from tilecheck.fixes import line_starts
 from tilecheck.pypto.codegen import Codegen
 
-_NEWLINE = re.compile(r"\r\n|\r|\n")
 _KINDS: dict[type, tuple[type, ...]] = {
     cst.For: (ast.For, ast.AsyncFor),
     cst.While: (ast.While,),
@@ -98,19 +97,6 @@ def _span(
     if source[body:end] != footer_text:
         return None
     return start, end
-
-
-def line_starts(source: str) -> list[int]:
-    """Offsets where lines 1, 2, ... start, ending with the offset after the last newline."""
-    starts = [0]
-    if "\r" in source:
-        starts.extend(match.end() for match in _NEWLINE.finditer(source))
-        return starts
-    position = source.find("\n")
-    while position != -1:
-        starts.append(position + 1)
-        position = source.find("\n", position + 1)
-    return starts
 
 
 def locate(
