@@ -6,7 +6,7 @@ import pytest
 
 from tests.pypto.helpers import program, run_lower_command
 from tilecheck.pypto import lower_source
-from tilecheck.pypto.lower import compiles
+from tilecheck.pypto.limits import compiles
 
 
 def _notes(source: str) -> list[tuple[str, int, int, str]]:

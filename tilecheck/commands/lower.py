@@ -28,7 +28,7 @@ from tilecheck.config import GRADES, ConfigError
 from tilecheck.engine import read_source
 from tilecheck.fixes import WriteError, encode_like, write_atomic
 from tilecheck.pypto.api import LowerResult
-from tilecheck.pypto.lower import compiles
+from tilecheck.pypto.limits import compiles
 from tilecheck.report import FORMATS, Run, display_path
 from tilecheck.selection import SelectionError, split, validate
 from tilecheck.types import Diagnostic, Grade, Severity

@@ -16,7 +16,8 @@ from tilecheck.pypto.codegen import Codegen
 from tilecheck.pypto.consts import ModuleConstants
 from tilecheck.pypto.dsl import FunctionSite, dsl_functions, find_aliases, replace_functions
 from tilecheck.pypto.findings import Finding, pypto_rule, to_diagnostics
-from tilecheck.pypto.lower import TOO_DEEP, FunctionLowering, ModuleContext
+from tilecheck.pypto.limits import TOO_DEEP
+from tilecheck.pypto.lower import FunctionLowering, ModuleContext
 from tilecheck.pypto.names import Tokens, printed_names
 from tilecheck.pypto.splice import splice
 from tilecheck.pypto.template import materialize

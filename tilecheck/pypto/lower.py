@@ -8,18 +8,14 @@ cascade. Nested pipelines are lowered first. Every other byte of the file is lef
 
 from __future__ import annotations
 
-import functools
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import libcst as cst
 
-from tilecheck.analysis.evaluate import string_value
-from tilecheck.analysis.syntax import suites
 from tilecheck.pypto.clone import Rewriter, Substitute, Tagging
 from tilecheck.pypto.consts import ModuleConstants
-from tilecheck.pypto.cstutil import binop, int_node, literal_int
+from tilecheck.pypto.cstutil import binop, int_node
 from tilecheck.pypto.dataflow import Dataflow, Frame, live_after
 from tilecheck.pypto.dsl import (
     Aliases,
@@ -30,19 +26,30 @@ from tilecheck.pypto.dsl import (
     trailing_yield,
 )
 from tilecheck.pypto.findings import Finding
+from tilecheck.pypto.limits import (
+    FEW_COPIES,
+    MAX_LOWERED_CHARS,
+    MAX_STAGE,
+    TOO_DEEP,
+    LoweredSize,
+    code_size,
+    copy_count,
+    deleted_names,
+    escaping_statement,
+)
 from tilecheck.pypto.loops import LoopPlan, function_locals, plan
 from tilecheck.pypto.names import Tokens
+from tilecheck.pypto.rewrite import (
+    blank_prefix,
+    demoted_call,
+    index_assign,
+    main_call,
+    seed,
+    with_body,
+    yield_line,
+    yield_statement,
+)
 from tilecheck.pypto.template import BodyTemplates, Stage, materialize
-
-# Limits on what one loop may lower to: past them the loop is left as it is (TL491), so a large
-# `stage=` cannot exhaust memory or time, and the output stays a file Python can compile.
-MAX_STAGE = 64
-MAX_LOWERED_CHARS = 2_000_000  # the estimated size of one loop's unrolled copies
-FEW_COPIES = 16  # up to this many copies the size is not measured (it costs a code generation)
-TOO_DEEP = "it is nested too deeply to lower (Python's recursion limit)"
-
-_SPACE_COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-_INDEX_ANNOTATION = "{p}.Scalar[{p}.INDEX]"
 
 
 @dataclass
@@ -75,21 +82,6 @@ class _Body:
         return self._templates
 
 
-@dataclass
-class LoweredSize:
-    """A lowered loop's predicted size: at most `multiplier` copies of its text, exactly
-    `chars` characters when that was measured."""
-
-    loop: cst.For
-    multiplier: int
-    chars: int | None = None
-
-    def growth(self) -> int:
-        """How many characters lowering adds to the text of the loop."""
-        original = _code_size([self.loop])
-        return (self.chars if self.chars is not None else original * self.multiplier) - original
-
-
 class FunctionLowering:
     def __init__(self, context: ModuleContext, function: cst.FunctionDef, top: cst.CSTNode) -> None:
         self.context = context
@@ -113,7 +105,7 @@ class FunctionLowering:
         body = self.block(body_statements(self.function), [], self.function)  # type: ignore[arg-type]
         if body is None:
             return None
-        return self.function.with_changes(body=_with_body(self.function.body, body))
+        return self.function.with_changes(body=with_body(self.function.body, body))
 
     # -- walking ---------------------------------------------------------------------------
 
@@ -156,7 +148,7 @@ class FunctionLowering:
                         del self.sizes[sizes_mark:]
                         self.sizes.append(size)  # type: ignore[arg-type]
                         return lowered
-            return None if new_body is None else [node.with_changes(body=_with_body(node.body, new_body))]
+            return None if new_body is None else [node.with_changes(body=with_body(node.body, new_body))]
         if isinstance(node, cst.If):
             then = self.block(body_statements(node), chain, node)
             orelse = node.orelse
@@ -167,18 +159,18 @@ class FunctionLowering:
             elif isinstance(orelse, cst.Else):
                 inner = self.block(body_statements(orelse), chain, node)
                 if inner is not None:
-                    new_orelse = orelse.with_changes(body=_with_body(orelse.body, inner))
+                    new_orelse = orelse.with_changes(body=with_body(orelse.body, inner))
             if then is None and new_orelse is None:
                 return None
             changes: dict[str, object] = {}
             if then is not None:
-                changes["body"] = _with_body(node.body, then)
+                changes["body"] = with_body(node.body, then)
             if new_orelse is not None:
                 changes["orelse"] = new_orelse
             return [node.with_changes(**changes)]
         if isinstance(node, (cst.With, cst.While)):
             inner = self.block(body_statements(node), chain, node)
-            return None if inner is None else [node.with_changes(body=_with_body(node.body, inner))]
+            return None if inner is None else [node.with_changes(body=with_body(node.body, inner))]
         return None
 
     def _predicted_size(
@@ -191,12 +183,12 @@ class FunctionLowering:
         factor = loop.factor
         if not step or factor is None or factor > MAX_STAGE:
             return LoweredSize(node, 1)  # `pipeline` leaves it and says why
-        copies = _copies(loop, factor)
+        copies = copy_count(loop, factor)
         multiplier = copies * max([1, *(size.multiplier for size in inner)])
         if multiplier <= FEW_COPIES:
             # Few copies cannot outgrow the user's own file by much: measure only many copies.
             return LoweredSize(node, multiplier)
-        chars = copies * (_code_size(body) + sum(size.growth() for size in inner))
+        chars = copies * (code_size(body) + sum(size.growth() for size in inner))
         if chars > MAX_LOWERED_CHARS:
             reason = (
                 f"its unrolled copies would be about {chars:,} characters, more than the "
@@ -240,7 +232,7 @@ class FunctionLowering:
             reason = f"stage={factor} is more than the {MAX_STAGE} stages `tilecheck lower` unrolls"
             self._note("TL491", header.call, header.node, reason=reason)
             return None
-        escape = _escaping_statement(statements)
+        escape = escaping_statement(statements)
         if escape is not None:
             reason = f"its body has a `{escape}` statement, which cannot be copied into the unrolled stages"
             self._note("TL491", header.call, header.node, reason=reason)
@@ -289,7 +281,7 @@ class FunctionLowering:
             reason = f"{names} is reassigned in the loop body"
             self._note("TL491", header.node.target, header.node, reason=reason)
             return None
-        deleted = _deleted_names(core) & {loop_var, *iter_args}
+        deleted = deleted_names(core) & {loop_var, *iter_args}
         if deleted:
             names = ", ".join(f"`{name}`" for name in sorted(deleted))
             reason = f"{names} is deleted in the loop body"
@@ -364,19 +356,19 @@ class FunctionLowering:
         statements = list(clones)
         if body.yielded is not None:
             assert targets is not None
-            statements.append(self._yield_line(body.yielded, targets, yields))
+            statements.append(yield_line(body.yielded, targets, yields))
         start = header.start if header.start is not None else cst.Integer("0")
-        call = _main_call(header, start, stop, int_node(factor * step))
-        return header.node.with_changes(iter=call, body=_with_body(header.node.body, statements)), targets
+        call = main_call(header, start, stop, int_node(factor * step))
+        return header.node.with_changes(iter=call, body=with_body(header.node.body, statements)), targets
 
     def _static(self, loop: LoopPlan, body: _Body, factor: int, step: int) -> list[cst.BaseStatement]:
         header = loop.header
         trips = loop.trip_count()
         if trips == 0:
-            demoted = _demoted_call(header, self.aliases)
+            demoted = demoted_call(header, self.aliases)
             return [
                 header.node.with_changes(
-                    iter=demoted, body=_with_body(header.node.body, body.core + _yield(body))
+                    iter=demoted, body=with_body(header.node.body, body.core + _yield(body))
                 )
             ]
         main_iters, rest = divmod(trips, factor)
@@ -400,12 +392,12 @@ class FunctionLowering:
             if main_iters > 0:
                 seeds = [Substitute(cst.Name(name)) for name in main_returns or ()]
             else:
-                seeds = [_seed(value) for value in loop.header.init_values or ()]
+                seeds = [seed(value) for value in loop.header.init_values or ()]
             tail, yields = self._replicate(body, rest, offset, seeds)
             if main_iters == 0 and tail:
                 first = materialize(tail[0])
                 tail[0] = first.with_changes(
-                    leading_lines=[*_blank_prefix(header.node.leading_lines), *first.leading_lines]
+                    leading_lines=[*blank_prefix(header.node.leading_lines), *first.leading_lines]
                 )
             out.extend(tail)
             for name, value in zip(returns or (), yields, strict=False):
@@ -413,7 +405,7 @@ class FunctionLowering:
             if not out:
                 out.append(
                     cst.SimpleStatementLine(
-                        [cst.Pass()], leading_lines=_blank_prefix(header.node.leading_lines)
+                        [cst.Pass()], leading_lines=blank_prefix(header.node.leading_lines)
                     )
                 )
         return out
@@ -441,12 +433,12 @@ class FunctionLowering:
         returns = body.yielded.targets if body.yielded is not None else None
         main_returns = [self.tokens.new(f"{name}_main") for name in returns] if returns else None
         main, _ = self._main_loop(loop, body, factor, step, cst.Name(main_end), main_returns)
-        comments, blanks = header.node.leading_lines, _blank_prefix(header.node.leading_lines)
+        comments, blanks = header.node.leading_lines, blank_prefix(header.node.leading_lines)
         main = main.with_changes(leading_lines=comments[len(blanks) :])
         out: list[cst.BaseStatement] = [
-            _index_assign(prefix, main_end, end_value, blanks),
+            index_assign(prefix, main_end, end_value, blanks),
             main,
-            _index_assign(prefix, remainder, rem_value, ()),
+            index_assign(prefix, remainder, rem_value, ()),
         ]
 
         def offset(stage: int) -> Substitute:
@@ -470,12 +462,21 @@ class FunctionLowering:
                     if count == 1
                     else [self.tokens.new(f"{name}_rem{count}") for name in returns]
                 )
-                then.append(self._yield_statement(level, yields))
+                then.append(yield_statement(self.aliases.prefix, level, yields))
                 if inner is None:
-                    orelse = [self._yield_statement(level, [cst.Name(name) for name in main_returns or ()])]
+                    orelse = [
+                        yield_statement(
+                            self.aliases.prefix, level, [cst.Name(name) for name in main_returns or ()]
+                        )
+                    ]
                 else:
                     assert inner_returns is not None
-                    orelse = [inner, self._yield_statement(level, [cst.Name(name) for name in inner_returns])]
+                    orelse = [
+                        inner,
+                        yield_statement(
+                            self.aliases.prefix, level, [cst.Name(name) for name in inner_returns]
+                        ),
+                    ]
                 inner_returns = level
             else:
                 orelse = None if inner is None else [inner]
@@ -488,246 +489,6 @@ class FunctionLowering:
         out.append(inner)
         return out
 
-    def _yield_statement(
-        self, targets: list[str], values: list[cst.BaseExpression]
-    ) -> cst.SimpleStatementLine:
-        prefix = cst.Name(self.aliases.prefix)
-        call = cst.Call(cst.Attribute(prefix, cst.Name("yield_")), [cst.Arg(value) for value in values])
-        return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(_targets(targets))], call)])
-
-    def _yield_line(
-        self, yielded: TrailingYield, targets: list[str], values: list[cst.BaseExpression]
-    ) -> cst.SimpleStatementLine:
-        """The main loop's closing yield: the original line (comments kept) with new names."""
-        small = yielded.line.body[0]
-        call = small.value  # type: ignore[attr-defined]
-        args = [arg.with_changes(value=value) for arg, value in zip(call.args, values, strict=False)]
-        new_call = call.with_changes(args=args)
-        if isinstance(small, cst.Assign):
-            old_target = small.targets[0].target
-            if targets == yielded.targets:
-                new_small = small.with_changes(value=new_call)
-            else:
-                target = _targets(targets)
-                if isinstance(old_target, (cst.Tuple, cst.List)) and isinstance(target, cst.Tuple):
-                    target = target.with_changes(lpar=old_target.lpar, rpar=old_target.rpar)
-                new_small = small.with_changes(
-                    targets=[small.targets[0].with_changes(target=target)], value=new_call
-                )
-        else:
-            new_small = small.with_changes(target=cst.Name(targets[0]), value=new_call)  # type: ignore[union-attr]
-        return yielded.line.with_changes(body=[new_small])
-
-
-def _copies(loop: LoopPlan, factor: int) -> int:
-    """How many copies of the body lowering `loop` makes."""
-    if loop.is_static:
-        main_iters, rest = divmod(loop.trip_count(), factor)
-        return (factor if main_iters else 0) + rest
-    return factor + factor * (factor - 1) // 2  # the main loop, then the unroll_rem cascade
-
-
-def _code_size(statements: list[cst.BaseStatement]) -> int:
-    module = cst.Module([])
-    return max(1, sum(len(module.code_for_node(statement)) for statement in statements))
-
-
-_NESTED_SCOPES = (cst.FunctionDef, cst.ClassDef)
-
-
-def _deleted_names(statements: list[cst.BaseStatement]) -> set[str]:
-    """The plain names `del` removes in `statements` (outside nested functions and classes)."""
-    found: set[str] = set()
-    stack: list[cst.CSTNode] = list(statements)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Del):
-            targets: list[cst.CSTNode] = [node.target]
-            while targets:
-                target = targets.pop()
-                if isinstance(target, cst.Name):
-                    found.add(target.value)
-                elif isinstance(target, (cst.Tuple, cst.List)):
-                    targets.extend(element.value for element in target.elements)
-            continue
-        if isinstance(node, (*_NESTED_SCOPES, cst.BaseExpression)):
-            continue
-        stack.extend(_statement_children(node))
-    return found
-
-
-def _escaping_statement(statements: list[cst.BaseStatement]) -> str | None:
-    """`break`, `continue` or `return` when one in `statements` would leave the loop they form.
-
-    An inner loop owns the `break`/`continue` of its body (not those of its `else:`); nested
-    functions and classes own everything. Only statements are walked (these keywords never sit
-    inside an expression), with an explicit stack, so deep expressions cost nothing.
-    """
-    stack: list[tuple[cst.CSTNode, bool]] = [(statement, True) for statement in reversed(statements)]
-    while stack:
-        node, loop_exits = stack.pop()
-        if isinstance(node, cst.Return):
-            return "return"
-        if loop_exits and isinstance(node, cst.Break):
-            return "break"
-        if loop_exits and isinstance(node, cst.Continue):
-            return "continue"
-        if isinstance(node, (*_NESTED_SCOPES, cst.BaseExpression)):
-            continue
-        if isinstance(node, (cst.For, cst.While)):
-            stack.append((node.body, False))
-            if node.orelse is not None:
-                stack.append((node.orelse, loop_exits))
-            continue
-        stack.extend((child, loop_exits) for child in reversed(_statement_children(node)))
-    return None
-
-
-def _statement_children(node: cst.CSTNode) -> list[cst.CSTNode]:
-    """The statements and suites directly inside `node`, without libcst's costly `children`
-    (which visits every expression too)."""
-    if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.IndentedBlock)):
-        return list(node.body)
-    if isinstance(node, (cst.Else, cst.Finally, cst.ExceptHandler, cst.ExceptStarHandler, cst.MatchCase)):
-        return [node.body]
-    if isinstance(node, cst.Match):
-        return list(node.cases)
-    if isinstance(node, cst.BaseCompoundStatement):
-        return list(suites(node))
-    return []
-
 
 def _yield(body: _Body) -> list[cst.BaseStatement]:
     return [body.yielded.line] if body.yielded is not None else []
-
-
-def _seed(value: cst.BaseExpression) -> Substitute:
-    return Substitute(value, literal=literal_int(value) is not None)
-
-
-def _targets(names: list[str]) -> cst.BaseExpression:
-    if len(names) == 1:
-        return cst.Name(names[0])
-    return cst.Tuple([cst.Element(cst.Name(name)) for name in names], lpar=[], rpar=[])
-
-
-def _index_assign(
-    prefix: str,
-    name: str,
-    value: cst.BaseExpression,
-    leading: tuple[cst.EmptyLine, ...] | list[cst.EmptyLine],
-) -> cst.SimpleStatementLine:
-    annotation = _index_annotation(prefix)
-    return cst.SimpleStatementLine(
-        [cst.AnnAssign(cst.Name(name), annotation, value)], leading_lines=list(leading)
-    )
-
-
-@functools.lru_cache(maxsize=8)
-def _index_annotation(prefix: str) -> cst.Annotation:
-    """`: pl.Scalar[pl.INDEX]` (nodes are immutable, so one tree serves every use)."""
-    return cst.Annotation(cst.parse_expression(_INDEX_ANNOTATION.format(p=prefix)))
-
-
-def _blank_prefix(lines: tuple[cst.EmptyLine, ...] | list[cst.EmptyLine]) -> list[cst.EmptyLine]:
-    """The blank lines before a statement's first comment line."""
-    blanks = []
-    for line in lines:
-        if line.comment is not None:
-            break
-        blanks.append(line)
-    return blanks
-
-
-def _with_body(block: cst.BaseSuite, statements: list[cst.BaseStatement]) -> cst.BaseSuite:
-    if isinstance(block, cst.IndentedBlock):
-        return block.with_changes(body=statements)
-    return cst.IndentedBlock(body=statements, header=block.trailing_whitespace)  # type: ignore[attr-defined]
-
-
-def _strip_pipeline_stages(arg: cst.Arg) -> cst.Arg | None:
-    """`attrs=` without a `"pipeline_stages"` entry; None when nothing is left."""
-    value = arg.value
-    if not isinstance(value, cst.Dict):
-        return arg
-    kept = [
-        element
-        for element in value.elements
-        if not (
-            isinstance(element, cst.DictElement)
-            and isinstance(element.key, cst.SimpleString)
-            and string_value(element.key) == "pipeline_stages"
-        )
-    ]
-    if len(kept) == len(value.elements):
-        return arg
-    if not kept:
-        return None
-    kept[-1] = kept[-1].with_changes(comma=value.elements[-1].comma)
-    return arg.with_changes(value=value.with_changes(elements=kept))
-
-
-def _edit_keywords(args: list[cst.Arg], stage: cst.BaseExpression | None) -> list[cst.Arg]:
-    """Set `stage=` (drop it when None) and strip `pipeline_stages` from `attrs=`."""
-    out: list[cst.Arg] = []
-    for arg in args:
-        keyword = arg.keyword.value if arg.keyword is not None else None
-        new: cst.Arg | None = arg
-        if keyword == "stage":
-            new = None if stage is None else arg.with_changes(value=stage)
-        elif keyword == "attrs":
-            new = _strip_pipeline_stages(arg)
-        if new is None:
-            if out and arg is args[-1]:
-                out[-1] = out[-1].with_changes(comma=arg.comma)
-            continue
-        out.append(new)
-    return out
-
-
-def _main_call(
-    header: LoopHeader, start: cst.BaseExpression, stop: cst.BaseExpression, step: cst.BaseExpression
-) -> cst.Call:
-    args = list(header.call.args)
-    positions = [index for index, arg in enumerate(args) if arg.keyword is None and not arg.star]
-    originals = [args[index] for index in positions[:3]]
-    last_comma = originals[-1].comma
-    new_positional: list[cst.Arg] = []
-    for slot, value in enumerate((start, stop, step)):
-        if slot < len(originals):
-            arg = originals[slot].with_changes(value=value)
-        else:
-            arg = cst.Arg(value)
-        if slot == 2:
-            arg = arg.with_changes(comma=last_comma)
-        elif slot >= len(originals) - 1:
-            arg = arg.with_changes(comma=_SPACE_COMMA)
-        new_positional.append(arg)
-    # Positional arguments past the third are ignored by PyPTO's parser; the printer drops them.
-    extra = set(positions[3:])
-    first = positions[0]
-    after = [arg for index, arg in enumerate(args) if index >= first + len(originals) and index not in extra]
-    rebuilt = [*args[:first], *new_positional, *after]
-    return header.call.with_changes(args=_edit_keywords(rebuilt, cst.Integer("1")))
-
-
-def _demoted_call(header: LoopHeader, aliases: Aliases) -> cst.Call:
-    """DemoteToSequential: the same loop as `pl.range`, `stage=` and `pipeline_stages` dropped."""
-    func = header.call.func
-    if isinstance(func, cst.Attribute):
-        func = func.with_changes(attr=cst.Name("range"))
-    else:
-        func = cst.Attribute(cst.Name(aliases.prefix), cst.Name("range"))
-    return header.call.with_changes(func=func, args=_edit_keywords(list(header.call.args), None))
-
-
-def compiles(text: str) -> bool:
-    """Whether `text` compiles: parses, and passes the compiler's checks `ast.parse` skips
-    (`break` outside a loop, `return` outside a function, ...)."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # SyntaxWarnings belong to the input, not the lowering
-            compile(text, "<lowered>", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return True

@@ -1,0 +1,124 @@
+"""What bounds a lowering: the stage factor, the predicted size of the unrolled copies, and
+the statements that cannot be copied into stages (loop exits, `del` of the loop variable)."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import libcst as cst
+
+from tilecheck.analysis.syntax import suites
+from tilecheck.pypto.loops import LoopPlan
+
+# Limits on what one loop may lower to: past them the loop is left as it is (TL491), so a large
+# `stage=` cannot exhaust memory or time, and the output stays a file Python can compile.
+MAX_STAGE = 64
+MAX_LOWERED_CHARS = 2_000_000  # the estimated size of one loop's unrolled copies
+FEW_COPIES = 16  # up to this many copies the size is not measured (it costs a code generation)
+TOO_DEEP = "it is nested too deeply to lower (Python's recursion limit)"
+
+
+@dataclass
+class LoweredSize:
+    """A lowered loop's predicted size: at most `multiplier` copies of its text, exactly
+    `chars` characters when that was measured."""
+
+    loop: cst.For
+    multiplier: int
+    chars: int | None = None
+
+    def growth(self) -> int:
+        """How many characters lowering adds to the text of the loop."""
+        original = code_size([self.loop])
+        return (self.chars if self.chars is not None else original * self.multiplier) - original
+
+
+def copy_count(loop: LoopPlan, factor: int) -> int:
+    """How many copies of the body lowering `loop` makes."""
+    if loop.is_static:
+        main_iters, rest = divmod(loop.trip_count(), factor)
+        return (factor if main_iters else 0) + rest
+    return factor + factor * (factor - 1) // 2  # the main loop, then the unroll_rem cascade
+
+
+def code_size(statements: list[cst.BaseStatement]) -> int:
+    module = cst.Module([])
+    return max(1, sum(len(module.code_for_node(statement)) for statement in statements))
+
+
+NESTED_SCOPES = (cst.FunctionDef, cst.ClassDef)
+
+
+def deleted_names(statements: list[cst.BaseStatement]) -> set[str]:
+    """The plain names `del` removes in `statements` (outside nested functions and classes)."""
+    found: set[str] = set()
+    stack: list[cst.CSTNode] = list(statements)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Del):
+            targets: list[cst.CSTNode] = [node.target]
+            while targets:
+                target = targets.pop()
+                if isinstance(target, cst.Name):
+                    found.add(target.value)
+                elif isinstance(target, (cst.Tuple, cst.List)):
+                    targets.extend(element.value for element in target.elements)
+            continue
+        if isinstance(node, (*NESTED_SCOPES, cst.BaseExpression)):
+            continue
+        stack.extend(statement_children(node))
+    return found
+
+
+def escaping_statement(statements: list[cst.BaseStatement]) -> str | None:
+    """`break`, `continue` or `return` when one in `statements` would leave the loop they form.
+
+    An inner loop owns the `break`/`continue` of its body (not those of its `else:`); nested
+    functions and classes own everything. Only statements are walked (these keywords never sit
+    inside an expression), with an explicit stack, so deep expressions cost nothing.
+    """
+    stack: list[tuple[cst.CSTNode, bool]] = [(statement, True) for statement in reversed(statements)]
+    while stack:
+        node, loop_exits = stack.pop()
+        if isinstance(node, cst.Return):
+            return "return"
+        if loop_exits and isinstance(node, cst.Break):
+            return "break"
+        if loop_exits and isinstance(node, cst.Continue):
+            return "continue"
+        if isinstance(node, (*NESTED_SCOPES, cst.BaseExpression)):
+            continue
+        if isinstance(node, (cst.For, cst.While)):
+            stack.append((node.body, False))
+            if node.orelse is not None:
+                stack.append((node.orelse, loop_exits))
+            continue
+        stack.extend((child, loop_exits) for child in reversed(statement_children(node)))
+    return None
+
+
+def statement_children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The statements and suites directly inside `node`, without libcst's costly `children`
+    (which visits every expression too)."""
+    if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.IndentedBlock)):
+        return list(node.body)
+    if isinstance(node, (cst.Else, cst.Finally, cst.ExceptHandler, cst.ExceptStarHandler, cst.MatchCase)):
+        return [node.body]
+    if isinstance(node, cst.Match):
+        return list(node.cases)
+    if isinstance(node, cst.BaseCompoundStatement):
+        return list(suites(node))
+    return []
+
+
+def compiles(text: str) -> bool:
+    """Whether `text` compiles: parses, and passes the compiler's checks `ast.parse` skips
+    (`break` outside a loop, `return` outside a function, ...)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SyntaxWarnings belong to the input, not the lowering
+            compile(text, "<lowered>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
