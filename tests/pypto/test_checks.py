@@ -233,3 +233,28 @@ def test_bad_input_gives_the_engines_syntax_error_not_a_traceback(source, column
     result = lower_source(source, "bad.py")
     assert result.source == source and not result.changed and result.blocked
     assert [(d.code, d.span.line, d.span.column + 1) for d in result.diagnostics] == [("TL001", 1, column)]
+
+
+_POSITIONED = [
+    # a finding on a continuation line, with a comment and a blank line before the loop
+    "# note\n\nfor i in pl.pipeline(\n    8,\n        stage=n,\n):\n    x = i\n",
+    # an inner loop of a lowered one, the keyword on its own line
+    "for i in pl.range(4):\n    for j in pl.pipeline(8,\n            foo=1):\n        x = j\n",
+    # a step on a continuation line, then the body's finding
+    "for i, (x,) in pl.pipeline(0, 8,\n        1, stage=2, init_values=(s0,)):\n    r = pl.yield_(x, i)\n",
+]
+
+
+# A continuation line indented less than the block it is in.
+_LESS_INDENTED = program(
+    "for i in pl.range(2):\n    for j in pl.pipeline(0, 8, 0, stage=2):\n        x = j\n"
+).replace("pl.pipeline(0, 8, 0, stage=2)", "pl.pipeline(0, 8,\n0, stage=2)")
+
+
+@pytest.mark.parametrize("body", [*_POSITIONED, ""])
+def test_lower_positions_findings_as_check_does(body):
+    # `lower` positions findings by regenerating only their loop; `check` through the module.
+    source = program(body) if body else _LESS_INDENTED
+    lowered = [(d.code, d.span) for d in lower_source(source, "k.py").diagnostics]
+    checked = [(d.code, d.span) for d in check_pypto_source(source, "k.py")]
+    assert lowered == checked and lowered

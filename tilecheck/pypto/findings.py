@@ -6,12 +6,12 @@ message and help, so the checks and the lowering never repeat a rule's text.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
 import libcst as cst
-from libcst.metadata import CodeRange
-from libcst.metadata.position_provider import PositionProvidingCodegenState
+from libcst.metadata import CodeRange, PositionProvider
 
 from tilecheck.fixes import line_starts
 from tilecheck.locate import Locator
@@ -64,11 +64,23 @@ def pypto_rule(code: str) -> type[PyptoRule]:
     return cast("type[PyptoRule]", rule)
 
 
-class _Recorder:
-    """The provider interface libcst's position-tracking codegen state writes into."""
+class _Shifted(Mapping[cst.CSTNode, CodeRange]):
+    """Positions moved down by `lines` lines, computed on access."""
 
-    def __init__(self) -> None:
-        self._computed: dict[cst.CSTNode, CodeRange] = {}
+    def __init__(self, ranges: Mapping[cst.CSTNode, CodeRange], lines: int) -> None:
+        self._ranges = ranges
+        self._lines = lines
+
+    def __getitem__(self, node: cst.CSTNode) -> CodeRange:
+        found = self._ranges[node]
+        start, end = found.start, found.end
+        return CodeRange((start.line + self._lines, start.column), (end.line + self._lines, end.column))
+
+    def __iter__(self) -> Iterator[cst.CSTNode]:
+        return iter(self._ranges)
+
+    def __len__(self) -> int:
+        return len(self._ranges)
 
 
 class _LoopPositions:
@@ -79,7 +91,7 @@ class _LoopPositions:
         self._source = source
         wanted = {id(finding.loop) for finding in findings if finding.loop is not None}
         self._found = locate(source, module, wanted, partial=True) if wanted else None
-        self._ranges: dict[int, dict[cst.CSTNode, CodeRange] | None] = {}
+        self._ranges: dict[int, Mapping[cst.CSTNode, CodeRange] | None] = {}
         self._starts: list[int] | None = None
         self._too_deep: set[int] = set()
 
@@ -130,28 +142,31 @@ class _LoopPositions:
         text = self._source[start : start + offset].encode("utf-8")[:offset]
         return len(text.decode("utf-8", errors="ignore"))
 
-    def _positions(self, loop: cst.For) -> dict[cst.CSTNode, CodeRange] | None:
+    def _positions(self, loop: cst.For) -> Mapping[cst.CSTNode, CodeRange] | None:
+        """Positions of the nodes of `loop`, from libcst's public `PositionProvider` over a
+        module holding only the loop, inside an `if` whose block has the loop's indentation
+        (so libcst writes every line as the file has it, continuation lines included)."""
         assert self._found is not None
         _, tree, indent = self._found[id(loop)]
-        recorder = _Recorder()
-        state = PositionProvidingCodegenState(
-            default_indent=self._module.default_indent,
-            default_newline=self._module.default_newline,
-            provider=recorder,  # type: ignore[arg-type]
-        )
-        state.line = tree.lineno - len(loop.leading_lines)
+        module = self._module
+        holder: cst.BaseStatement = loop
         if indent:
-            state.indent_tokens.append(indent)
-        loop._codegen(state)
-        ranges = recorder._computed
-        # Check the start: the `for` keyword must be where the source has it.
-        start = ranges.get(loop)
+            holder = cst.If(test=cst.Name("_"), body=cst.IndentedBlock(body=[loop], indent=indent))
+        scratch = cst.Module(
+            body=[holder], default_indent=module.default_indent, default_newline=module.default_newline
+        )
+        found = cst.MetadataWrapper(scratch, unsafe_skip_copy=True).resolve(PositionProvider)
+        start = found.get(loop)
+        if start is None:
+            return None
+        # The `for` keyword must be where the source has it; then every line moves by as much.
+        shift = tree.lineno - start.start.line
         keyword = "async" if loop.asynchronous is not None else "for"
-        if start is None or (start.start.line, start.start.column) != (tree.lineno, len(indent)):
+        if start.start.column != len(indent) or not self._at(tree.lineno, start.start.column, keyword):
             return None
-        if not self._at(start.start.line, start.start.column, keyword):
-            return None
-        return ranges
+        if not shift:
+            return found
+        return _Shifted(found, shift)
 
     def _at(self, line: int, column: int, text: str) -> bool:
         if self._starts is None:
