@@ -104,11 +104,11 @@ def _dict(writer: Writer, node: cst.Dict) -> str:
 
 def _two_sided(writer: Writer, node: cst.Comma) -> str:
     """Comma, Dot, AssignEqual, Colon, Semicolon and the one-token binary/comparison ops."""
-    return writer.ws(node.whitespace_before) + node._get_token() + writer.ws(node.whitespace_after)
+    return writer.ws(node.whitespace_before) + TOKENS[type(node)] + writer.ws(node.whitespace_after)
 
 
 def _prefix_op(writer: Writer, node: cst.Minus) -> str:
-    return node._get_token() + writer.ws(node.whitespace_after)
+    return TOKENS[type(node)] + writer.ws(node.whitespace_after)
 
 
 def _parenthesized_whitespace(writer: Writer, node: cst.ParenthesizedWhitespace) -> str:
@@ -302,16 +302,21 @@ HANDLERS: dict[type, Callable[[Writer, cst.CSTNode], str]] = {
     Clone: _clone,  # type: ignore[dict-item]
     **{kind: _small_alone for kind in SMALL},
 }
-_TWO_SIDED = [
-    "Comma", "Dot", "AssignEqual", "Colon", "Semicolon", "Add", "Subtract", "Multiply", "Divide",
-    "FloorDivide", "Modulo", "Power", "MatrixMultiply", "LeftShift", "RightShift", "BitAnd",
-    "BitOr", "BitXor", "And", "Or", "Equal", "NotEqual", "LessThan", "LessThanEqual",
-    "GreaterThan", "GreaterThanEqual", "In", "Is", "AddAssign", "SubtractAssign",
-    "MultiplyAssign", "DivideAssign", "FloorDivideAssign", "ModuloAssign", "PowerAssign",
-    "MatrixMultiplyAssign", "LeftShiftAssign", "RightShiftAssign", "BitAndAssign",
-    "BitOrAssign", "BitXorAssign",
-]  # fmt: skip
+# The token of each one-token node (libcst keeps it behind a private method).
+_TWO_SIDED = {
+    "Comma": ",", "Dot": ".", "AssignEqual": "=", "Colon": ":", "Semicolon": ";", "Add": "+",
+    "Subtract": "-", "Multiply": "*", "Divide": "/", "FloorDivide": "//", "Modulo": "%",
+    "Power": "**", "MatrixMultiply": "@", "LeftShift": "<<", "RightShift": ">>", "BitAnd": "&",
+    "BitOr": "|", "BitXor": "^", "And": "and", "Or": "or", "Equal": "==", "NotEqual": "!=",
+    "LessThan": "<", "LessThanEqual": "<=", "GreaterThan": ">", "GreaterThanEqual": ">=",
+    "In": "in", "Is": "is", "AddAssign": "+=", "SubtractAssign": "-=", "MultiplyAssign": "*=",
+    "DivideAssign": "/=", "FloorDivideAssign": "//=", "ModuloAssign": "%=", "PowerAssign": "**=",
+    "MatrixMultiplyAssign": "@=", "LeftShiftAssign": "<<=", "RightShiftAssign": ">>=",
+    "BitAndAssign": "&=", "BitOrAssign": "|=", "BitXorAssign": "^=",
+}  # fmt: skip
+_PREFIX = {"Minus": "-", "Plus": "+", "BitInvert": "~", "Not": "not"}
+TOKENS: dict[type, str] = {getattr(cst, name): token for name, token in {**_TWO_SIDED, **_PREFIX}.items()}
 for _name in _TWO_SIDED:
     HANDLERS[getattr(cst, _name)] = _two_sided  # type: ignore[assignment]
-for _name in ("Minus", "Plus", "BitInvert", "Not"):
+for _name in _PREFIX:
     HANDLERS[getattr(cst, _name)] = _prefix_op  # type: ignore[assignment]
