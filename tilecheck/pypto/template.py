@@ -8,7 +8,7 @@ is rewritten once (per set of names replaced by literals, see below), with place
 filled in. A clone's statements are written together (`Stage.text`).
 
 A substituted expression is parenthesized according to its precedence and the spot it lands in
-(`Rewriter._wrap_*`), so a marker for a substituted name also records the spot (a hole rule),
+(`Rewriter._wrap_*`), so a marker for a substituted name also records that spot,
 and the fill decides the parentheses. A name a static tail replaces by a literal may fold into
 `pl.const(v, pl.INDEX)` next to another literal: which spots fold does not depend on the value,
 so the literal clones get templates of their own, with markers for the folded values. A clone
@@ -39,19 +39,20 @@ from tilecheck.pypto.dsl import Aliases
 HOLE = "hole"
 _POWER = binary_precedence(cst.Power())
 
-# A hole rule: where a substituted name sits. None: nowhere that parenthesizes.
-Rule = tuple[object, ...] | None
+# Where a substituted name sits in a template (what decides its parentheses); None: nowhere
+# that parenthesizes.
+HoleSpot = tuple[object, ...] | None
 
 
-def _wraps(rule: Rule, level: int) -> bool:
-    """Whether `Rewriter` parenthesizes an expression of precedence `level` at `rule`."""
-    if rule is None or level >= ATOM_PRECEDENCE:
+def _wraps(spot: HoleSpot, level: int) -> bool:
+    """Whether `Rewriter` parenthesizes an expression of precedence `level` at `spot`."""
+    if spot is None or level >= ATOM_PRECEDENCE:
         return False
-    if rule[0] == "atom":
+    if spot[0] == "atom":
         return True
-    if rule[0] == "unary":
+    if spot[0] == "unary":
         return level < UNARY_PRECEDENCE
-    _, parent, right = rule
+    _, parent, right = spot
     if parent == _POWER:
         right = not right  # ** is right-associative
     return level < parent or (right and level == parent)  # type: ignore[operator]
@@ -84,13 +85,13 @@ class Markers:
         self.renamed = {marker: name for name, marker in self.renames.items()}
         self.hole_names = holes
         self.tag = f"{stem}t0__"
-        self.holes: dict[str, tuple[str, Rule]] = {}  # marker -> (name, rule)
-        self._hole_markers: dict[tuple[str, Rule], str] = {}
+        self.holes: dict[str, tuple[str, HoleSpot]] = {}  # marker -> (name, spot)
+        self._hole_markers: dict[tuple[str, HoleSpot], str] = {}
         self.folds: dict[str, tuple[str, int]] = {}  # marker -> (name, sign)
         self._fold_markers: dict[tuple[str, int], str] = {}
 
-    def hole(self, name: str, rule: Rule) -> str:
-        key = (name, rule)
+    def hole(self, name: str, spot: HoleSpot) -> str:
+        key = (name, spot)
         marker = self._hole_markers.get(key)
         if marker is None:
             marker = f"{self._stem}h{len(self._hole_markers)}__"
@@ -143,24 +144,24 @@ class _TemplateRewriter(Rewriter):
     def _is_hole(self, node: cst.CSTNode) -> bool:
         return type(node) is cst.Name and node.value in self.markers.holes  # type: ignore[attr-defined]
 
-    def _rule(self, node: cst.CSTNode, rule: Rule) -> cst.CSTNode:
+    def _hole_at(self, node: cst.CSTNode, spot: HoleSpot) -> cst.CSTNode:
         if node.lpar:  # type: ignore[attr-defined]
             return node  # parenthesized already: an atom wherever it is
         name, _ = self.markers.holes[node.value]  # type: ignore[attr-defined]
-        return replace(node, {"value": self.markers.hole(name, rule)})
+        return replace(node, {"value": self.markers.hole(name, spot)})
 
     def _wrap_atom(self, node: cst.CSTNode, info: str | None) -> cst.CSTNode:
         if info in (HOLE, LIT) and self._is_hole(node):
-            return self._rule(node, ("atom",))
+            return self._hole_at(node, ("atom",))
         return super()._wrap_atom(node, info)
 
     def _wrap_operand(self, node: cst.BaseExpression, info: str, level: int, right: bool) -> cst.CSTNode:
         if info == HOLE:
-            return self._rule(node, ("binary", level, right))
+            return self._hole_at(node, ("binary", level, right))
         return super()._wrap_operand(node, info, level, right)
 
     def _wrap_unary(self, node: cst.BaseExpression, info: str | None) -> cst.CSTNode:
-        return self._rule(node, ("unary",)) if info == HOLE else super()._wrap_unary(node, info)
+        return self._hole_at(node, ("unary",)) if info == HOLE else super()._wrap_unary(node, info)
 
     def _fold(
         self, left: cst.BaseExpression, right: cst.BaseExpression
@@ -358,12 +359,12 @@ class Stage:
             value = literal_int(self.rewriter.substitutes[folded[0]].expr)
             assert value is not None
             return str(folded[1] * value)  # the text of `int_node(value)`
-        name, rule = markers.holes[marker]
+        name, spot = markers.holes[marker]
         substitute = self.rewriter.substitutes.get(name)
         if substitute is None:
             return name  # not replaced in this clone: the name as written
         text = text_of(substitute.expr)
-        return "(" + text + ")" if _wraps(rule, precedence(substitute.expr)) else text
+        return "(" + text + ")" if _wraps(spot, precedence(substitute.expr)) else text
 
     def rename(self, marker: str) -> str:
         """The name a marker in a definition stands for in this clone."""
