@@ -35,7 +35,7 @@ from tilecheck.types import Diagnostic, Grade, Severity
 from tilecheck.workspace import Options, Workspace
 
 
-def add_lower_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_lower_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "lower",
         help="show what PyPTO's LowerPipelineLoops pass makes of pl.pipeline loops",

@@ -204,9 +204,8 @@ def _lower_module(
             text = _lowered_text(source, module, replacements, regions, context.tokens)
         except RecursionError:
             text = source
-            for top, (loop, _) in zip(tops, regions, strict=True):
-                values = {"reason": TOO_DEEP}
-                context.notes.append(Finding("TL491", loop.iter, top, values, loop=loop))
+            for holder, (loop, _) in zip(tops, regions, strict=True):
+                context.notes.append(Finding("TL491", loop.iter, holder, {"reason": TOO_DEEP}, loop=loop))
     notes = reported.filter(to_diagnostics(module, shown, context.notes, source))
     diagnostics = sorted(set(diagnostics) | set(notes), key=Diagnostic.sort_key)
     return LowerResult(text, diagnostics, text != source)

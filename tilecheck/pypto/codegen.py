@@ -96,8 +96,8 @@ class Writer:
         count = len(statements)
         while index < count:
             statement = statements[index]
-            if type(statement) is Clone and statement.position == 0:  # type: ignore[attr-defined]
-                stage = statement.stage  # type: ignore[attr-defined]
+            if isinstance(statement, Clone) and statement.position == 0:
+                stage = statement.stage
                 run = len(stage.statements)
                 if stage.templates is not None and whole_clone(statements, index, stage, run):
                     self.state.indented += 1
@@ -122,7 +122,7 @@ class Writer:
 
     def ws(self, node: cst.CSTNode) -> str:
         if type(node) is cst.SimpleWhitespace:
-            return node.value  # type: ignore[attr-defined]
+            return node.value
         return self.code(node)
 
     def parens(self, node: cst.BaseExpression, inner: str) -> str:
@@ -180,7 +180,7 @@ class Writer:
 
     def suite(self, node: cst.BaseSuite) -> str:
         if type(node) is cst.IndentedBlock:
-            return self.indented_block(node)  # type: ignore[arg-type]
+            return self.indented_block(node)
         return self.libcst(node)
 
     def indented_block(self, node: cst.IndentedBlock) -> str:

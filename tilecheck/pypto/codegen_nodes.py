@@ -70,7 +70,7 @@ def _subscript(writer: Writer, node: cst.Subscript) -> str:
 
 
 def _index(writer: Writer, node: cst.Index) -> str:
-    text = node.star or ""
+    text: str = node.star or ""
     if node.whitespace_after_star is not None:
         text += writer.ws(node.whitespace_after_star)
     return text + writer.code(node.value)
@@ -246,7 +246,7 @@ def whole_clone(statements: Sequence[cst.BaseStatement], index: int, stage: Stag
         return False
     for position in range(run):
         item = statements[index + position]
-        if type(item) is not Clone or item.stage is not stage or item.position != position:  # type: ignore[attr-defined]
+        if not isinstance(item, Clone) or item.stage is not stage or item.position != position:
             return False
     return True
 
@@ -300,7 +300,7 @@ HANDLERS: dict[type, Callable[[Writer, cst.CSTNode], str]] = {
     cst.If: _if,  # type: ignore[dict-item]
     cst.Else: _else,  # type: ignore[dict-item]
     Clone: _clone,  # type: ignore[dict-item]
-    **{kind: _small_alone for kind in SMALL},
+    **{kind: _small_alone for kind in SMALL},  # type: ignore[misc]
 }
 # The token of each one-token node (libcst keeps it behind a private method).
 _TWO_SIDED = {

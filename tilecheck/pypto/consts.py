@@ -108,7 +108,7 @@ class ModuleConstants:
         elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
             self._bind(small.target.value, None)
         elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
-            source = dotted_name(small.module) if small.module is not None else ""
+            source = (dotted_name(small.module) or "") if small.module is not None else ""
             level = len(small.relative)
             for alias in small.names:
                 imported = dotted_name(alias.name) or ""
@@ -261,8 +261,8 @@ class ModuleConstants:
                 if file is not None and "." not in rest:
                     other = self._load(file)
                     if other is not None:
-                        value = other.lookup(rest, depth + 1)
-                        return _unresolved(name) if value.kind == "unresolved" else value
+                        found = other.lookup(rest, depth + 1)
+                        return _unresolved(name) if found.kind == "unresolved" else found
                 return _unresolved(name)
         names = _names_in(expr)
         if names & set(local):
@@ -315,8 +315,8 @@ def _bound_names_compound(statement: cst.BaseStatement) -> set[str]:
             target = current.target
             found |= _names_in(target) if not isinstance(target, cst.Attribute) else set()
         if isinstance(current, cst.ImportAlias):
-            name = current.asname.name if current.asname else current.name  # type: ignore[union-attr]
-            local = dotted_name(name)  # type: ignore[arg-type]
+            name = current.asname.name if current.asname else current.name
+            local = dotted_name(name)
             if local:
                 found.add(local.split(".")[0])
         stack.extend(current.children)

@@ -73,7 +73,7 @@ def replace(node: _NodeT, changes: dict[str, object]) -> _NodeT:
     kind = type(node)
     names = _SLOTS.get(kind)
     if names is None:
-        names = _SLOTS[kind] = tuple(field.name for field in dataclasses.fields(kind))  # type: ignore[arg-type]
+        names = _SLOTS[kind] = tuple(field.name for field in dataclasses.fields(kind))
     new = object.__new__(kind)
     for name in names:
         _SET(new, name, changes[name] if name in changes else getattr(node, name))

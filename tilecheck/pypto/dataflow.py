@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from tilecheck.pypto.cstutil import names_read
-from tilecheck.pypto.dsl import body_statements
+from tilecheck.pypto.dsl import body_statements, suite_statements
 
 
 @dataclass
@@ -72,6 +72,18 @@ class Dataflow:
 
     def _reads(self, node: cst.CSTNode | None) -> set[str]:
         return names_read(node, self.opaque) if node is not None else set()
+
+    def _with(self, node: cst.With) -> Summary:
+        reads: set[str] = set()
+        targets: set[str] = set()
+        for item in node.items:
+            reads |= self._reads(item.item)
+            if item.asname is not None:
+                targets |= _target_defs(item.asname.name, reads)
+        body = self.block(body_statements(node))
+        return Summary(
+            reads | (body.reads - targets), targets | body.kills, targets | body.defs, ends=body.ends
+        )
 
     def _compute(self, node: cst.CSTNode) -> Summary:
         if isinstance(node, cst.SimpleStatementLine):
@@ -133,16 +145,7 @@ class Dataflow:
             orelse = self.block(body_statements(node.orelse)) if node.orelse else Summary()
             return Summary(self._reads(node.test) | body.reads | orelse.reads, set(), body.defs | orelse.defs)
         if isinstance(node, cst.With):
-            reads: set[str] = set()
-            targets: set[str] = set()
-            for item in node.items:
-                reads |= self._reads(item.item)
-                if item.asname is not None:
-                    targets |= _target_defs(item.asname.name, reads)
-            body = self.block(body_statements(node))
-            return Summary(
-                reads | (body.reads - targets), targets | body.kills, targets | body.defs, ends=body.ends
-            )
+            return self._with(node)
         if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
             inner: set[str] = set()
             names_read(node, inner)
@@ -151,7 +154,7 @@ class Dataflow:
             return Summary(inner, {node.name.value}, {node.name.value})
         if isinstance(node, (cst.Try, cst.TryStar)):
             reads = set()
-            defs: set[str] = set()
+            defs = set()
             for block in _try_blocks(node):
                 part = self.block(block)
                 reads |= part.reads
@@ -187,12 +190,12 @@ def _yield_targets(node: cst.For) -> set[str]:
 
 
 def _try_blocks(node: cst.Try | cst.TryStar) -> list[list[cst.BaseStatement]]:
-    blocks = [list(node.body.body)]  # type: ignore[union-attr]
+    blocks = [suite_statements(node.body)]
     for handler in node.handlers:
-        blocks.append(list(handler.body.body))  # type: ignore[union-attr]
+        blocks.append(suite_statements(handler.body))
     for extra in (node.orelse, node.finalbody):
         if extra is not None:
-            blocks.append(list(extra.body.body))  # type: ignore[union-attr]
+            blocks.append(suite_statements(extra.body))
     return blocks
 
 

@@ -235,10 +235,7 @@ def loop_header(node: cst.For, aliases: Aliases) -> LoopHeader | None:
 
 
 def body_statements(node: cst.For | cst.If | cst.With | cst.While | cst.Else) -> list[cst.BaseStatement]:
-    body = node.body
-    if isinstance(body, cst.IndentedBlock):
-        return list(body.body)
-    return [cst.SimpleStatementLine(body=list(body.body))]
+    return suite_statements(node.body)
 
 
 def yield_call(small: cst.BaseSmallStatement, aliases: Aliases) -> cst.Call | None:
@@ -303,8 +300,16 @@ def child_blocks(statement: cst.BaseStatement) -> list[list[cst.BaseStatement]]:
         blocks.append(body_statements(statement.orelse))
     elif isinstance(statement, (cst.Try, cst.TryStar)):
         for handler in statement.handlers:
-            blocks.append(list(handler.body.body))  # type: ignore[union-attr]
+            blocks.append(suite_statements(handler.body))
         for extra in (statement.orelse, statement.finalbody):
             if extra is not None:
-                blocks.append(list(extra.body.body))  # type: ignore[union-attr]
+                blocks.append(suite_statements(extra.body))
     return blocks
+
+
+def suite_statements(suite: cst.BaseSuite) -> list[cst.BaseStatement]:
+    """The statements of a block; a one-line suite (`try: x = 1`) as one statement line."""
+    if isinstance(suite, cst.IndentedBlock):
+        return list(suite.body)
+    assert isinstance(suite, cst.SimpleStatementSuite)
+    return [cst.SimpleStatementLine(body=list(suite.body))]

@@ -149,7 +149,7 @@ class _LoopPositions:
         assert self._found is not None
         _, tree, indent = self._found[id(loop)]
         module = self._module
-        holder: cst.BaseStatement = loop
+        holder: cst.For | cst.If = loop
         if indent:
             holder = cst.If(test=cst.Name("_"), body=cst.IndentedBlock(body=[loop], indent=indent))
         scratch = cst.Module(

@@ -396,6 +396,7 @@ class FunctionLowering:
             tail, yields = self._replicate(body, rest, offset, seeds)
             if main_iters == 0 and tail:
                 first = materialize(tail[0])
+                assert isinstance(first, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
                 tail[0] = first.with_changes(
                     leading_lines=[*blank_prefix(header.node.leading_lines), *first.leading_lines]
                 )

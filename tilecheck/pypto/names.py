@@ -19,7 +19,7 @@ import libcst as cst
 
 from tilecheck.analysis.syntax import target_names
 from tilecheck.pypto.cstutil import child_fields, is_node
-from tilecheck.pypto.dsl import body_statements
+from tilecheck.pypto.dsl import body_statements, suite_statements
 from tilecheck.pypto.template import Clone
 
 
@@ -57,12 +57,12 @@ Mapping = Callable[[str], str] | None
 
 def _resolve(statement: cst.CSTNode) -> tuple[cst.CSTNode, Mapping]:
     """A `Clone` as a tree to read: its template with a marker-to-name mapping, or its rewrite."""
-    if type(statement) is not Clone:
+    if not isinstance(statement, Clone):
         return statement, None
-    template = statement.template()  # type: ignore[attr-defined]
+    template = statement.template()
     if template is None:
-        return statement.materialize(), None  # type: ignore[attr-defined]
-    return template.node, statement.stage.rename  # type: ignore[attr-defined]
+        return statement.materialize(), None
+    return template.node, statement.stage.rename
 
 
 def _definition_order(function: cst.FunctionDef, tokens: Tokens) -> list[str]:
@@ -88,11 +88,11 @@ class _Order:
 
     def block(self, statements: list[cst.BaseStatement], mapping: Mapping) -> None:
         for statement in statements:
-            if mapping is None and type(statement) is Clone and self.clone(statement):  # type: ignore[arg-type]
+            if mapping is None and isinstance(statement, Clone) and self.clone(statement):
                 continue
             if mapping is None:
-                statement, inner = _resolve(statement)
-                _visit_definitions(statement, inner, self.add, self.block)
+                tree, inner = _resolve(statement)
+                _visit_definitions(tree, inner, self.add, self.block)
             else:
                 _visit_definitions(statement, mapping, self.add, self.block)
 
@@ -130,8 +130,8 @@ def _visit_definitions(
     if isinstance(statement, cst.SimpleStatementLine):
         for small in statement.body:
             if isinstance(small, cst.Assign):
-                for target in small.targets:
-                    add(_all_names(target.target), mapping)
+                for assigned in small.targets:
+                    add(_all_names(assigned.target), mapping)
             elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
                 add(_all_names(small.target), mapping)
     elif isinstance(statement, cst.For):
@@ -160,7 +160,7 @@ def _visit_definitions(
                     add(_all_names(item.asname.name), mapping)
         block(body_statements(statement), mapping)
     elif isinstance(statement, (cst.Try, cst.TryStar)):
-        block(list(statement.body.body), mapping)  # type: ignore[union-attr]
+        block(suite_statements(statement.body), mapping)
 
 
 def _yield_targets(

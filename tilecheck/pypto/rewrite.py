@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 
 import libcst as cst
 
@@ -19,7 +20,8 @@ def seed(value: cst.BaseExpression) -> Substitute:
     return Substitute(value, literal=literal_int(value) is not None)
 
 
-def target_tuple(names: list[str]) -> cst.BaseExpression:
+def target_tuple(names: list[str]) -> cst.Name | cst.Tuple:
+    """`a` for one name, `a, b` for more: an assignment or loop target."""
     if len(names) == 1:
         return cst.Name(names[0])
     return cst.Tuple([cst.Element(cst.Name(name)) for name in names], lpar=[], rpar=[])
@@ -43,7 +45,7 @@ def index_annotation(prefix: str) -> cst.Annotation:
     return cst.Annotation(cst.parse_expression(_INDEX_ANNOTATION.format(p=prefix)))
 
 
-def blank_prefix(lines: tuple[cst.EmptyLine, ...] | list[cst.EmptyLine]) -> list[cst.EmptyLine]:
+def blank_prefix(lines: Sequence[cst.EmptyLine]) -> list[cst.EmptyLine]:
     """The blank lines before a statement's first comment line."""
     blanks = []
     for line in lines:
@@ -153,6 +155,7 @@ def yield_line(
     new_call = call.with_changes(args=args)
     if isinstance(small, cst.Assign):
         old_target = small.targets[0].target
+        new_small: cst.BaseSmallStatement
         if targets == yielded.targets:
             new_small = small.with_changes(value=new_call)
         else:
@@ -163,5 +166,5 @@ def yield_line(
                 targets=[small.targets[0].with_changes(target=target)], value=new_call
             )
     else:
-        new_small = small.with_changes(target=cst.Name(targets[0]), value=new_call)  # type: ignore[union-attr]
+        new_small = small.with_changes(target=cst.Name(targets[0]), value=new_call)
     return yielded.line.with_changes(body=[new_small])

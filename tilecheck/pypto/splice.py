@@ -167,7 +167,8 @@ def _blocks(
         if statement.orelse is not None:
             blocks.append(_suite(statement.orelse.body, node.orelse, default_indent))  # type: ignore[attr-defined]
     elif isinstance(statement, (cst.Try, cst.TryStar)):
-        for handler, inner in zip(statement.handlers, node.handlers, strict=True):  # type: ignore[attr-defined]
+        handlers: Sequence[cst.ExceptHandler | cst.ExceptStarHandler] = statement.handlers
+        for handler, inner in zip(handlers, node.handlers, strict=True):  # type: ignore[attr-defined]
             blocks.append(_suite(handler.body, inner.body, default_indent))
         if statement.orelse is not None:
             blocks.append(_suite(statement.orelse.body, node.orelse, default_indent))  # type: ignore[attr-defined]

@@ -55,7 +55,8 @@ def _wraps(spot: HoleSpot, level: int) -> bool:
     _, parent, right = spot
     if parent == _POWER:
         right = not right  # ** is right-associative
-    return level < parent or (right and level == parent)  # type: ignore[operator]
+    assert isinstance(parent, int)
+    return level < parent or (bool(right) and level == parent)
 
 
 def templatable(substitute: Substitute) -> bool:
@@ -142,7 +143,7 @@ class _TemplateRewriter(Rewriter):
         return node, None
 
     def _is_hole(self, node: cst.CSTNode) -> bool:
-        return type(node) is cst.Name and node.value in self.markers.holes  # type: ignore[attr-defined]
+        return type(node) is cst.Name and node.value in self.markers.holes
 
     def _hole_at(self, node: cst.CSTNode, spot: HoleSpot) -> cst.CSTNode:
         if node.lpar:  # type: ignore[attr-defined]
@@ -394,7 +395,7 @@ class Stage:
         return {marker}
 
 
-class Fills(dict):  # type: ignore[type-arg]
+class Fills(dict):
     """Marker -> text for one clone at one indentation, computed on first use."""
 
     def __init__(self, stage: Stage, text_of: Callable[[cst.CSTNode], str]) -> None:
@@ -442,8 +443,8 @@ class Clone:
 
 def materialize(statement: cst.BaseStatement) -> cst.BaseStatement:
     """`statement` with every `Clone` in it (at any depth) replaced by its rewritten tree."""
-    if type(statement) is Clone:
-        return statement.materialize()  # type: ignore[attr-defined]
+    if isinstance(statement, Clone):
+        return statement.materialize()
     if not isinstance(statement, (cst.For, cst.While, cst.If, cst.Else, cst.With, cst.FunctionDef)):
         return statement
     changes: dict[str, object] = {}
