@@ -39,3 +39,9 @@ def run_lower_command(argv: list[str]) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     code = run_lower(parser.parse_args(argv), out, err)
     return code, out.getvalue(), err.getvalue()
+
+
+def lower_notes(source: str) -> list[tuple[str, int, int, str]]:
+    """(code, line, 1-based column, message) of each diagnostic of lowering `source`."""
+    result = lower_source(source, "k.py")
+    return [(d.code, d.span.line, d.span.column + 1, d.message) for d in result.diagnostics]

@@ -4,15 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.pypto.helpers import program, run_lower_command
+from tests.pypto.helpers import lower_notes, program, run_lower_command
 from tilecheck.pypto import lower_source
 from tilecheck.pypto.limits import compiles
-
-
-def _notes(source: str) -> list[tuple[str, int, int, str]]:
-    result = lower_source(source, "k.py")
-    return [(d.code, d.span.line, d.span.column + 1, d.message) for d in result.diagnostics]
-
 
 _LIMIT = "this pipeline loop was left as it is: stage={} is more than the 64 stages `tilecheck lower` unrolls"
 _DEEP = "this pipeline loop was left as it is: it is nested too deeply to lower (Python's recursion limit)"
@@ -24,7 +18,7 @@ def test_stage_above_the_limit_is_left_unlowered(stage, stop):
     source = program(f"for i in pl.pipeline(0, {stop}, 1, stage={stage}):\n    x = pl.load(a, [i], [16])\n")
     result = lower_source(source, "k.py")
     assert result.source == source and not result.changed
-    assert _notes(source) == [("TL491", 6, 14, _LIMIT.format(stage))]
+    assert lower_notes(source) == [("TL491", 6, 14, _LIMIT.format(stage))]
 
 
 def test_stage_at_the_limit_is_lowered_and_compiles():
@@ -39,7 +33,7 @@ def test_output_size_budget_leaves_a_large_body_unlowered():
     source = program("for i in pl.pipeline(0, n, 1, stage=64):\n" + ("    " + line) * 2)
     result = lower_source(source, "k.py")
     assert result.source == source and not result.changed
-    [(code, row, column, message)] = _notes(source)
+    [(code, row, column, message)] = lower_notes(source)
     assert (code, row, column) == ("TL491", 6, 14)
     assert message == (
         "this pipeline loop was left as it is: its unrolled copies would be about 4,284,800 characters, "
@@ -52,7 +46,7 @@ def test_deep_expression_is_a_diagnostic_not_a_traceback(tmp_path):
     source = program(f"for i in pl.pipeline(0, 10, 1, stage=4):\n    x = pl.load(a, [{deep}], [16])\n")
     result = lower_source(source, "k.py")
     assert result.source == source and not result.changed
-    assert _notes(source) == [("TL491", 6, 14, _DEEP)]
+    assert lower_notes(source) == [("TL491", 6, 14, _DEEP)]
     path = tmp_path / "k.py"
     path.write_text(source)
     assert run_lower_command(["lower", "--write", str(path), "--output-format", "concise"]) == (
@@ -71,7 +65,7 @@ def test_recursion_anywhere_in_lowering_is_a_diagnostic(monkeypatch):
 
     monkeypatch.setattr(api, "check_functions", explode)
     source = program("for i in pl.pipeline(0, 2, 1, stage=2):\n    x = i\n")
-    assert _notes(source) == [
+    assert lower_notes(source) == [
         (
             "TL491",
             1,
@@ -127,7 +121,7 @@ def test_folding_beyond_the_bounds_is_unknown_never_an_exception(constants, stop
     result = lower_source(source, "k.py")
     assert time.monotonic() - started < 10
     # Unknown, so the loop takes the dynamic path, as for a constant tilecheck cannot read.
-    assert _notes(source) == [
+    assert lower_notes(source) == [
         (
             "TL490",
             7 if constants else 6,

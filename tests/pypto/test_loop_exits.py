@@ -6,15 +6,9 @@ import os
 
 import pytest
 
-from tests.pypto.helpers import program, run_lower_command
+from tests.pypto.helpers import lower_notes, program, run_lower_command
 from tilecheck.pypto import lower_source
 from tilecheck.pypto.limits import compiles
-
-
-def _notes(source: str) -> list[tuple[str, int, int, str]]:
-    result = lower_source(source, "k.py")
-    return [(d.code, d.span.line, d.span.column + 1, d.message) for d in result.diagnostics]
-
 
 _EXIT = "this pipeline loop was left as it is: its body has a `{}` statement, which cannot be copied into the unrolled stages"
 
@@ -38,14 +32,14 @@ def test_loop_exits_leave_the_loop_unlowered(body, keyword):
     source = program(body)
     result = lower_source(source, "k.py")
     assert result.source == source and not result.changed
-    assert _notes(source) == [("TL491", 6, 14, _EXIT.format(keyword))]
+    assert lower_notes(source) == [("TL491", 6, 14, _EXIT.format(keyword))]
 
 
 def test_deleting_the_loop_variable_leaves_the_loop_unlowered():
     source = program("for i in pl.pipeline(0, 10, 1, stage=4):\n    x = i\n    del x, i\n")
     result = lower_source(source, "k.py")
     assert result.source == source and not result.changed
-    assert _notes(source) == [
+    assert lower_notes(source) == [
         ("TL491", 6, 9, "this pipeline loop was left as it is: `i` is deleted in the loop body")
     ]
 

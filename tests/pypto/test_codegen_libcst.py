@@ -1,39 +1,20 @@
-"""The one private libcst interface tilecheck uses, pinned and tested.
+"""The private libcst interface `tilecheck/pypto/codegen.py` uses, tested.
 
-`tilecheck/pypto/codegen.py` hands the node types it does not write itself to libcst's own
-code generation at an indentation (`CodegenState` with indent tokens, `CSTNode._codegen`),
-which libcst's public API does not offer. `pyproject.toml` pins the libcst range this was
-tested with; these tests fail first when a libcst release changes it.
+The writer hands the node types it does not write itself to libcst's own code generation at
+an indentation (`CodegenState` with indent tokens, `CSTNode._codegen`), which libcst's public
+API does not offer. `pyproject.toml` pins the libcst range (`tests/test_libcst_pin.py` checks
+the installed version); these tests fail first when a libcst release changes the interface.
 """
 
 from __future__ import annotations
 
 import inspect
-import re
-from importlib import metadata
-from pathlib import Path
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
 from tilecheck.pypto.codegen import Codegen
 from tilecheck.pypto.codegen_nodes import TOKENS
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _pinned_range() -> tuple[tuple[int, ...], tuple[int, ...]]:
-    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    match = re.search(r'"libcst>=([\d.]+),<([\d.]+)"', text)
-    assert match, "pyproject.toml must pin libcst to a tested range"
-    low, high = (tuple(int(part) for part in group.split(".")) for group in match.groups())
-    return low, high
-
-
-def test_installed_libcst_is_in_the_pinned_range():
-    low, high = _pinned_range()
-    installed = tuple(int(part) for part in metadata.version("libcst").split(".")[:2])
-    assert low <= installed < high
 
 
 def test_codegen_state_takes_what_the_writer_passes():
