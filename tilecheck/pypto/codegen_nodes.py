@@ -77,14 +77,7 @@ def _index(writer: Writer, node: cst.Index) -> str:
 
 
 def _list(writer: Writer, node: cst.List) -> str:
-    inner = (
-        "["
-        + writer.ws(node.lbracket.whitespace_after)
-        + writer.elements(node.elements)
-        + writer.ws(node.rbracket.whitespace_before)
-        + "]"
-    )
-    return writer.parens(node, inner)
+    return _bracketed(writer, node, node.lbracket, node.rbracket, "[]")
 
 
 def _tuple(writer: Writer, node: cst.Tuple) -> str:
@@ -92,12 +85,23 @@ def _tuple(writer: Writer, node: cst.Tuple) -> str:
 
 
 def _dict(writer: Writer, node: cst.Dict) -> str:
+    return _bracketed(writer, node, node.lbrace, node.rbrace, "{}")
+
+
+def _bracketed(
+    writer: Writer,
+    node: cst.List | cst.Dict,
+    left: cst.LeftSquareBracket | cst.LeftCurlyBrace,
+    right: cst.RightSquareBracket | cst.RightCurlyBrace,
+    brackets: str,
+) -> str:
+    elements = writer.elements(node.elements)
     inner = (
-        "{"
-        + writer.ws(node.lbrace.whitespace_after)
-        + writer.elements(node.elements)
-        + writer.ws(node.rbrace.whitespace_before)
-        + "}"
+        brackets[0]
+        + writer.ws(left.whitespace_after)
+        + elements
+        + writer.ws(right.whitespace_before)
+        + brackets[1]
     )
     return writer.parens(node, inner)
 
