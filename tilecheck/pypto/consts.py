@@ -99,6 +99,11 @@ class ModuleConstants:
             for target in small.targets:
                 if isinstance(target.target, cst.Name):
                     self._bind(target.target.value, small.value)
+                    continue
+                pairs = _unpacked(target.target, small.value)
+                if pairs is not None:  # `T, K = 32, 4096` binds as `T = 32; K = 4096`
+                    for name, value in pairs:
+                        self._bind(name, value)
                 else:
                     for name in _names_in(target.target):
                         self._bind(name, None)
@@ -268,6 +273,29 @@ class ModuleConstants:
         if names & set(local):
             return RUNTIME
         return _unresolved(dotted_name(expr) or type(expr).__name__)
+
+
+def _unpacked(
+    target: cst.BaseExpression, value: cst.BaseExpression
+) -> list[tuple[str, cst.BaseExpression]] | None:
+    """(name, value) for each element of `a, b = x, y` (names or nested tuples of names, as
+    many as values, no starred element), else None."""
+    if not isinstance(target, (cst.Tuple, cst.List)) or not isinstance(value, (cst.Tuple, cst.List)):
+        return None
+    if len(target.elements) != len(value.elements):
+        return None
+    pairs = []
+    for left, right in zip(target.elements, value.elements, strict=True):
+        if isinstance(left, cst.StarredElement) or isinstance(right, cst.StarredElement):
+            return None
+        if isinstance(left.value, cst.Name):
+            pairs.append((left.value.value, right.value))
+            continue
+        inner = _unpacked(left.value, right.value)  # `(a, b), c = (1, 2), 3`
+        if inner is None:
+            return None
+        pairs.extend(inner)
+    return pairs
 
 
 def _explodes(operator: cst.BaseBinaryOp, left: int, right: int) -> bool:
