@@ -258,3 +258,74 @@ def test_lower_positions_findings_as_check_does(body):
     lowered = [(d.code, d.span) for d in lower_source(source, "k.py").diagnostics]
     checked = [(d.code, d.span) for d in check_pypto_source(source, "k.py")]
     assert lowered == checked and lowered
+
+
+def _codes_at(body: str) -> list[tuple[str, int, int]]:
+    return [(code, line, column + 1) for code, line, column, *_ in found(body)]
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        # an outer pipeline's iter_arg read by an inner pipeline
+        (
+            "for k, (acc,) in pl.pipeline(4, stage=2, init_values=(s0,)):\n"
+            "    for i in pl.pipeline(8, stage=2):\n        t = pl.add(i, acc)\n    r = pl.yield_(acc)\n",
+            [("TL420", 8, 27)],
+        ),
+        # two levels up, through a plain loop
+        (
+            "for k, (acc,) in pl.range(4, init_values=(s0,)):\n    for j in pl.range(2):\n"
+            "        for i in pl.pipeline(8, stage=2):\n            t = pl.add(acc, i)\n    r = pl.yield_(acc)\n",
+            [("TL420", 9, 28)],
+        ),
+        # the pipeline's own iter_arg of the same name shadows the outer one
+        (
+            "for k, (acc,) in pl.range(4, init_values=(s0,)):\n"
+            "    for i, (acc,) in pl.pipeline(8, stage=2, init_values=(acc,)):\n"
+            "        r2 = pl.yield_(pl.add(acc, i))\n    r = pl.yield_(acc)\n",
+            [],
+        ),
+        # assigned in the body before it is read: a new value, not the carried one
+        (
+            "for k, (acc,) in pl.range(4, init_values=(s0,)):\n    for i in pl.pipeline(8, stage=2):\n"
+            "        acc = pl.load(a, [i], [16])\n        t = pl.add(acc, i)\n    r = pl.yield_(acc)\n",
+            [],
+        ),
+        # stage=1 replicates nothing
+        (
+            "for k, (acc,) in pl.range(4, init_values=(s0,)):\n"
+            "    for i in pl.pipeline(8, stage=1):\n        t = pl.add(acc, i)\n    r = pl.yield_(acc)\n",
+            [],
+        ),
+    ],
+)
+def test_enclosing_carried_values(body, expected):
+    assert _codes_at(body) == expected
+
+
+_INT64 = "import pypto.language as pl\n\n\n@pl.function\ndef f(a, m: pl.Scalar[pl.INT64], n: pl.Scalar):\n"
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("    for i in pl.pipeline(m, 64, 1, stage=2):\n        x = i\n", [("TL421", 6, 26)]),
+        ("    for i in pl.pipeline(0, m, 1, stage=4):\n        x = i\n", [("TL421", 6, 29)]),
+        ("    for i in pl.pipeline(0, n, 1, stage=4):\n        x = i\n", []),  # a plain pl.Scalar
+        ("    for i in pl.range(0, m, 1):\n        x = i\n", []),  # not replicated
+        ("    m = 8\n    for i in pl.pipeline(0, m, 1, stage=2):\n        x = i\n", []),  # rebound
+    ],
+)
+def test_int64_dynamic_bounds(body, expected):
+    source = _INT64 + body
+    assert [(d.code, d.span.line, d.span.column + 1) for d in check_pypto_source(source, "k.py")] == expected
+
+
+def test_contract_findings_on_replication_stop_lowering_unless_ignored(tmp_path):
+    from tilecheck.workspace import Options, Workspace
+
+    source = _INT64 + "    for i in pl.pipeline(0, m, 1, stage=2):\n        x = i\n"
+    assert lower_source(source, "k.py").blocked
+    lowered = Workspace(Options(ignore=("TL421",), isolated=True)).lower_text(source, str(tmp_path / "k.py"))
+    assert lowered.changed and lowered.diagnostics == []

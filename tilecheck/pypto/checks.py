@@ -62,32 +62,46 @@ class FunctionChecker:
         self.top = top
         self.backend = backend
         flow = Dataflow()
+        self.flow = flow
         self.local = function_locals(site.node, flow)
+        # INT64 scalar parameters the function never reassigns
+        self.index_types = _int64_scalars(site.node, aliases) - flow.block(body_statements(site.node)).defs
         if flows is not None:
             flows[id(site.node)] = (flow, self.local)  # the lowering starts from these
         self.findings: list[Finding] = []
         self._current: cst.For | None = None
 
     def run(self) -> list[Finding]:
-        self._block(body_statements(self.function), 0)  # type: ignore[arg-type]
+        self._block(body_statements(self.function), 0, {})
         return self.findings
 
     def _report(self, code: str, node: cst.CSTNode, **values: object) -> None:
         self.findings.append(Finding(code, node, self.top, values, loop=self._current))
 
-    def _block(self, statements: list[cst.BaseStatement], enclosing_pipelines: int) -> None:
+    def _block(
+        self, statements: list[cst.BaseStatement], enclosing_pipelines: int, carried: dict[str, str]
+    ) -> None:
+        """`carried`: the iter_args of the enclosing DSL loops, each with its loop's kind."""
         for statement in statements:
             depth = enclosing_pipelines
+            inner = carried
             if isinstance(statement, cst.For):
                 header = loop_header(statement, self.aliases)
                 if header is not None:
                     loop = _Loop(header, plan(header, self.constants, self.local))
-                    if self._loop(loop, enclosing_pipelines) and loop.plan.factor and loop.plan.factor > 1:
+                    if (
+                        self._loop(loop, enclosing_pipelines, carried)
+                        and loop.plan.factor
+                        and loop.plan.factor > 1
+                    ):
                         depth += 1
+                    own = [name for name in (header.loop_var(), *(header.iter_args() or ())) if name]
+                    inner = {name: kind for name, kind in carried.items() if name not in own}
+                    inner.update((name, header.kind) for name in header.iter_args() or ())
             for block in child_blocks(statement):
-                self._block(block, depth)
+                self._block(block, depth, inner)
 
-    def _loop(self, loop: _Loop, enclosing_pipelines: int) -> bool:
+    def _loop(self, loop: _Loop, enclosing_pipelines: int, carried: dict[str, str]) -> bool:
         """Check one loop; True when it parses (so it counts as a pipeline level)."""
         self._current = loop.header.node  # every finding is on a loop's header or body
         if not self._parser_checks(loop):
@@ -105,7 +119,8 @@ class FunctionChecker:
         factor = loop_plan.factor
         if factor is None or factor <= 1:
             return True
-        self._pass_checks(loop)
+        if self._pass_checks(loop):
+            self._replication_checks(loop, carried)
         if enclosing_pipelines and not self.backend.hierarchical_pipelines:
             self._report("TL419", header.call, backend=self.backend.name)
         return True
@@ -172,7 +187,30 @@ class FunctionChecker:
             return False
         return True
 
-    def _pass_checks(self, loop: _Loop) -> None:
+    def _replication_checks(self, loop: _Loop, carried: dict[str, str]) -> None:
+        """What the pass replicates into output that fails PyPTO's own verification."""
+        header = loop.header
+        own = {name for name in (header.loop_var(), *(header.iter_args() or ())) if name}
+        if carried:
+            reads = self.flow.block(body_statements(header.node)).reads - own
+            for name in sorted(reads & set(carried)):
+                node = _first_read(header.node.body, name)
+                if node is not None:
+                    self._report("TL420", node, name=name, kind=carried[name])
+        if loop.plan.is_static:
+            return
+        for bound in (header.start, header.stop):
+            name = bound.value if isinstance(bound, cst.Name) else None
+            if name is not None and name in self.index_types and name not in self.flow.opaque:
+                self._report("TL421", bound, name=name)
+
+    def _pass_checks(self, loop: _Loop) -> bool:
+        """The pass's own errors; True when there is none."""
+        before = len(self.findings)
+        self._pass_errors(loop)
+        return len(self.findings) == before
+
+    def _pass_errors(self, loop: _Loop) -> None:
         header, loop_plan = loop.header, loop.plan
         step = loop_plan.step
         step_node = header.step if header.step is not None else header.call
@@ -198,6 +236,40 @@ class FunctionChecker:
             if got != len(iter_args):
                 node = yielded.line if yielded is not None else header.node.target
                 self._report("TL417", node, expected=len(iter_args), got=got)
+
+
+def _first_read(node: cst.CSTNode, name: str) -> cst.Name | None:
+    """The first `name` used as a variable under `node`, in source order."""
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Name):
+            if current.value == name:
+                return current
+            continue
+        if isinstance(current, cst.Attribute):
+            stack.append(current.value)
+            continue
+        if isinstance(current, cst.Arg):
+            stack.append(current.value)
+            continue
+        stack.extend(reversed(current.children))
+    return None
+
+
+def _int64_scalars(function: cst.FunctionDef, aliases: Aliases) -> set[str]:
+    """Parameters annotated `pl.Scalar[pl.INT64]`."""
+    found = set()
+    params = function.params
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        annotation = param.annotation.annotation if param.annotation is not None else None
+        if not isinstance(annotation, cst.Subscript) or aliases.member(annotation.value) != "Scalar":
+            continue
+        [element] = annotation.slice if len(annotation.slice) == 1 else (None,)
+        index = element.slice if element is not None else None
+        if isinstance(index, cst.Index) and aliases.member(index.value) == "INT64":
+            found.add(param.name.value)
+    return found
 
 
 def _ir_type_name(node: cst.BaseExpression | None) -> str:
