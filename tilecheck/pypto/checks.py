@@ -200,9 +200,8 @@ class FunctionChecker:
         if loop.plan.is_static:
             return
         for bound in (header.start, header.stop):
-            name = bound.value if isinstance(bound, cst.Name) else None
-            if name is not None and name in self.index_types and name not in self.flow.opaque:
-                self._report("TL421", bound, name=name)
+            if isinstance(bound, cst.Name) and bound.value in self.index_types:
+                self._report("TL421", bound, name=bound.value)
 
     def _pass_checks(self, loop: _Loop) -> bool:
         """The pass's own errors; True when there is none."""

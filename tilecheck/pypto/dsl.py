@@ -234,7 +234,9 @@ def loop_header(node: cst.For, aliases: Aliases) -> LoopHeader | None:
     return LoopHeader(node, call, kind, positional, keywords)
 
 
-def body_statements(node: cst.For | cst.If | cst.With | cst.While | cst.Else) -> list[cst.BaseStatement]:
+def body_statements(
+    node: cst.For | cst.If | cst.With | cst.While | cst.Else | cst.FunctionDef,
+) -> list[cst.BaseStatement]:
     return suite_statements(node.body)
 
 

@@ -54,7 +54,7 @@ def plan(header: LoopHeader, constants: ModuleConstants, local: set[str]) -> Loo
 def function_locals(function: cst.FunctionDef, flow: Dataflow) -> set[str]:
     """Names that are DSL variables in `function`: parameters and everything it assigns."""
     names = {param.name.value for param in _params(function.params)}
-    names |= flow.block(body_statements(function)).defs  # type: ignore[arg-type]
+    names |= flow.block(body_statements(function)).defs
     return names | flow.opaque
 
 

@@ -102,7 +102,7 @@ class FunctionLowering:
         self.sizes: list[LoweredSize] = []
 
     def run(self) -> cst.FunctionDef | None:
-        body = self.block(body_statements(self.function), [], self.function)  # type: ignore[arg-type]
+        body = self.block(body_statements(self.function), [], self.function)
         if body is None:
             return None
         return self.function.with_changes(body=with_body(self.function.body, body))

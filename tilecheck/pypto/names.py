@@ -67,7 +67,7 @@ def _resolve(statement: cst.CSTNode) -> tuple[cst.CSTNode, Mapping]:
 
 def _definition_order(function: cst.FunctionDef, tokens: Tokens) -> list[str]:
     order = _Order(tokens.is_token)
-    order.block(body_statements(function), None)  # type: ignore[arg-type]
+    order.block(body_statements(function), None)
     return list(order.names)
 
 
