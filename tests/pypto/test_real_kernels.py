@@ -134,13 +134,13 @@ def test_non_ssa_names_keep_flowing_and_stay_visible_after_the_loop():
         acc = a
         last = a
         for i in pl.pipeline(0, 2, 2, stage=1):
-            t = pl.load(a, [i], [16])
+            t = pl.load(a, [i], [16], attrs={"pipeline_membership": "0:0"})
             acc = pl.add(acc, t)
             last = t
-            t_1 = pl.load(a, [i + 1], [16])
+            t_1 = pl.load(a, [i + 1], [16], attrs={"pipeline_membership": "0:1"})
             acc = pl.add(acc, t_1)
             last = t_1
-        t_2 = pl.load(a, [2], [16])
+        t_2 = pl.load(a, [2], [16], attrs={"pipeline_membership": "1:0"})
         acc = pl.add(acc, t_2)
         last = t_2
         return (acc, last)

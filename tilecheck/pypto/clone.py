@@ -43,6 +43,7 @@ class Substitute:
 class Tagging:
     pair: str  # "group:stage"
     double_buffer_c: bool
+    tiles: frozenset[str] = frozenset()  # names known to be tiles (`membership.tile_facts`)
 
 
 class Rewriter:
@@ -187,7 +188,7 @@ class Rewriter:
 
     def _tag(self, original: cst.Assign | cst.AnnAssign, updated: cst.Assign | cst.AnnAssign) -> cst.CSTNode:
         assert self.tagging is not None
-        found = membership.tile_call(original, self.aliases)
+        found = membership.tile_call(original, self.aliases, self.tagging.tiles)
         if found is None:
             return updated
         _, is_acc_matmul = found

@@ -38,6 +38,7 @@ from tilecheck.pypto.limits import (
     escaping_statement,
 )
 from tilecheck.pypto.loops import LoopPlan, function_locals, plan
+from tilecheck.pypto.membership import tile_facts
 from tilecheck.pypto.names import Tokens
 from tilecheck.pypto.rewrite import (
     blank_prefix,
@@ -75,10 +76,10 @@ class _Body:
     double_buffer_c: bool
     _templates: BodyTemplates | None = None
 
-    def templates(self, aliases: Aliases, stem: str) -> BodyTemplates:
+    def templates(self, aliases: Aliases, stem: str, tiles: frozenset[str]) -> BodyTemplates:
         if self._templates is None:
             holes = {self.loop_var, *self.iter_args} - self.local
-            self._templates = BodyTemplates(aliases, stem, self.local, holes, self.double_buffer_c)
+            self._templates = BodyTemplates(aliases, stem, self.local, holes, self.double_buffer_c, tiles)
         return self._templates
 
 
@@ -96,6 +97,8 @@ class FunctionLowering:
             self.flow = Dataflow()
             self.local = function_locals(function, self.flow)
         self.group = 0  # pipeline group ids restart in every function
+        self.tiles = tile_facts(function, self.aliases)
+        self._undecided_noted: set[int] = set()
         # The outermost lowered loops, each with what replaces it, in source order.
         self.regions: list[tuple[cst.For, list[cst.BaseStatement]]] = []
         # The predicted sizes of the outermost lowered loops walked so far (see `_predicted_size`).
@@ -143,6 +146,7 @@ class FunctionLowering:
                         self._note("TL491", header.call, header.node, reason=TOO_DEEP)
                         lowered = None
                     if lowered is not None:
+                        self._note_undecided(body, node)
                         del self.regions[mark:]  # nested lowered loops are part of this one now
                         self.regions.append((node, lowered))
                         del self.sizes[sizes_mark:]
@@ -197,6 +201,23 @@ class FunctionLowering:
             self._note("TL491", loop.header.call, node, reason=reason)
             return None
         return LoweredSize(node, multiplier, chars)
+
+    def _note_undecided(self, body: list[cst.BaseStatement], loop: cst.For) -> None:
+        """TL492 for each assignment in a lowered body whose tile-ness cannot be decided."""
+        undecided = self.tiles.undecided
+        if not undecided:
+            return
+        stack: list[cst.CSTNode] = list(reversed(body))
+        while stack:
+            node = stack.pop()
+            if id(node) in undecided and id(node) not in self._undecided_noted:
+                self._undecided_noted.add(id(node))
+                assert isinstance(node, cst.Assign)
+                target = node.targets[0].target
+                name = target.value if isinstance(target, cst.Name) else "?"
+                self._note("TL492", node, loop, name=name, op=undecided[id(node)])
+            elif not isinstance(node, cst.BaseExpression):
+                stack.extend(reversed(node.children))
 
     def _note(self, code: str, node: cst.CSTNode, loop: cst.For, **values: object) -> None:
         self.context.notes.append(Finding(code, node, self.top, values, loop=loop))
@@ -323,10 +344,12 @@ class FunctionLowering:
                 self.aliases,
                 renames,
                 substitutes,
-                Tagging(f"{group}:{stage}", body.double_buffer_c),
+                Tagging(f"{group}:{stage}", body.double_buffer_c, self.tiles.tiles),
             )
             templates = (
-                body.templates(self.aliases, self.tokens.stem) if self.context.clone_templates else None
+                body.templates(self.aliases, self.tokens.stem, self.tiles.tiles)
+                if self.context.clone_templates
+                else None
             )
             shared = Stage(rewriter, templates, body.core)
             statements.extend(shared.clones())  # type: ignore[arg-type]

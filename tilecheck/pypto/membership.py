@@ -7,17 +7,24 @@ sets `pipeline_double_buffer_c=True`. Source has no types, so tilecheck decides 
 - an annotation `x: pl.Tile[...] = <call>` (any call: a `pl.tile.*` op, a unified op such as
   `pl.add`, or a call of another `@pl.function`);
 - with no annotation, a `pl.tile.<op>` whose result is always a tile (the list below, read from
-  PyPTO's `language/op/tile_ops.py`).
+  PyPTO's `language/op/tile_ops.py`), the unified `pl.load` (a tile load), or a unified op of
+  that list (`pl.add`, `pl.matmul`, ...) whose first operand is a name known to be a tile: the
+  DSL dispatches it to the tile op then (`t = pl.load(...); u = pl.add(t, t)` tags both).
+  Known tiles (`tile_facts`) are such results, parameters annotated `pl.Tile[...]`, and the
+  iter_args a tile seeds through `init_values`, in one function.
 
-Not decidable statically, and therefore left untagged (PyPTO tags them after its tensor-to-tile
-conversion): unannotated tensor-level and unified ops (`pl.add`, `pl.matmul`, `pl.load`,
-slicing), `pl.tile.max`/`pl.tile.min` (tile or scalar by argument type), tuple-unpacking
-assignments, and calls whose `attrs=` is not a dict literal. A matmul result counts as Acc
-unless its annotation names another memory space, since PyPTO infers Acc for every
-`tile.matmul*` before the pass runs.
+Not decidable statically, and therefore left untagged: a unified op whose first operand's type
+is unknown (an unannotated parameter, a value from a call tilecheck cannot type; `tile_facts`
+lists these so the lowering can say so, TL492), `pl.tile.max`/`pl.tile.min` (tile or scalar by
+argument type), tuple-unpacking assignments, and calls whose `attrs=` is not a dict literal.
+A unified op on a known tensor (an operand annotated `pl.Tensor`) is a tensor op: untagged, as
+in PyPTO. A matmul result counts as Acc unless its annotation names another memory space,
+since PyPTO infers Acc for every `tile.matmul*` before the pass runs.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 import libcst as cst
 
@@ -124,6 +131,7 @@ TILE_OPS = frozenset(
     ]
 )
 _NOT_OP_CALLS = frozenset({"yield_", "const"})
+_ALWAYS_TILE_UNIFIED = frozenset({"load"})  # pl.load is tile.load
 _MEMORY_ENUMS = ("Mem.", "MemorySpace.")
 
 
@@ -141,8 +149,11 @@ def _memory_in(node: cst.CSTNode, aliases: Aliases) -> str | None:
     return None
 
 
-def tile_call(small: cst.BaseSmallStatement, aliases: Aliases) -> tuple[cst.Call, bool] | None:
-    """(call, is_acc_matmul) when `small` assigns a tile-producing call to one name."""
+def tile_call(
+    small: cst.BaseSmallStatement, aliases: Aliases, tiles: frozenset[str] = frozenset()
+) -> tuple[cst.Call, bool] | None:
+    """(call, is_acc_matmul) when `small` assigns a tile-producing call to one name; `tiles`
+    are the names known to be tiles (`tile_facts`)."""
     annotation: cst.BaseExpression | None = None
     if isinstance(small, cst.Assign):
         if len(small.targets) != 1 or not isinstance(small.targets[0].target, cst.Name):
@@ -164,11 +175,110 @@ def tile_call(small: cst.BaseSmallStatement, aliases: Aliases) -> tuple[cst.Call
         if aliases.member(head) != "Tile":
             return None
         memory = _memory_in(annotation, aliases)
-    elif op is None or not op.startswith("tile.") or op[5:] not in TILE_OPS:
+    elif op is None or _unified_kind(op, value, tiles) != "tile":
         return None
     short = op.rsplit(".", 1)[-1] if op else ""
     is_matmul = op is not None and op in (short, "tile." + short) and short.startswith("matmul")
     return value, is_matmul and memory in (None, "Acc")
+
+
+def _unified_kind(
+    op: str, call: cst.Call, tiles: frozenset[str], tensors: frozenset[str] = frozenset()
+) -> str:
+    """What an unannotated call of `op` returns: "tile", "tensor" (a unified op on a known
+    tensor), "other" or "unknown"."""
+    if op.startswith("tile."):
+        return "tile" if op[5:] in TILE_OPS else "other"
+    if op in _ALWAYS_TILE_UNIFIED:
+        return "tile"
+    if op not in TILE_OPS:
+        return "other"
+    first = next((arg.value for arg in call.args if arg.keyword is None and not arg.star), None)
+    if isinstance(first, cst.Name):
+        if first.value in tiles:
+            return "tile"
+        if first.value in tensors:
+            return "tensor"
+    return "unknown"
+
+
+@dataclass
+class TileFacts:
+    """What one function's assignments say about tiles (see the module docstring)."""
+
+    tiles: frozenset[str] = frozenset()
+    # id of an assignment whose result may be a tile but cannot be decided -> the op it calls
+    undecided: dict[int, str] = field(default_factory=dict)
+
+
+def tile_facts(function: cst.FunctionDef, aliases: Aliases) -> TileFacts:
+    tiles: set[str] = set()
+    tensors: set[str] = set()
+    params = function.params
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        if param.annotation is not None:
+            annotation = param.annotation.annotation
+            head = annotation.value if isinstance(annotation, cst.Subscript) else annotation
+            (tiles if aliases.member(head) == "Tile" else tensors).add(param.name.value)
+    assigns: list[tuple[cst.BaseSmallStatement, str, cst.Call]] = []
+    slices: list[tuple[str, cst.BaseExpression]] = []  # `xs = x[...]`: (name, sliced value)
+    seeds: list[tuple[str, cst.BaseExpression]] = []  # (iter_arg, init value)
+    stack: list[cst.CSTNode] = [function.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(node, cst.Assign) and len(node.targets) == 1:
+            target = node.targets[0].target
+            if isinstance(target, cst.Name) and isinstance(node.value, cst.Call):
+                assigns.append((node, target.value, node.value))
+            elif isinstance(target, cst.Name) and isinstance(node.value, cst.Subscript):
+                slices.append((target.value, node.value.value))
+        elif isinstance(node, cst.AnnAssign) and isinstance(node.target, cst.Name):
+            head = node.annotation.annotation
+            head = head.value if isinstance(head, cst.Subscript) else head
+            (tiles if aliases.member(head) == "Tile" else tensors).add(node.target.value)
+        elif isinstance(node, cst.For):
+            _collect_seeds(node, seeds)
+        stack.extend(node.children)
+    undecided: dict[int, str] = {}
+    for _ in range(4):  # names defined later seed earlier ones through iter_args: a few rounds
+        before = len(tiles) + len(tensors)
+        tensors.update(
+            name for name, sliced in slices if isinstance(sliced, cst.Name) and sliced.value in tensors
+        )
+        undecided.clear()
+        for small, name, call in assigns:
+            op = aliases.member(call.func)
+            if op is None or op in _NOT_OP_CALLS:
+                continue
+            kind = _unified_kind(op, call, frozenset(tiles), frozenset(tensors))
+            if kind == "tile":
+                tiles.add(name)
+            elif kind == "tensor":
+                tensors.add(name)
+            elif kind == "unknown" and name not in tensors:
+                undecided[id(small)] = op
+        tiles.update(arg for arg, seed in seeds if isinstance(seed, cst.Name) and seed.value in tiles)
+        if len(tiles) + len(tensors) == before:
+            break
+    return TileFacts(frozenset(tiles), undecided)
+
+
+def _collect_seeds(loop: cst.For, seeds: list[tuple[str, cst.BaseExpression]]) -> None:
+    target = loop.target
+    call = loop.iter
+    if not isinstance(target, cst.Tuple) or len(target.elements) != 2 or not isinstance(call, cst.Call):
+        return
+    names = target.elements[1].value
+    init = next(
+        (arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == "init_values"),
+        None,
+    )
+    if isinstance(names, (cst.Tuple, cst.List)) and isinstance(init, (cst.Tuple, cst.List)):
+        for name, value in zip(names.elements, init.elements, strict=False):
+            if isinstance(name.value, cst.Name):
+                seeds.append((name.value.value, value.value))
 
 
 def _string(text: str) -> cst.SimpleString:

@@ -122,10 +122,10 @@ class _TemplateRewriter(Rewriter):
         self,
         aliases: Aliases,
         markers: Markers,
-        double_buffer_c: bool,
+        tagging: Tagging,
         literal: frozenset[str],
     ) -> None:
-        super().__init__(aliases, markers.renames, {}, Tagging(markers.tag, double_buffer_c))
+        super().__init__(aliases, markers.renames, {}, tagging)
         self.markers = markers
         self.literal = literal
 
@@ -267,10 +267,11 @@ class BodyTemplates:
         local: set[str],
         holes: set[str],
         double_buffer_c: bool,
+        tiles: frozenset[str] = frozenset(),
     ) -> None:
         self.markers = Markers(stem, local, holes)
         self._aliases = aliases
-        self._double_buffer_c = double_buffer_c
+        self._tagging = Tagging(self.markers.tag, double_buffer_c, tiles)
         self._rewriters: dict[frozenset[str], _TemplateRewriter] = {}
         self._templates: dict[tuple[int, frozenset[str]], Template] = {}
         self._groups: dict[frozenset[str], TemplateGroup] = {}
@@ -289,7 +290,7 @@ class BodyTemplates:
         if found is None:
             rewriter = self._rewriters.get(literal)
             if rewriter is None:
-                rewriter = _TemplateRewriter(self._aliases, self.markers, self._double_buffer_c, literal)
+                rewriter = _TemplateRewriter(self._aliases, self.markers, self._tagging, literal)
                 self._rewriters[literal] = rewriter
             found = self._templates[key] = Template(rewriter.statement(statement), self.markers)
         return found
