@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tests.pypto.helpers import lower_notes, program, run_lower_command
+from tilecheck.commands.lower import compiles
 from tilecheck.pypto import lower_source
-from tilecheck.pypto.limits import compiles
 
 _LIMIT = "this pipeline loop was left as it is: stage={} is more than the 64 stages `tilecheck lower` unrolls"
 _DEEP = "this pipeline loop was left as it is: it is nested too deeply to lower (Python's recursion limit)"

@@ -7,8 +7,8 @@ import os
 import pytest
 
 from tests.pypto.helpers import lower_notes, program, run_lower_command
+from tilecheck.commands.lower import compiles
 from tilecheck.pypto import lower_source
-from tilecheck.pypto.limits import compiles
 
 _EXIT = "this pipeline loop was left as it is: its body has a `{}` statement, which cannot be copied into the unrolled stages"
 

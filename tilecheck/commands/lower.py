@@ -21,6 +21,7 @@ import difflib
 import gc
 import os
 import sys
+import warnings
 from collections.abc import Iterator
 from typing import TextIO
 
@@ -28,7 +29,6 @@ from tilecheck.config import GRADES, ConfigError
 from tilecheck.engine import read_source
 from tilecheck.fixes import WriteError, encode_like, write_atomic
 from tilecheck.pypto.api import LowerResult
-from tilecheck.pypto.limits import compiles
 from tilecheck.report import FORMATS, Run, display_path
 from tilecheck.selection import SelectionError, split, validate
 from tilecheck.types import Diagnostic, Grade, Severity
@@ -144,6 +144,19 @@ def _write(path: str, target: str, original: bytes, text: str) -> None:
             with contextlib.suppress(OSError):
                 os.unlink(target)
         raise
+
+
+def compiles(text: str) -> bool:
+    """Whether `text` compiles: parses, and passes the compiler's checks `ast.parse` skips
+    (`break` outside a loop, `return` outside a function, ...). Here, in the command, because
+    silencing the compiler's warnings changes process-wide state."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SyntaxWarnings belong to the input, not the lowering
+            compile(text, "<lowered>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
 
 
 def _is_failure(diagnostic: Diagnostic) -> bool:

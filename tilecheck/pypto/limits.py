@@ -3,7 +3,6 @@ the statements that cannot be copied into stages (loop exits, `del` of the loop 
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import libcst as cst
@@ -32,6 +31,30 @@ class LoweredSize:
         """How many characters lowering adds to the text of the loop."""
         original = code_size([self.loop])
         return (self.chars if self.chars is not None else original * self.multiplier) - original
+
+
+def predicted_size(
+    loop: LoopPlan, node: cst.For, body: list[cst.BaseStatement], inner: list[LoweredSize]
+) -> LoweredSize | str:
+    """How large lowering `loop` (whose body holds the lowered loops `inner`) will be, predicted
+    before anything is generated, so 6 nested `stage=8` loops are refused at once instead of
+    after writing 36 MB; the reason for refusing when the prediction exceeds the cap."""
+    step = loop.step.value if loop.step.is_int else None
+    factor = loop.factor
+    if not step or factor is None or factor > MAX_STAGE:
+        return LoweredSize(node, 1)  # the lowering leaves it and says why
+    copies = copy_count(loop, factor)
+    multiplier = copies * max([1, *(size.multiplier for size in inner)])
+    if multiplier <= FEW_COPIES:
+        # Few copies cannot outgrow the user's own file by much: measure only many copies.
+        return LoweredSize(node, multiplier)
+    chars = copies * (code_size(body) + sum(size.growth() for size in inner))
+    if chars > MAX_LOWERED_CHARS:
+        return (
+            f"its unrolled copies would be about {chars:,} characters, more than the "
+            f"{MAX_LOWERED_CHARS:,} `tilecheck lower` writes for one loop"
+        )
+    return LoweredSize(node, multiplier, chars)
 
 
 def copy_count(loop: LoopPlan, factor: int) -> int:
@@ -110,15 +133,3 @@ def statement_children(node: cst.CSTNode) -> list[cst.CSTNode]:
     if isinstance(node, cst.BaseCompoundStatement):
         return list(suites(node))
     return []
-
-
-def compiles(text: str) -> bool:
-    """Whether `text` compiles: parses, and passes the compiler's checks `ast.parse` skips
-    (`break` outside a loop, `return` outside a function, ...)."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # SyntaxWarnings belong to the input, not the lowering
-            compile(text, "<lowered>", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return True

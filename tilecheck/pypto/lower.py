@@ -27,18 +27,15 @@ from tilecheck.pypto.dsl import (
 )
 from tilecheck.pypto.findings import Finding
 from tilecheck.pypto.limits import (
-    FEW_COPIES,
-    MAX_LOWERED_CHARS,
     MAX_STAGE,
     TOO_DEEP,
     LoweredSize,
-    code_size,
-    copy_count,
     deleted_names,
     escaping_statement,
+    predicted_size,
 )
 from tilecheck.pypto.loops import LoopPlan, function_locals, plan
-from tilecheck.pypto.membership import tile_facts
+from tilecheck.pypto.membership import tile_facts, undecided_in
 from tilecheck.pypto.names import Tokens
 from tilecheck.pypto.rewrite import (
     blank_prefix,
@@ -180,44 +177,17 @@ class FunctionLowering:
     def _predicted_size(
         self, loop: LoopPlan, node: cst.For, body: list[cst.BaseStatement], inner: list[LoweredSize]
     ) -> LoweredSize | None:
-        """How large lowering `loop` will be, predicted before anything is generated (so 6 nested
-        `stage=8` loops are refused at once instead of after writing 36 MB); None, with a TL491
-        note, when the prediction exceeds `MAX_LOWERED_CHARS`."""
-        step = loop.step.value if loop.step.is_int else None
-        factor = loop.factor
-        if not step or factor is None or factor > MAX_STAGE:
-            return LoweredSize(node, 1)  # `pipeline` leaves it and says why
-        copies = copy_count(loop, factor)
-        multiplier = copies * max([1, *(size.multiplier for size in inner)])
-        if multiplier <= FEW_COPIES:
-            # Few copies cannot outgrow the user's own file by much: measure only many copies.
-            return LoweredSize(node, multiplier)
-        chars = copies * (code_size(body) + sum(size.growth() for size in inner))
-        if chars > MAX_LOWERED_CHARS:
-            reason = (
-                f"its unrolled copies would be about {chars:,} characters, more than the "
-                f"{MAX_LOWERED_CHARS:,} `tilecheck lower` writes for one loop"
-            )
-            self._note("TL491", loop.header.call, node, reason=reason)
+        """`limits.predicted_size`; None, with a TL491 note, when it refuses the loop."""
+        size = predicted_size(loop, node, body, inner)
+        if isinstance(size, str):
+            self._note("TL491", loop.header.call, node, reason=size)
             return None
-        return LoweredSize(node, multiplier, chars)
+        return size
 
     def _note_undecided(self, body: list[cst.BaseStatement], loop: cst.For) -> None:
         """TL492 for each assignment in a lowered body whose tile-ness cannot be decided."""
-        undecided = self.tiles.undecided
-        if not undecided:
-            return
-        stack: list[cst.CSTNode] = list(reversed(body))
-        while stack:
-            node = stack.pop()
-            if id(node) in undecided and id(node) not in self._undecided_noted:
-                self._undecided_noted.add(id(node))
-                assert isinstance(node, cst.Assign)
-                target = node.targets[0].target
-                name = target.value if isinstance(target, cst.Name) else "?"
-                self._note("TL492", node, loop, name=name, op=undecided[id(node)])
-            elif not isinstance(node, cst.BaseExpression):
-                stack.extend(reversed(node.children))
+        for node, name, op in undecided_in(body, self.tiles, self._undecided_noted):
+            self._note("TL492", node, loop, name=name, op=op)
 
     def _note(self, code: str, node: cst.CSTNode, loop: cst.For, **values: object) -> None:
         self.context.notes.append(Finding(code, node, self.top, values, loop=loop))

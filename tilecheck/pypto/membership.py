@@ -24,6 +24,7 @@ since PyPTO infers Acc for every `tile.matmul*` before the pass runs.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -263,6 +264,23 @@ def tile_facts(function: cst.FunctionDef, aliases: Aliases) -> TileFacts:
         if len(tiles) + len(tensors) == before:
             break
     return TileFacts(frozenset(tiles), undecided)
+
+
+def undecided_in(
+    body: list[cst.BaseStatement], facts: TileFacts, seen: set[int]
+) -> Iterator[tuple[cst.Assign, str, str]]:
+    """(assignment, name, op) for each undecided assignment in `body` not in `seen` (then added)."""
+    if not facts.undecided:
+        return
+    stack: list[cst.CSTNode] = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        if id(node) in facts.undecided and id(node) not in seen and isinstance(node, cst.Assign):
+            seen.add(id(node))
+            target = node.targets[0].target
+            yield node, target.value if isinstance(target, cst.Name) else "?", facts.undecided[id(node)]
+        elif not isinstance(node, cst.BaseExpression):
+            stack.extend(reversed(node.children))
 
 
 def _collect_seeds(loop: cst.For, seeds: list[tuple[str, cst.BaseExpression]]) -> None:
