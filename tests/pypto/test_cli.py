@@ -63,7 +63,7 @@ def test_diagnostics_are_reported_as_check_reports_them(tmp_path):
     code, out, err = run_lower_command(["lower", "--write", str(path)])
     assert (code, out) == (1, "")
     assert err == (
-        f"{path}:6:14: TL401 [semantic] pl.pipeline() requires stage= (positive integer)\n"
+        f"{path}:6:14: error: TL401 [semantic] pl.pipeline() requires stage= (positive integer)\n"
         "  |\n"
         "6 |     for i in pl.pipeline(8):\n"
         "  |              ^^^^^^^^^^^^^^\n"
@@ -129,7 +129,7 @@ def test_undecodable_file_is_the_engines_diagnostic(tmp_path):
     path.write_bytes(b"x = '\xff'\n")
     code, out, err = run_lower_command(["lower", str(path), "--output-format", "concise"])
     assert (code, out) == (1, "")
-    assert err.startswith(f"{path}:1:6: TL002 [meta] Cannot decode file as utf-8: invalid start byte")
+    assert err.startswith(f"{path}:1:6: error: TL002 [meta] Cannot decode file as utf-8: invalid start byte")
 
 
 def test_unparsable_file_reports_where_the_error_is(tmp_path):
@@ -137,7 +137,7 @@ def test_unparsable_file_reports_where_the_error_is(tmp_path):
     path.write_text("x = 1\ndef f(:\n")
     code, out, err = run_lower_command(["lower", str(path), "--output-format", "concise"])
     assert (code, out) == (1, "")
-    assert err == f"{path}:2:7: TL001 [meta] Syntax error: invalid syntax\nFound 1 error in 1 file.\n"
+    assert err == f"{path}:2:7: error: TL001 [meta] Syntax error: invalid syntax\nFound 1 error in 1 file.\n"
 
 
 def test_configuration_backend_select_ignore_and_per_file_ignores(tmp_path):
@@ -148,7 +148,7 @@ def test_configuration_backend_select_ignore_and_per_file_ignores(tmp_path):
     nested, bad = str(tmp_path / "nested.py"), str(tmp_path / "bad.py")
     code, out, err = run_lower_command(["lower", nested, "--output-format", "concise"])
     assert (code, out) == (1, "")
-    assert err.startswith(f"{nested}:7:18: TL419 [contract] Backend cuda-sm80 does not support nested")
+    assert err.startswith(f"{nested}:7:18: error: TL419 [contract] Backend cuda-sm80 does not support nested")
     # A contract finding the user ignores (or suppresses) no longer stops the lowering.
     code, out, err = run_lower_command(["lower", nested, "--ignore", "TL419"])
     assert (code, err) == (0, "") and "stage=1" in out
@@ -166,7 +166,7 @@ def test_configuration_backend_select_ignore_and_per_file_ignores(tmp_path):
     code, out, err = run_lower_command(["lower", bad, "--ignore", "TL401", "--output-format", "concise"])
     assert (code, out) == (1, "")
     assert err.startswith(
-        f"{bad}:6:14: TL491 [meta] this pipeline loop was left as it is: TL401 (pypto-pipeline-missing-stage) "
+        f"{bad}:6:14: warning: TL491 [meta] this pipeline loop was left as it is: TL401 (pypto-pipeline-missing-stage) "
         "is ignored or suppressed here, but PyPTO rejects the program: pl.pipeline() requires stage="
     )
 
@@ -207,7 +207,7 @@ def test_write_attempts_every_file_and_exits_with_the_worst_outcome(tmp_path):
         ]
     )
     assert (code, out) == (1, "")
-    assert [line.split(": ")[1].split()[0] for line in err.splitlines()[:-1]] == ["TL002", "TL003"]
+    assert [line.split(": ")[2].split()[0] for line in err.splitlines()[:-1]] == ["TL002", "TL003"]
     assert first.read_text() == LOWERED and last.read_text() == LOWERED
     os.chmod(tmp_path, 0o500)  # the files can no longer be replaced
     try:

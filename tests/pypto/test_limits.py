@@ -52,7 +52,7 @@ def test_deep_expression_is_a_diagnostic_not_a_traceback(tmp_path):
     assert run_lower_command(["lower", "--write", str(path), "--output-format", "concise"]) == (
         1,
         "",
-        f"{path}:6:14: TL491 [meta] {_DEEP}\nFound 1 warning in 1 file.\n",
+        f"{path}:6:14: warning: TL491 [meta] {_DEEP}\nFound 1 warning in 1 file.\n",
     )
     assert path.read_text() == source
 

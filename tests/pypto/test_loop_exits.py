@@ -67,7 +67,7 @@ def test_write_keeps_a_loop_with_break_and_the_file_compiles(tmp_path):
     path.write_text(source)
     code, out, err = run_lower_command(["lower", "--write", str(path), "--output-format", "concise"])
     assert (code, out) == (1, "")  # a warning fails the run, as in `check`
-    assert err == f"{path}:6:14: TL491 [meta] {_EXIT.format('break')}\nFound 1 warning in 1 file.\n"
+    assert err == f"{path}:6:14: warning: TL491 [meta] {_EXIT.format('break')}\nFound 1 warning in 1 file.\n"
     assert path.read_text() == source
 
 
