@@ -1,8 +1,9 @@
 """One mistake, one error: findings that another finding's legal rewrite would remove.
 
-A rule marks such a finding with `caused_by` (the root's code and span): a tile operator inside a
-`T.Pipelined` loop that is itself nested in a `T.Parallel` loop disappears once the pipeline is
-hoisted out of the parallel region (TL102's rewrite). When the root is reported too, the
+A rule marks such a finding with `caused_by` (the root's code and span): a tile operator or a
+nested `T.Parallel` inside a `T.Pipelined` loop that is itself nested in a `T.Parallel` loop
+disappears with TL102's rewrite (the pipeline becomes the outer loop, the tile operators sit in
+its body and `T.Parallel` surrounds only the element-wise statements). When the root is reported too, the
 consequence becomes a related note of the root instead of another error; when it is not (the
 root's rule is deselected or suppressed), the consequence stays a finding of its own.
 """
@@ -22,7 +23,9 @@ def fold(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
         root = diagnostic.caused_by
         if root is not None and root in roots:
             notes.setdefault(root, []).append(
-                Related(diagnostic.span, f"{diagnostic.code} {diagnostic.message}")
+                Related(
+                    diagnostic.span, f"{diagnostic.code} {diagnostic.message} (the rewrite above removes it)"
+                )
             )
         else:
             kept.append(diagnostic)

@@ -138,9 +138,11 @@ def main(argv: list[str] | None = None) -> int:
         if not found:
             continue
         text, placed = probed(source, found)
-        lines = {
-            d.span.line for d in check_source(text, path).diagnostics if d.code[:3] in ("TL1", "TL2", "TL3")
-        }
+        lines: set[int] = set()
+        for d in check_source(text, path).diagnostics:
+            if d.code[:3] in ("TL1", "TL2", "TL3"):
+                lines.add(d.span.line)
+                lines.update(r.span.line for r in d.related if r.path is None)  # folded consequences
         for body, probe in placed:
             hit = any(line in lines for line in probe)
             total += 1

@@ -60,9 +60,23 @@ class UnmodeledKernelCode(Rule):
         Valid('import tilelang.language as T\n\n\n@T.prim_func\ndef main(A: T.Tensor((8,), "float32")):\n'
               "    with T.Kernel(1) as bx:\n        for i in T.Parallel(8):\n            A[i] = 0\n"),
         Valid("from joblib import Parallel\n\nParallel(n_jobs=2)\n"),
+        Valid("from tvm.script import tir as T\n\n\n@T.prim_func\ndef main(A: T.Buffer((8,), 'float32')):\n"
+              "    for i in T.serial(8):\n        A[i] = 0\n"),
         Valid('"""Example: `@T.prim_func` and `T.Parallel(8)` in a docstring."""\n'),
     ]  # fmt: skip
     INVALID = [
+        Invalid(
+            'from mypkg.tl_utils import T\n\n\n@T.prim_func\ndef main(A: T.Tensor((8,), "float32")):\n'
+            "    with T.Kernel(1) as bx:\n        A[0] = 0\n",
+            at=((4, 2),),
+            message="it comes from `mypkg.tl_utils`, which tilecheck does not read",
+        ),
+        Invalid(
+            "from mylib import my_wrap\nimport tilelang.language as T\n\n\n@my_wrap\ndef main(A):\n"
+            "    with T.Kernel(1) as bx:\n        A[0] = 0\n",
+            at=((7, 10),),
+            message="`main` is decorated with `@my_wrap`, which tilecheck does not understand",
+        ),
         Invalid(
             'from .tilelang_utils import T\n\n\n@T.prim_func\ndef main(A: T.Tensor((8,), "float32")):\n'
             "    with T.Kernel(1) as bx:\n        for i in T.Parallel(8):\n            A[i] = 0\n",
@@ -101,6 +115,11 @@ class UnmodeledKernelCode(Rule):
         reasons = [_reason(ctx, alias) for alias in names]
         plain = sorted({where[6:] for *_, where in found if where and where.startswith("plain:")})
         macros = sorted({where[6:] for *_, where in found if where and where.startswith("macro:")})
+        decorated = sorted(
+            {tuple(where.split(":")[1:3]) for *_, where in found if where and where.startswith("decorated:")}
+        )
+        for name, decorator in decorated:
+            reasons.append(f"`{name}` is decorated with `@{decorator}`, which tilecheck does not understand")
         if plain:
             reasons.append(
                 f"it is in {_names(plain)}, a plain Python function, which tilecheck does not follow into"
@@ -174,13 +193,25 @@ def _walk(node: ast.AST, function: str | None) -> Iterator[tuple[ast.AST, str | 
         yield child, function
         inner = function
         if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if any(_is_api(_target(d), {"macro"}) for d in child.decorator_list):
+            decorators = [_target(d) for d in child.decorator_list]
+            if any(_is_api(d, {"macro"}) for d in decorators):
                 inner = f"macro:{child.name}"
-            elif any(isinstance(_target(d), ast.Attribute) for d in child.decorator_list):
+            elif any(_decorator_name(d) in _KERNEL_DECORATORS for d in decorators):
                 inner = None  # @T.prim_func, @tilelang.jit: the model's business
+            elif decorators:
+                inner = f"decorated:{child.name}:{ast.unparse(decorators[0])}"
             else:
                 inner = f"plain:{child.name}"
         yield from _walk(child, inner)
+
+
+_KERNEL_DECORATORS = frozenset({"prim_func", "jit", "lazy_jit", "autotune", "cache", "lru_cache"})
+
+
+def _decorator_name(decorator: ast.expr) -> str | None:
+    if isinstance(decorator, ast.Attribute):
+        return decorator.attr
+    return decorator.id if isinstance(decorator, ast.Name) else None
 
 
 def _target(decorator: ast.expr) -> ast.expr:
@@ -196,15 +227,18 @@ def _is_tilelang(ctx: Context, alias: str, signals: set[str]) -> bool:
     TileLang code writes (`@alias.prim_func`, `alias.Kernel(...)`)."""
     qualified = ctx.imports.qualify(cst.Name(alias))
     if qualified is not None:
-        return qualified in TILELANG_PACKAGES
+        if qualified.split(".", 1)[0] in ("tilelang", "tvm"):
+            return qualified in TILELANG_PACKAGES  # not `tilelang.language.dtypes`, not TVM script
+        return alias in signals  # a project module that re-exports TileLang (`from mypkg.tl import T`)
     origin = _import_origin(ctx.source, alias)
-    if origin is not None and not origin.startswith((".", "tilelang")):
-        return False  # another library's `prim_func` (TVM script: `from tvm.script import tir as T`)
+    if origin is not None and origin.split(".", 1)[0] == "tvm":
+        return False  # TVM script's own `prim_func` (`from tvm.script import tir as T`)
     return alias in signals
 
 
 def _reason(ctx: Context, alias: str) -> str:
-    if ctx.imports.qualify(cst.Name(alias)) is not None:
+    qualified = ctx.imports.qualify(cst.Name(alias))
+    if qualified in TILELANG_PACKAGES:
         return ""
     origin = _import_origin(ctx.source, alias)
     if origin is None:

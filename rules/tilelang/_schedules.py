@@ -9,14 +9,20 @@ when the loop takes the warp-specialized path (the manual schedule is then not u
 
 from __future__ import annotations
 
-from tilecheck.analysis.model import PipelineRequest
+from tilecheck.analysis.model import Loop, PipelineRequest, Stmt, StmtKind
 from tilecheck.analysis.values import PyConst, Value
 
 
-def malformed(request: PipelineRequest) -> list[str]:
-    """Problems of a manual schedule that the manual-schedule planner rejects."""
+def malformed(request: PipelineRequest, statements: int | None = None) -> list[str]:
+    """Problems of a manual schedule that the manual-schedule planner rejects; `statements` is the
+    number of statements of the loop body when the model knows it exactly."""
     found: list[str] = []
     order, stage = request.order_values, request.stage_values
+    if order and stage and len(order) == len(stage) and statements is not None and len(order) != statements:
+        found.append(
+            f"`order` and `stage` have {len(order)} entries but the loop body has {statements} statements; "
+            "they need one entry per statement"
+        )
     if order and stage and len(order) != len(stage):
         found.append(
             f"`order` ({len(order)} entries) and `stage` ({len(stage)} entries) have different lengths; "
@@ -60,3 +66,16 @@ def _absent(value: Value | None, annotations: Value | None, key: str) -> bool:
             isinstance(annotations.value, dict) and key not in annotations.value
         )
     return False
+
+
+def statement_count(loop: Loop) -> int | None:
+    """How many statements the loop body has in TileLang's IR, when that is certain: two or more
+    plain statements (copies, gemms, stores). A Bind wraps the statements after it, a Python-level
+    condition may add or remove some, and a body of nested loops is planned differently (a
+    nested pipeline is serialised without this check): then None."""
+    if len(loop.body) < 2:
+        return None
+    for item in loop.body:
+        if not item.certain or not (isinstance(item, Stmt) and item.kind in (StmtKind.EVAL, StmtKind.STORE)):
+            return None
+    return len(loop.body)

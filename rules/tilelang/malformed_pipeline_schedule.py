@@ -5,7 +5,7 @@ from tilecheck.context import Context
 from tilecheck.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.rules._examples import KERNEL
 from tilecheck.rules.tilelang._loops import backend
-from tilecheck.rules.tilelang._schedules import malformed
+from tilecheck.rules.tilelang._schedules import malformed, statement_count
 from tilecheck.types import Grade, Severity
 
 
@@ -24,7 +24,10 @@ class MalformedPipelineSchedule(Rule):
     constants, and reports, once per loop:
     - `order` and `stage` of different lengths;
     - an `order` that is not a permutation of `0 .. len(order) - 1` (duplicates, gaps, `-1`);
-    - a negative stage.
+    - a negative stage;
+    - `order` and `stage` with another number of entries than the loop body has statements
+      (checked when the body is two or more plain statements: no Binds, loops or Python-level
+      conditions).
 
     With a backend whose planner uses the manual schedule (`cuda-sm80`, `hip-*`, `metal`,
     `webgpu`) it is an error. On the warp-specializing `cuda-sm90`, `cuda-sm100` and
@@ -117,6 +120,12 @@ class MalformedPipelineSchedule(Rule):
             "negative stage",
         ),
         Invalid(
+            _loop("T.Pipelined(8, order=[0, 1, 2], stage=[0, 0, 1])"),
+            at=((7, 18),),
+            backend="cuda-sm80",
+            message="`order` and `stage` have 3 entries but the loop body has 2 statements",
+        ),
+        Invalid(
             _loop("T.Pipelined(8, order=[0, 0], stage=[0, 1])"),
             at=((7, 18),),
             backend="cuda-sm90",
@@ -136,7 +145,7 @@ class MalformedPipelineSchedule(Rule):
         for item, _ in kernel_items(ctx.model.kernels):
             if not isinstance(item, Loop) or item.pipeline is None or not item.certain:
                 continue
-            problems = malformed(item.pipeline)
+            problems = malformed(item.pipeline, statement_count(item))
             if not problems:
                 continue
             what = ", and ".join(problems)

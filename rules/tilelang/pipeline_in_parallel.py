@@ -46,8 +46,9 @@ class PipelineInParallel(Rule):
     NAME = "pipeline-in-parallel"
     GRADE = Grade.SEMANTIC
     HELP = (
-        "Put the pipeline outside the parallel loop (pipelines may contain parallel loops), "
-        "or drop the pipeline request to make it a serial loop."
+        "Make the pipeline the outer loop and put `T.Parallel` inside it, around the element-wise "
+        "statements only (tile operators go directly in the pipeline body); or drop the pipeline request "
+        "to make it a serial loop."
     )
     CHECKLIST = Checklist(
         grade="Semantic: a software pipeline's sequential timeline cannot exist inside a parallel region.",
@@ -108,6 +109,7 @@ class PipelineInParallel(Rule):
                 f"{ctx.macro_note(item.site)}",
                 caused_by=pipeline_in_parallel_root(ctx, ancestors),
                 related=(enclosing_parallel(ctx, outer),),
-                help=f"Hoist `{header}` above the `T.Parallel` loop at line {line} (a pipeline may contain "
-                f"parallel loops), or drop {request} to make it a serial loop.",
+                help=f"Make `{header}` the outer loop and put the `T.Parallel` loop of line {line} inside it, "
+                "around the element-wise statements only (tile operators such as `T.copy` and `T.gemm` go "
+                f"directly in the pipeline body); or drop {request} to make it a serial loop.",
             )

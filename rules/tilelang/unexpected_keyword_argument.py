@@ -108,12 +108,12 @@ class UnexpectedKeywordArgument(Rule):
             signature = SIGNATURES.get(api)
             if signature is None or any(arg.star for arg in call.args) or not _default_dialect(ctx, call):
                 continue
+            local = any(statement is site.top for statement in ctx.module.body)
             for arg, message in _problems(api, call, signature):
-                note = ctx.macro_note(site)
-                if site.origin:
-                    ctx.report(site, message + note)
-                else:
+                if local:  # at the argument, in a macro too: written once, however often it is called
                     ctx.report_at(ctx.span(arg, site.top), message)
+                else:  # a macro from another module: at the call site here
+                    ctx.report(site, message + ctx.macro_note(site))
 
 
 def _calls(ctx: Context) -> Iterator[tuple[str, cst.Call, Site]]:
