@@ -1,20 +1,25 @@
 """Expression evaluation: what value a Python expression has while TileLang builds IR.
 
-Constant folding follows TVM's construction-time folding (`i * 0` and `i % 1` are `0`,
-`i + 0` and `i * 1` are `i`), because the real checkers only ever see folded expressions.
+`ExpressionEvaluator` stands alone: given the module's imports it evaluates an expression in
+a `Frame`, recording buffer accesses and TileLang operations in a `Sink`. Calls to functions
+defined in the file go to the `inline` callback the kernel interpreter provides (macros are
+inlined there); without one they are unknown. Constant folding is `folding`'s. Each
+sub-expression is evaluated once, so the cost is linear in the size of the expression.
 """
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import libcst as cst
 
-from tilecheck.analysis import tileops
+from tilecheck.analysis import folding, tileops
 from tilecheck.analysis.imports import ImportTable, dotted_name, member_of
-from tilecheck.analysis.model import Access, OpCall
-from tilecheck.analysis.scope import Frame, Sink
+from tilecheck.analysis.language import ALLOCATIONS, DTYPES, INT32, NO_STATEMENT, SYMBOLS
+from tilecheck.analysis.model import Access, OpCall, Site
+from tilecheck.analysis.scope import Env, Frame, Sink
+from tilecheck.analysis.syntax import is_reference, string_literal, string_value
 from tilecheck.analysis.values import (
     PY_INT,
     UNKNOWN,
@@ -29,130 +34,23 @@ from tilecheck.analysis.values import (
     RegionValue,
     ShapeValue,
     TirExpr,
-    Unknown,
     Value,
     Var,
     VarKind,
-    constness_of,
 )
 
-_FOLD: dict[type, Callable[[object, object], object]] = {
-    cst.Add: operator.add,
-    cst.Subtract: operator.sub,
-    cst.Multiply: operator.mul,
-    cst.FloorDivide: operator.floordiv,
-    cst.Divide: operator.truediv,
-    cst.Modulo: operator.mod,
-    cst.Power: operator.pow,
-    cst.LeftShift: operator.lshift,
-    cst.RightShift: operator.rshift,
-    cst.BitAnd: operator.and_,
-    cst.BitOr: operator.or_,
-    cst.BitXor: operator.xor,
-}
+# Inlines a call to a function defined in the file: (call, callee, frame, sink) -> its value.
+Inliner = Callable[[cst.Call, PyCallable, Frame, Sink], Value]
 
-_COMPARE: dict[type, Callable[[object, object], object]] = {
-    cst.Equal: operator.eq,
-    cst.NotEqual: operator.ne,
-    cst.LessThan: operator.lt,
-    cst.LessThanEqual: operator.le,
-    cst.GreaterThan: operator.gt,
-    cst.GreaterThanEqual: operator.ge,
-}
-
-# TileLang calls that fold like Python on constants and build a PrimExpr otherwise.
-_MATH: dict[str, Callable[..., object]] = {
-    "min": min,
-    "max": max,
-    "ceildiv": lambda a, b: -(-a // b),
-    "floordiv": operator.floordiv,
-    "floormod": operator.mod,
-    "truncdiv": lambda a, b: int(a / b),
-    "truncmod": lambda a, b: a - int(a / b) * b,
-}
-
-# Scalar dtype constructors: T.int32(3) is an int32 IntImm, which the frontend inlines as a
-# Python constant; other dtypes give a PrimExpr constant that an assignment binds.
-_INT32 = frozenset({"int32"})
-_DTYPES = frozenset(
-    {
-        "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-        "float16", "float32", "float64", "bfloat16", "bool", "float8_e4m3", "float8_e5m2",
-    }
-)  # fmt: skip
-
-# TileLang calls that allocate a buffer, with their default scope.
-ALLOCATIONS: dict[str, str] = {
-    "alloc_local": "local",
-    "alloc_fragment": "local.fragment",
-    "alloc_shared": "shared.dyn",
-    "alloc_var": "local.var",
-    "alloc_reducer": "local.reducer",
-    "alloc_global": "global",
-    "alloc_barrier": "shared.barrier",
-    "alloc_cluster_barrier": "shared.cluster_barrier",
-    "alloc_tmem": "shared.tmem",
-    "alloc_descriptor": "local.descriptor",
-    "alloc_wgmma_desc": "local.descriptor.wgmma",
-    "alloc_buffer": "global",
-    "allocate": "global",
-    "empty": "global",
-}
-
-# TileLang calls that create a symbolic variable.
-_SYMBOLS = frozenset({"dynamic", "symbolic", "get_thread_binding", "get_block_binding"})
-
-# TileLang calls known to emit no statement where they stand (block attributes, hints).
-_NO_STATEMENT = frozenset(
-    {"annotate_layout", "use_swizzle", "annotate_safe_value", "annotate_l2_hit_ratio",
-     "disable_warp_group_reg_alloc", "no_set_max_nreg", "annotate_padding"}
-)  # fmt: skip
-
-
-def string_value(node: cst.SimpleString) -> str | bytes:
-    """The value of a string literal; plain ones without escapes skip `ast.literal_eval`."""
-    raw = node.value
-    if raw[:1] in ("'", '"') and "\\" not in raw and raw[:3] not in ('"""', "'''"):
-        return raw[1:-1]
-    return node.evaluated_value
-
-
-def _string(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.SimpleString):
-        value = string_value(node)
-        return value if isinstance(value, str) else None
-    return None
-
-
-def combine(values: list[Value]) -> Value:
-    """The value of a PrimExpr built from `values` (no folding)."""
-    uses: set[Var] = set()
-    constness = Constness.CONST
-    tir = False
-    for value in values:
-        if isinstance(value, TirExpr):
-            tir = True
-            uses |= value.uses
-            constness = constness.join(value.constness)
-        elif isinstance(value, PyConst):
-            if not isinstance(value.value, (int, float, bool)):
-                return UNKNOWN
-        elif isinstance(value, PyValue):
-            constness = constness.join(Constness.CONST if value.is_int else Constness.UNKNOWN)
-        else:
-            return UNKNOWN
-    if not tir:
-        return PyValue(is_int=constness is Constness.CONST)
-    return TirExpr(frozenset(uses), constness)
+_CONSTANTS: dict[str, object] = {"True": True, "False": False, "None": None}
 
 
 class ExpressionEvaluator:
     """Evaluates expressions in a `Frame`, recording buffer accesses and op calls."""
 
-    imports: ImportTable
-
-    def inline_call(self, call: cst.Call, callee: PyCallable, frame: Frame, sink: Sink) -> Value:
-        raise NotImplementedError  # provided by the statement interpreter
+    def __init__(self, imports: ImportTable, inline: Inliner | None = None) -> None:
+        self.imports = imports
+        self.inline = inline
 
     # -- names and TileLang APIs -------------------------------------------------------
 
@@ -170,6 +68,19 @@ class ExpressionEvaluator:
             return None
         return self.imports.api(node)
 
+    def decorator_apis(self, node: cst.FunctionDef, env: Env) -> set[str]:
+        """The TileLang APIs among a function's decorators (`prim_func`, `macro`)."""
+        found: set[str] = set()
+        frame = Frame(env, node)
+        for decorator in node.decorators:
+            expr = decorator.decorator
+            if isinstance(expr, cst.Call):
+                expr = expr.func
+            api = self.api(expr, frame)
+            if api is not None:
+                found.add(api)
+        return found
+
     def value(self, node: cst.BaseExpression, frame: Frame, sink: Sink) -> Value:
         method = getattr(self, f"_value_{type(node).__name__}", None)
         if method is None:
@@ -177,7 +88,7 @@ class ExpressionEvaluator:
         return method(node, frame, sink)
 
     def _value_Integer(self, node: cst.Integer, frame: Frame, sink: Sink) -> Value:
-        return PyConst(node.evaluated_value)
+        return folding.integer_literal(node)
 
     def _value_Float(self, node: cst.Float, frame: Frame, sink: Sink) -> Value:
         return PyConst(node.evaluated_value)
@@ -192,8 +103,8 @@ class ExpressionEvaluator:
         return PyValue()
 
     def _value_Name(self, node: cst.Name, frame: Frame, sink: Sink) -> Value:
-        if node.value in ("True", "False", "None"):
-            return PyConst({"True": True, "False": False, "None": None}[node.value])
+        if node.value in _CONSTANTS:
+            return PyConst(_CONSTANTS[node.value])
         found = frame.env.lookup(node.value)
         if found is None:
             return UNKNOWN
@@ -205,7 +116,7 @@ class ExpressionEvaluator:
     def _value_Attribute(self, node: cst.Attribute, frame: Frame, sink: Sink) -> Value:
         api = self.api(node, frame)
         if api is not None:
-            return PyValue() if api in _DTYPES else UNKNOWN
+            return PyValue() if api in DTYPES else UNKNOWN
         base = self.value(node.value, frame, sink)
         if isinstance(base, (BufferValue, RegionValue)) and node.attr.value == "shape":
             return ShapeValue(base.buffer)
@@ -219,7 +130,9 @@ class ExpressionEvaluator:
     def _value_List(self, node: cst.List, frame: Frame, sink: Sink) -> Value:
         return self._sequence(node.elements, frame, sink, list)
 
-    def _sequence(self, elements, frame: Frame, sink: Sink, kind: type) -> Value:
+    def _sequence(
+        self, elements: Sequence[cst.BaseElement], frame: Frame, sink: Sink, kind: type[tuple] | type[list]
+    ) -> Value:
         items: list[Value] = []
         for element in elements:
             if isinstance(element, cst.StarredElement):
@@ -233,57 +146,23 @@ class ExpressionEvaluator:
             if not isinstance(element, cst.DictElement):
                 return PyValue()
             key = self.value(element.key, frame, sink)
-            if not isinstance(key, PyConst):
-                return PyValue()
+            if not isinstance(key, PyConst) or not _hashable(key.value):
+                return PyValue()  # `{[1]: 2}` raises in Python: nothing is known
             result[key.value] = self.value(element.value, frame, sink)
         return PyConst(result)
 
     def _value_UnaryOperation(self, node: cst.UnaryOperation, frame: Frame, sink: Sink) -> Value:
-        operand = self.value(node.expression, frame, sink)
-        if isinstance(node.operator, cst.Not):
-            if isinstance(operand, PyConst):
-                return PyConst(not operand.value)
-            return operand if isinstance(operand, TirExpr) else PyValue()
-        if isinstance(operand, PyConst) and isinstance(operand.value, (int, float)):
-            if isinstance(node.operator, cst.Minus):
-                return PyConst(-operand.value)
-            if isinstance(node.operator, cst.Plus):
-                return operand
-            if isinstance(node.operator, cst.BitInvert) and isinstance(operand.value, int):
-                return PyConst(~operand.value)
-        if isinstance(operand, TirExpr):
-            return TirExpr(operand.uses, operand.constness)
-        return operand if isinstance(operand, PyValue) else UNKNOWN
+        return folding.unary(node.operator, self.value(node.expression, frame, sink))
 
     def _value_BinaryOperation(self, node: cst.BinaryOperation, frame: Frame, sink: Sink) -> Value:
         left = self.value(node.left, frame, sink)
         right = self.value(node.right, frame, sink)
-        return binary(type(node.operator), left, right)
+        return folding.binary(type(node.operator), left, right)
 
     def _value_Comparison(self, node: cst.Comparison, frame: Frame, sink: Sink) -> Value:
-        left = self.value(node.left, frame, sink)
-        values = [left]
-        result: object = True
-        for target in node.comparisons:
-            right = self.value(target.comparator, frame, sink)
-            values.append(right)
-            compare = _COMPARE.get(type(target.operator))
-            if (
-                result is not None
-                and compare is not None
-                and isinstance(left, PyConst)
-                and isinstance(right, PyConst)
-            ):
-                try:
-                    result = result and compare(left.value, right.value)
-                except TypeError:
-                    result = None
-            else:
-                result = None
-            left = right
-        if result is not None:
-            return PyConst(bool(result))
-        return combine(values)
+        values = [self.value(node.left, frame, sink)]
+        values += [self.value(target.comparator, frame, sink) for target in node.comparisons]
+        return folding.compare([target.operator for target in node.comparisons], values)
 
     def _value_BooleanOperation(self, node: cst.BooleanOperation, frame: Frame, sink: Sink) -> Value:
         left = self.value(node.left, frame, sink)
@@ -291,7 +170,7 @@ class ExpressionEvaluator:
             if isinstance(node.operator, cst.And):
                 return self.value(node.right, frame, sink) if left.value else left
             return left if left.value else self.value(node.right, frame, sink)
-        return combine([left, self.value(node.right, frame, sink)])
+        return folding.combine([left, self.value(node.right, frame, sink)])
 
     def _value_IfExp(self, node: cst.IfExp, frame: Frame, sink: Sink) -> Value:
         test = self.value(node.test, frame, sink)
@@ -315,9 +194,10 @@ class ExpressionEvaluator:
         if isinstance(base, PyConst) and isinstance(base.value, (tuple, list, dict)):
             index = self._single_index(node, frame, sink)
             if isinstance(index, PyConst):
+                container: Any = base.value
                 try:
-                    item = base.value[index.value]  # type: ignore[index]
-                except (IndexError, KeyError, TypeError):
+                    item = container[index.value]
+                except folding.FOLD_ERRORS:
                     return UNKNOWN
                 return item if isinstance(item, Value) else PyConst(item)
             return UNKNOWN
@@ -343,7 +223,7 @@ class ExpressionEvaluator:
                 uses |= _uses(index)
                 if isinstance(index, LoopVarList) and len(node.slice) > 1:
                     _note_scalar_use(index, frame.site(node))
-            else:
+            elif isinstance(part, cst.Slice):
                 region = True
                 for bound in (part.lower, part.upper, part.step):
                     if bound is not None:
@@ -361,8 +241,8 @@ class ExpressionEvaluator:
             return self.api_call(api, node, frame, sink)
         if isinstance(node.func, cst.Name):
             callee = frame.env.lookup(node.func.value)
-            if isinstance(callee, PyCallable):
-                return self.inline_call(node, callee, frame, sink)
+            if isinstance(callee, PyCallable) and self.inline is not None:
+                return self.inline(node, callee, frame, sink)
             if callee is None:
                 return self.builtin_call(node.func.value, node, frame, sink)
         self.arguments(node, frame, sink)
@@ -370,6 +250,7 @@ class ExpressionEvaluator:
         return UNKNOWN
 
     def arguments(self, node: cst.Call, frame: Frame, sink: Sink) -> list[Value]:
+        """The values of a call's arguments (in order), evaluated as nested in the call."""
         sink.call_depth += 1
         try:
             return [self.value(arg.value, frame, sink) for arg in node.args]
@@ -380,12 +261,9 @@ class ExpressionEvaluator:
         args = self.arguments(node, frame, sink)
         consts = [a.value for a in args if isinstance(a, PyConst)]
         if len(consts) == len(args) and not any(arg.keyword for arg in node.args):
-            function = {"min": min, "max": max, "len": len, "int": int, "abs": abs, "float": float}.get(name)
+            function = folding.BUILTINS.get(name)
             if function is not None:
-                try:
-                    return PyConst(function(*consts))
-                except (TypeError, ValueError):
-                    return UNKNOWN
+                return folding.call_folded(function, consts)
         if name in ("min", "max", "int", "abs", "len"):
             return PyValue(is_int=name == "len")
         sink.unknown = True
@@ -397,36 +275,35 @@ class ExpressionEvaluator:
             sink.emits = True
             return self.value(node.args[0].value, frame, sink)
         if api in ALLOCATIONS:
-            self.arguments(node, frame, sink)
-            return BufferValue(self.allocation(api, node, frame, sink))
+            args = self.arguments(node, frame, sink)
+            return BufferValue(self.allocation(api, node, args, frame))
         if api == "const":
             # Eager JIT: `M = T.const("M")` is a constexpr that is concrete when compiled.
             self.arguments(node, frame, sink)
             return PY_INT
-        if api in _SYMBOLS:
+        if api in SYMBOLS:
             self.arguments(node, frame, sink)
-            name = _string(node.args[0].value) if node.args else None
+            name = string_literal(node.args[0].value) if node.args else None
             return TirExpr.of_var(Var(name or api, VarKind.SYMBOL))
-        if api in _DTYPES:
+        if api in DTYPES:
             args = self.arguments(node, frame, sink)
             if len(args) == 1 and isinstance(args[0], PyConst) and isinstance(args[0].value, (int, float)):
-                if api in _INT32 and isinstance(args[0].value, int):
+                if api in INT32 and isinstance(args[0].value, int):
                     return args[0]
                 return TirExpr(frozenset(), Constness.CONST)
             if len(args) == 1 and isinstance(args[0], TirExpr):
                 return TirExpr(args[0].uses, args[0].constness)
-            return combine(args) if args else PyValue()
-        if api in _MATH:
+            return folding.combine(args) if args else PyValue()
+        if api in folding.MATH:
             args = self.arguments(node, frame, sink)
-            if all(isinstance(a, PyConst) and isinstance(a.value, (int, float)) for a in args) and args:
-                try:
-                    return PyConst(_MATH[api](*(a.value for a in args)))  # type: ignore[union-attr]
-                except (TypeError, ValueError, ZeroDivisionError):
-                    return UNKNOWN
-            return combine(args)
+            numbers = [a.value for a in args if isinstance(a, PyConst) and isinstance(a.value, (int, float))]
+            if args and len(numbers) == len(args):
+                return folding.call_folded(folding.MATH[api], numbers)
+            return folding.combine(args)
         return self.op_call(api, node, frame, sink)
 
-    def allocation(self, api: str, node: cst.Call, frame: Frame, sink: Sink) -> Buffer:
+    def allocation(self, api: str, node: cst.Call, args: list[Value], frame: Frame) -> Buffer:
+        """The buffer a `T.alloc_*` call allocates (`args`: its evaluated arguments)."""
         scope = ALLOCATIONS[api]
         shape: tuple[Value, ...] | None = None
         positional = [arg for arg in node.args if arg.keyword is None]
@@ -435,10 +312,10 @@ class ExpressionEvaluator:
             if arg.keyword is not None and arg.keyword.value == "scope":
                 scope_arg = arg
         if scope_arg is not None:
-            text = _string(scope_arg.value)
+            text = string_literal(scope_arg.value)
             scope = text if text is not None else "?"
-        if api not in ("alloc_var",) and node.args and node.args[0].keyword is None:
-            shape_value = self.value(node.args[0].value, frame, Sink([]))
+        if api != "alloc_var" and node.args and node.args[0].keyword is None:
+            shape_value = args[0]
             if isinstance(shape_value, PyConst) and isinstance(shape_value.value, (tuple, list)):
                 shape = tuple(v if isinstance(v, Value) else PyConst(v) for v in shape_value.value)
             elif isinstance(shape_value, (PyConst, PyValue, TirExpr)):
@@ -447,16 +324,20 @@ class ExpressionEvaluator:
 
     def op_call(self, api: str, node: cst.Call, frame: Frame, sink: Sink) -> Value:
         """Any other TileLang call: record it as an operation and evaluate its arguments."""
-        if api in _NO_STATEMENT:  # block attributes and hints: no statement, no operation
+        if api in NO_STATEMENT:  # block attributes and hints: no statement, no operation
             self.arguments(node, frame, sink)
             return UNKNOWN
         nested = sink.call_depth > 0
-        operands = [self.operand(arg.value, frame) for arg in node.args[:2] if arg.keyword is None]
-        annotated = self.annotated(node, frame) if api == "copy" else False
+        args = self.arguments(node, frame, sink)
+        operands = [
+            self.operand(arg.value, value, frame)
+            for arg, value in zip(node.args[:2], args, strict=False)
+            if arg.keyword is None
+        ]
+        annotated = _annotated(node, args) if api == "copy" else False
         tile_op = tileops.classify(api, operands, bool(annotated))
         if annotated is None and tile_op is None:
             tile_op = False  # the scalar fast path depends on a value tilecheck cannot evaluate
-        args = self.arguments(node, frame, sink)
         source = args[0] if args else None
         if api == "cumsum" and isinstance(source, (BufferValue, RegionValue)) and source.buffer.is_fragment:
             tile_op = "copy"  # T.cumsum(fragment) expands into copies through shared memory
@@ -467,30 +348,19 @@ class ExpressionEvaluator:
         uses = frozenset().union(*(_uses(a) for a in args)) if args else frozenset()
         return TirExpr(uses, Constness.SYMBOLIC)
 
-    def annotated(self, node: cst.Call, frame: Frame) -> bool | None:
-        """Whether keyword arguments add annotations (which take `T.copy` off its scalar fast
-        path): None, False and empty containers add none; None when undecidable."""
-        found: bool | None = False
-        for arg in node.args:
-            if arg.keyword is None or arg.keyword.value in ("src", "dst"):
-                continue
-            value = self.value(arg.value, frame, Sink([]))
-            if not isinstance(value, PyConst):
-                found = None if found is False else found
-            elif value.value not in (None, False) and value.value != {} and value.value != []:
-                return True
-        return found
-
-    def operand(self, node: cst.BaseExpression, frame: Frame) -> tileops.Operand:
-        """Whether a tile-op operand is a single element or a region (without side effects)."""
+    def operand(self, node: cst.BaseExpression, value: Value, frame: Frame) -> tileops.Operand:
+        """Whether a tile-op operand (`node`, evaluated to `value`) is a single element or a
+        region. A subscript is classified by its base, which is evaluated again only when that
+        costs nothing (a name, an attribute)."""
         if isinstance(node, cst.Subscript):
+            if not is_reference(node.value):
+                return tileops.Operand.UNKNOWN
             base = self.value(node.value, frame, Sink([]))
             if isinstance(base, BufferValue):
                 if any(not isinstance(e.slice, cst.Index) for e in node.slice):
                     return tileops.Operand.REGION
                 return tileops.Operand.ELEMENT
             return tileops.Operand.UNKNOWN
-        value = self.value(node, frame, Sink([]))
         if isinstance(value, (BufferValue, RegionValue)):
             return tileops.Operand.ELEMENT if value.buffer.is_var else tileops.Operand.REGION
         if isinstance(value, (PyConst, TirExpr)):
@@ -498,79 +368,34 @@ class ExpressionEvaluator:
         return tileops.Operand.UNKNOWN
 
 
-def _note_scalar_use(value: LoopVarList, site) -> None:
+def _annotated(node: cst.Call, args: list[Value]) -> bool | None:
+    """Whether keyword arguments add annotations (which take `T.copy` off its scalar fast
+    path): None, False and empty containers add none; None when undecidable."""
+    found: bool | None = False
+    for arg, value in zip(node.args, args, strict=True):
+        if arg.keyword is None or arg.keyword.value in ("src", "dst"):
+            continue
+        if not isinstance(value, PyConst):
+            found = None if found is False else found
+        elif value.value not in (None, False) and value.value != {} and value.value != []:
+            return True
+    return found
+
+
+def _note_scalar_use(value: LoopVarList, site: Site) -> None:
     """A multi-extent `T.Parallel` target used as one index among others (reference §2.2)."""
     malformed = value.malformed
-    if malformed is not None and getattr(malformed, "scalar_use", None) is None:
-        malformed.scalar_use = site  # type: ignore[attr-defined]
+    if malformed is not None and malformed.scalar_use is None:
+        malformed.scalar_use = site
+
+
+def _hashable(value: object) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
 
 
 def _uses(value: Value) -> frozenset[Var]:
     return value.uses if isinstance(value, TirExpr) else frozenset()
-
-
-def _defaults_to(value: Value, number: int) -> bool:
-    return isinstance(value, PyValue) and type(value.default) is int and value.default == number
-
-
-def _is_const(value: Value, number: int) -> bool:
-    return isinstance(value, PyConst) and type(value.value) is int and value.value == number
-
-
-_MAX_FOLD = 1 << 16  # the largest sequence or exponent folded statically
-
-
-def _too_big(op: type, left: object, right: object) -> bool:
-    if op in (cst.Power, cst.LeftShift) and isinstance(right, int) and abs(right) > 64:
-        return True
-    if op is cst.Power and isinstance(left, int) and abs(left) > _MAX_FOLD:
-        return True
-    if op is cst.Multiply:
-        for sequence, count in ((left, right), (right, left)):
-            sized = isinstance(sequence, (str, bytes, list, tuple)) and isinstance(count, int)
-            if sized and len(sequence) * count > _MAX_FOLD:
-                return True
-    return False
-
-
-def binary(op: type, left: Value, right: Value) -> Value:
-    """Fold or build `left <op> right` the way TVM's operators do at construction time."""
-    if isinstance(left, PyConst) and isinstance(right, PyConst):
-        fold = _FOLD.get(op)
-        if fold is None:
-            return UNKNOWN
-        if _too_big(op, left.value, right.value):
-            return PyValue()  # folding it would cost more than analyzing the file
-        try:
-            return PyConst(fold(left.value, right.value))
-        except (TypeError, ValueError, ZeroDivisionError, OverflowError):
-            return UNKNOWN
-    if isinstance(left, TirExpr) or isinstance(right, TirExpr):
-        # A parameter whose default would fold the variable away (`i * K` with `K=0`) may do
-        # so when the factory is built with its defaults: the use is not proven.
-        if op is cst.Multiply and (_defaults_to(left, 0) or _defaults_to(right, 0)):
-            return UNKNOWN
-        if op is cst.Modulo and _defaults_to(right, 1):
-            return UNKNOWN
-        # TVM's construction-time folding (arith::TryConstFold) removes these uses.
-        if op is cst.Multiply and (_is_const(left, 0) or _is_const(right, 0)):
-            return PyConst(0)
-        if op is cst.Modulo and _is_const(right, 1):
-            return PyConst(0)
-        if op in (cst.Multiply, cst.FloorDivide) and _is_const(right, 1):
-            return left
-        if op is cst.Multiply and _is_const(left, 1):
-            return right
-        if op in (cst.Add, cst.Subtract) and _is_const(right, 0):
-            return left
-        if op is cst.Add and _is_const(left, 0):
-            return right
-        if op not in _FOLD:
-            return UNKNOWN
-        return combine([left, right])
-    if isinstance(left, Unknown) or isinstance(right, Unknown):
-        return UNKNOWN
-    if isinstance(left, (PyConst, PyValue)) and isinstance(right, (PyConst, PyValue)):
-        ints = constness_of(left) is Constness.CONST and constness_of(right) is Constness.CONST
-        return PY_INT if ints and op is not cst.Divide else PyValue()
-    return UNKNOWN

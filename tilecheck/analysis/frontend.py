@@ -9,32 +9,24 @@ runs it, and records the loops and statements the frontend would emit (reference
 - Allocations emit nothing unless they initialise (`T.alloc_var(..., init=x)`).
 - `@T.macro` calls are inlined at the call site: variable arguments rename, expression
   arguments become Binds.
+
+The parts, each with its own module: `PythonLevel` reads module and factory code as Python
+and finds the kernels; `KernelInterpreter` interprets kernel statements, with a
+`LoopBuilder` for `for` statements and a `MacroInliner` for macro calls; all three evaluate
+expressions with one `ExpressionEvaluator`, whose constant folding is `folding`'s. What they
+share while one file is built is a declared `BuildState` (the model, the kernel being built,
+the work done).
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
-from tilecheck.analysis.evaluate import ExpressionEvaluator
 from tilecheck.analysis.imports import ImportTable
-from tilecheck.analysis.loop_builder import LoopBuilder
-from tilecheck.analysis.macros import MacroInliner
-from tilecheck.analysis.model import FileModel, Kernel
+from tilecheck.analysis.model import FileModel
 from tilecheck.analysis.python_level import PythonLevel
-from tilecheck.analysis.statements import StatementInterpreter
-
-
-class Frontend(PythonLevel, StatementInterpreter, LoopBuilder, MacroInliner, ExpressionEvaluator):
-    """Builds the `FileModel` of one parsed module."""
-
-    def __init__(self, module: cst.Module, imports: ImportTable) -> None:
-        self.module = module
-        self.imports = imports
-        self.current: Kernel | None = None  # the kernel being built
-        self.model = FileModel()
-        self.work = 0  # statements interpreted so far (bounded by MAX_WORK)
 
 
 def analyze(module: cst.Module, imports: ImportTable | None = None) -> FileModel:
     """The kernel model of a parsed module."""
-    return Frontend(module, imports or ImportTable.from_module(module)).run()
+    return PythonLevel(module, imports or ImportTable.from_module(module)).run()

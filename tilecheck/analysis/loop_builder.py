@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from tilecheck.analysis import loops
+from tilecheck.analysis.folding import binary
 from tilecheck.analysis.model import (
     Item,
     Loop,
@@ -14,11 +17,7 @@ from tilecheck.analysis.model import (
     StmtKind,
 )
 from tilecheck.analysis.scope import Flow, Frame, Sink
-from tilecheck.analysis.syntax import (
-    assigned_names,
-    has_positional,
-    target_names,
-)
+from tilecheck.analysis.syntax import assigned_names, has_positional, suite_body, target_names
 from tilecheck.analysis.values import (
     UNKNOWN,
     LoopVarList,
@@ -31,17 +30,25 @@ from tilecheck.analysis.values import (
     constness_of,
 )
 
+if TYPE_CHECKING:
+    from tilecheck.analysis.statements import KernelInterpreter
+
 MAX_UNROLL = 64  # Python-level loops longer than this are modelled once, uncertainly
 
 
 class LoopBuilder:
     """`for` statements: TIR loops from TileLang's constructors and `range`, Python-level
-    unrolling of lists and tuples (reference §2.2, §2.3)."""
+    unrolling of lists and tuples (reference §2.2, §2.3). Loop bodies are interpreted by the
+    kernel interpreter that owns this builder."""
+
+    def __init__(self, interpreter: KernelInterpreter) -> None:
+        self.interpreter = interpreter
+        self.evaluator = interpreter.evaluator
 
     def for_statement(self, statement: cst.For, frame: Frame, out: list[Item]) -> None:
         iterable = statement.iter
         if isinstance(iterable, cst.Call):
-            api = self.api(iterable.func, frame)
+            api = self.evaluator.api(iterable.func, frame)
             if api in loops.CONSTRUCTORS:
                 self.tir_loop(statement, loops.match(api, iterable), frame, out)
                 return
@@ -56,17 +63,18 @@ class LoopBuilder:
                 self.tir_loop(statement, constructor, frame, out)
                 return
         sink = Sink(out)
-        sequence = self.value(iterable, frame, sink)
+        sequence = self.evaluator.value(iterable, frame, sink)
         elements = sequence_elements(sequence)
-        if frame.flow is None:  # inside a TIR construct: the Python loop still unrolls
-            frame = Frame(frame.env, frame.top, frame.origin, frame.certain, frame.depth, Flow())
         flow = frame.flow
+        if flow is None:  # inside a TIR construct: the Python loop still unrolls
+            flow = Flow()
+            frame = Frame(frame.env, frame.top, frame.origin, frame.certain, frame.depth, flow)
         if elements is not None and len(elements) <= MAX_UNROLL:
             flow.loops += 1
             try:
                 for element in elements:  # Python-level unrolling: one copy of the body each
                     self.bind_target(statement.target, element, frame)
-                    self.block(self.body_of(statement.body), frame, out)
+                    self.interpreter.block(suite_body(statement.body), frame, out)
                     if flow.exit in ("break", "continue"):
                         stop, flow.exit = flow.exit == "break", None
                         if stop:
@@ -78,12 +86,12 @@ class LoopBuilder:
             return
         # Unknown length (or inside a TIR construct): the body runs an unknown number of times.
         self.bind_target(statement.target, UNKNOWN, frame)
-        inner = frame.uncertain()
-        inner.flow.loops += 1
-        self.block(self.body_of(statement.body), inner, out)
+        inner_flow = Flow(loops=flow.loops + 1)
+        inner = Frame(frame.env, frame.top, frame.origin, False, frame.depth, inner_flow)
+        self.interpreter.block(suite_body(statement.body), inner, out)
         for name in assigned_names(statement):
             frame.env.bind(name, UNKNOWN)
-        if inner.flow.exit == "return":
+        if inner_flow.exit == "return":
             frame.certain = False
 
     def bind_target(self, target: cst.BaseExpression, value: Value, frame: Frame) -> None:
@@ -99,21 +107,21 @@ class LoopBuilder:
         self, statement: cst.For, ctor: loops.ConstructorCall, frame: Frame, out: list[Item]
     ) -> None:
         sink = Sink(out)
-        named = {k: self.value(v, frame, sink) for k, v in ctor.named.items()}
-        extents = [self.value(e, frame, sink) for e in ctor.extents]
+        named = {k: self.evaluator.value(v, frame, sink) for k, v in ctor.named.items()}
+        extents = [self.evaluator.value(e, frame, sink) for e in ctor.extents]
         targets = target_names(statement.target)
-        body = self.body_of(statement.body)
+        body = suite_body(statement.body)
         if ctor.kind is LoopKind.VECTORIZED and (ctor.extra or "step" in ctor.named):
             # `T.vectorized` has no step: TileLang raises TypeError (reference §2.2).
             detail = "positional" if ctor.extra else "keyword"
-            self.model.malformed.append(
+            self.interpreter.state.model.malformed.append(
                 Malformed(
                     "vectorized-step", frame.site(ctor.call), "T." + ctor.api, frame.certain, detail=detail
                 )
             )
         if ctor.starred or targets is None:
             self.bind_target(statement.target, UNKNOWN, frame)
-            self.block(body, frame.uncertain(), out)
+            self.interpreter.block(body, frame.uncertain(), out)
             return
         annotations = named.get("annotations")
         if ctor.kind is LoopKind.PERSISTENT:
@@ -127,7 +135,7 @@ class LoopBuilder:
             stop = named.get("stop")
             if start is None:
                 self.bind_target(statement.target, UNKNOWN, frame)
-                self.block(body, frame.uncertain(), out)
+                self.interpreter.block(body, frame.uncertain(), out)
                 return
             if stop is None:
                 start, stop = PyConst(0), start
@@ -146,11 +154,11 @@ class LoopBuilder:
                     extents=len(dims),
                     unpacking=not isinstance(statement.target, cst.Name),
                 )
-                self.model.malformed.append(malformed)
+                self.interpreter.state.model.malformed.append(malformed)
                 if isinstance(statement.target, cst.Name):
                     target_value = LoopVarList(malformed)
             self.bind_target(statement.target, target_value, frame)
-            self.block(body, frame.uncertain(), out)
+            self.interpreter.block(body, frame.uncertain(), out)
             return
         request = None
         if ctor.kind is LoopKind.PIPELINED or (
@@ -190,22 +198,31 @@ class LoopBuilder:
                 # A stepped serial loop iterates `_tmp` and binds `i = start + _tmp * step`.
                 bound = Var(name, VarKind.BIND, hidden=frozenset((var,)))
                 frame.env.bind(name, TirExpr.of_var(bound))
-                self.add(loop.body, frame, Stmt(frame.site(statement.target), kind=StmtKind.BIND))
+                frame.add(loop.body, Stmt(frame.site(statement.target), kind=StmtKind.BIND))
             else:
                 frame.env.bind(name, TirExpr.of_var(var))
-            self.add(parent, frame, loop)
+            frame.add(parent, loop)
             parent = loop.body
             first = first or loop
         if first is not None:
             first.header_accesses = sink.accesses
-        self.block(body, frame.tir(), parent)
+        self.interpreter.block(body, frame.tir(), parent)
 
-    def persistent(self, statement, ctor, named, targets, frame: Frame, out: list[Item], sink: Sink) -> None:
+    def persistent(
+        self,
+        statement: cst.For,
+        ctor: loops.ConstructorCall,
+        named: dict[str, Value],
+        targets: list[str],
+        frame: Frame,
+        out: list[Item],
+        sink: Sink,
+    ) -> None:
         """`T.Persistent` emits coordinate Binds, then a serial wave loop guarded by an `if`."""
         for name in targets:
             var = Var(name, VarKind.BIND)
             frame.env.bind(name, TirExpr.of_var(var))
-            self.add(out, frame, Stmt(frame.site(statement.target), kind=StmtKind.BIND))
+            frame.add(out, Stmt(frame.site(statement.target), kind=StmtKind.BIND))
         request = loops.pipeline_request(named.get("num_stages"), None, None, named.get("annotations"))
         loop = Loop(
             frame.site(ctor.call),
@@ -218,15 +235,13 @@ class LoopBuilder:
             statement=statement,
         )
         loop.var = Var("w", VarKind.LOOP, loop=loop)
-        self.add(out, frame, loop)
+        frame.add(out, loop)
         guard = Stmt(frame.site(statement), kind=StmtKind.IF, label="the persistent-loop guard")
-        self.add(loop.body, frame, guard)
-        self.block(self.body_of(statement.body), frame.tir(), guard.body)
+        frame.add(loop.body, guard)
+        self.interpreter.block(suite_body(statement.body), frame.tir(), guard.body)
 
 
 def extent_between(start: Value, stop: Value) -> Value:
-    from tilecheck.analysis.evaluate import binary
-
     return binary(cst.Subtract, stop, start)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from tilecheck.analysis.model import (
@@ -10,9 +12,7 @@ from tilecheck.analysis.model import (
     StmtKind,
 )
 from tilecheck.analysis.scope import DefinedFunction, Env, Frame, Sink
-from tilecheck.analysis.syntax import (
-    parameters,
-)
+from tilecheck.analysis.syntax import parameters, suite_body
 from tilecheck.analysis.values import (
     UNKNOWN,
     PyCallable,
@@ -23,11 +23,19 @@ from tilecheck.analysis.values import (
     VarKind,
 )
 
+if TYPE_CHECKING:
+    from tilecheck.analysis.statements import KernelInterpreter
+
 MAX_MACRO_DEPTH = 16
 
 
 class MacroInliner:
-    """`@T.macro` calls, inlined at the call site as TileLang does (reference §2.3)."""
+    """`@T.macro` calls, inlined at the call site as TileLang does (reference §2.3): the
+    macro's body is interpreted by the kernel interpreter that owns this inliner."""
+
+    def __init__(self, interpreter: KernelInterpreter) -> None:
+        self.interpreter = interpreter
+        self.evaluator = interpreter.evaluator
 
     def macro_for(self, call: cst.Call, frame: Frame) -> DefinedFunction | None:
         if isinstance(call.func, cst.Name):
@@ -44,7 +52,7 @@ class MacroInliner:
             or not function.is_macro
             or frame.depth >= MAX_MACRO_DEPTH
         ):
-            values = self.arguments(call, frame, sink)
+            values = self.evaluator.arguments(call, frame, sink)
             if isinstance(function, DefinedFunction) and not function.is_macro:
                 keywords = [arg.keyword.value if arg.keyword else None for arg in call.args]
                 if not any(arg.star for arg in call.args):
@@ -53,8 +61,8 @@ class MacroInliner:
             return UNKNOWN
         definition = function.node
         origin = MacroCall(definition.name.value, call, frame.top, definition, function.top)
-        if self.current is not None:
-            self.current.macro_calls.append(origin)
+        if self.interpreter.state.kernel is not None:
+            self.interpreter.state.kernel.macro_calls.append(origin)
         inner = Frame(
             Env(function.env), function.top, (*frame.origin, origin), frame.certain, frame.depth + 1
         )
@@ -65,7 +73,7 @@ class MacroInliner:
         for arg in call.args:
             # An argument becomes a Bind whose value TileLang checks as a top-level expression.
             arg_sink = Sink(sink.out, call_depth=sink.call_depth)
-            value = self.value(arg.value, frame, arg_sink)
+            value = self.evaluator.value(arg.value, frame, arg_sink)
             if arg.star:
                 continue
             if arg.keyword is not None:
@@ -81,11 +89,11 @@ class MacroInliner:
                 value, arg_sink = arguments[name]
             elif param.default is not None:
                 arg_sink = Sink([])
-                value = self.value(param.default, Frame(function.env, function.top), arg_sink)
+                value = self.evaluator.value(param.default, Frame(function.env, function.top), arg_sink)
             else:
                 value, arg_sink = UNKNOWN, Sink([])
             self.macro_argument(name, value, nodes.get(name, call), frame, inner, sink, arg_sink)
-        self.block(definition.body.body, inner, sink.out)
+        self.interpreter.block(suite_body(definition.body), inner, sink.out)
         return inner.env.names.get("<return>", UNKNOWN)
 
     def macro_argument(
@@ -107,17 +115,17 @@ class MacroInliner:
             inner.env.bind(name, TirExpr.of_var(var))
             stmt = Stmt(frame.site(node), kind=StmtKind.MACRO_BIND, label=name,
                         accesses=arg_sink.accesses, calls=arg_sink.calls)  # fmt: skip
-            self.add(sink.out, frame, stmt)
+            frame.add(sink.out, stmt)
             return
         elif isinstance(value, PyValue) and not value.is_int:
             inner.env.bind(name, value)
             stmt = Stmt(frame.site(node), certain=False, kind=StmtKind.MACRO_BIND, label=name,
                         accesses=arg_sink.accesses, calls=arg_sink.calls)  # fmt: skip
-            self.add(sink.out, frame, stmt)
+            frame.add(sink.out, stmt)
             return
         else:
             inner.env.bind(name, value)
         if arg_sink.accesses or arg_sink.calls or arg_sink.unknown:
             stmt = Stmt(frame.site(node), certain=False, kind=StmtKind.EVAL,
                         accesses=arg_sink.accesses, calls=arg_sink.calls)  # fmt: skip
-            self.add(sink.out, frame, stmt)
+            frame.add(sink.out, stmt)

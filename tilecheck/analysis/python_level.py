@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 
-from tilecheck.analysis.imports import bindings
-from tilecheck.analysis.model import (
-    FileModel,
-)
-from tilecheck.analysis.scope import DefinedFunction, Env, Frame, Sink
-from tilecheck.analysis.statements import TENSOR_ANNOTATIONS
+from tilecheck.analysis.imports import ImportTable, bindings
+from tilecheck.analysis.language import TENSOR_ANNOTATIONS
+from tilecheck.analysis.model import FileModel
+from tilecheck.analysis.scope import BuildState, DefinedFunction, Env, Frame, Sink, bind_python
+from tilecheck.analysis.statements import KernelInterpreter
 from tilecheck.analysis.syntax import (
     assigned_names,
     defines_kernel,
@@ -17,6 +18,7 @@ from tilecheck.analysis.syntax import (
     if_bodies,
     nested_statements,
     parameters,
+    suite_body,
 )
 from tilecheck.analysis.values import (
     BufferValue,
@@ -33,8 +35,17 @@ CALL_DEPTH = 3  # how many plain functions deep argument values are followed (te
 
 class PythonLevel:
     """Reads module and factory code as plain Python: constants, imports, macros, factories
-    and the calls that instantiate them. Kernels found on the way are built by the
-    statement interpreter."""
+    and the calls that instantiate them. Kernels found on the way are built by the kernel
+    interpreter, with which it shares the build state."""
+
+    def __init__(self, module: cst.Module, imports: ImportTable) -> None:
+        self.module = module
+        self.imports = imports
+        self.state = BuildState()
+        self.interpreter = KernelInterpreter(self.state, imports)
+        self.evaluator = self.interpreter.evaluator
+        self.factories: list[DefinedFunction] = []  # functions that define a kernel
+        self.functions: list[DefinedFunction] = []  # module-level plain functions
 
     def run(self) -> FileModel:
         """Read the module as Python, then build each kernel factory once per distinct call.
@@ -44,19 +55,19 @@ class PythonLevel:
         TileLang sees those values; without such a call its parameters are unknown.
         """
         module_env = Env()
-        self.factories: list[DefinedFunction] = []
-        self.functions: list[DefinedFunction] = []  # module-level plain functions
         self.python_block(self.module.body, module_env, top=None)
         # Function bodies see the module as it is when they run: read them after the module.
         for function in self.functions:
             self.python_block(
-                function.node.body.body, self.factory_env(function.node, function.env, None), function.top
+                suite_body(function.node.body),
+                self.factory_env(function.node, function.env, None),
+                function.top,
             )
         self.follow_arguments()
         for factory in self.factories:
             for env in self.instantiations(factory):
-                self.python_block(factory.node.body.body, env, factory.top)
-        return self.model
+                self.python_block(suite_body(factory.node.body), env, factory.top)
+        return self.state.model
 
     def follow_arguments(self) -> None:
         """Re-read plain functions called with known values (`run_gemm(512, 1024, 768)`), so
@@ -75,7 +86,7 @@ class PythonLevel:
                         continue
                     seen.add(key)
                     progressed = True
-                    self.python_block(function.node.body.body, env, function.top)
+                    self.python_block(suite_body(function.node.body), env, function.top)
             if not progressed:
                 return
 
@@ -89,30 +100,18 @@ class PythonLevel:
             return [self.factory_env(factory.node, factory.env, None)]
         return list(seen.values())
 
-    def decorator_api(self, node: cst.FunctionDef, env: Env) -> set[str]:
-        found: set[str] = set()
-        frame = Frame(env, node)
-        for decorator in node.decorators:
-            expr = decorator.decorator
-            if isinstance(expr, cst.Call):
-                expr = expr.func
-            api = self.api(expr, frame)
-            if api is not None:
-                found.add(api)
-        return found
-
-    def python_block(self, body, env: Env, top: cst.CSTNode | None) -> None:
+    def python_block(self, body: Sequence[cst.BaseStatement], env: Env, top: cst.CSTNode | None) -> None:
         """Walk module or factory code as plain Python: constants, macros, kernels."""
         for statement in body:
             anchor = statement if top is None else top
             if isinstance(statement, cst.FunctionDef):
-                apis = self.decorator_api(statement, env)
+                apis = self.evaluator.decorator_apis(statement, env)
                 if "prim_func" in apis:
-                    self.kernel(statement, anchor, env)
+                    self.interpreter.kernel(statement, anchor, env)
                     env.bind(statement.name.value, PyValue())
                     continue
                 if self.is_eager_kernel(statement, env):
-                    self.kernel(statement, anchor, env)
+                    self.interpreter.kernel(statement, anchor, env)
                     env.bind(statement.name.value, PyValue())
                     continue
                 callee = DefinedFunction(statement, anchor, env, is_macro="macro" in apis)
@@ -124,7 +123,9 @@ class PythonLevel:
                 elif top is None:
                     self.functions.append(callee)  # read after the module, then per known call
                 else:  # a nested factory, or plain code that may call factories
-                    self.python_block(statement.body.body, self.factory_env(statement, env, None), anchor)
+                    self.python_block(
+                        suite_body(statement.body), self.factory_env(statement, env, None), anchor
+                    )
             elif isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
                     self.python_assign(small, env, anchor)
@@ -145,7 +146,7 @@ class PythonLevel:
         if not jitted or defines_kernel(function):
             return False
         local = Env(env)  # the function may import `T` itself
-        for statement in function.body.body:
+        for statement in suite_body(function.body):
             if isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
                     for name, qualified in bindings(small).items():
@@ -157,22 +158,22 @@ class PythonLevel:
             annotation = param.annotation.annotation if param.annotation else None
             if isinstance(annotation, (cst.Call, cst.Subscript)):
                 annotation = annotation.func if isinstance(annotation, cst.Call) else annotation.value
-            if annotation is not None and self.api(annotation, frame) in TENSOR_ANNOTATIONS:
+            if annotation is not None and self.evaluator.api(annotation, frame) in TENSOR_ANNOTATIONS:
                 return True
         return False
 
     def launches_kernel(self, function: cst.FunctionDef, frame: Frame) -> bool:
         """Whether the function body opens `with T.Kernel(...)` (at any statement depth)."""
-        for statement in nested_statements(function.body.body):
+        for statement in nested_statements(suite_body(function.body)):
             if isinstance(statement, cst.With):
                 for item in statement.items:
                     call = item.item
-                    if isinstance(call, cst.Call) and self.api(call.func, frame) == "Kernel":
+                    if isinstance(call, cst.Call) and self.evaluator.api(call.func, frame) == "Kernel":
                         return True
         return False
 
     def python_if(self, statement: cst.If, env: Env, top: cst.CSTNode) -> None:
-        test = self.value(statement.test, Frame(env, top), Sink([]))
+        test = self.evaluator.value(statement.test, Frame(env, top), Sink([]))
         if isinstance(test, PyConst):
             branch = statement.body if test.value else statement.orelse
             if isinstance(branch, cst.Else):
@@ -180,7 +181,7 @@ class PythonLevel:
             if isinstance(branch, cst.If):
                 self.python_if(branch, env, top)
             elif branch is not None:
-                self.python_block(branch.body, env, top)
+                self.python_block(suite_body(branch), env, top)
             return
         self.forget_assigned(statement, env)
         for branch_body in if_bodies(statement):
@@ -197,30 +198,16 @@ class PythonLevel:
             for name, qualified in bindings(small).items():
                 env.bind(name, ModuleRef(qualified))  # `import tilelang.language as T` in a factory
         elif isinstance(small, (cst.Expr, cst.Return)) and isinstance(small.value, cst.Call):
-            self.value(small.value, frame, Sink([]))  # may be a factory call
+            self.evaluator.value(small.value, frame, Sink([]))  # may be a factory call
         elif isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is not None:
-            value = self.value(small.value, frame, Sink([]))
+            value = self.evaluator.value(small.value, frame, Sink([]))
             if isinstance(value, BufferValue) and not value.buffer.name:
                 value.buffer.name = first_target_name(small) or "buffer"
             targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
             for target in targets:
-                self.bind_python(target, value, env)
+                bind_python(target, value, env)
         elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
             env.bind(small.target.value, PyValue())
-
-    def bind_python(self, target: cst.BaseExpression, value: Value, env: Env) -> None:
-        if isinstance(target, cst.Name):
-            env.bind(target.value, value)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            items = (
-                value.value if isinstance(value, PyConst) and isinstance(value.value, (tuple, list)) else None
-            )
-            for index, element in enumerate(target.elements):
-                part: Value = PyValue()
-                if items is not None and len(items) == len(target.elements):
-                    item = items[index]
-                    part = item if isinstance(item, Value) else PyConst(item)
-                self.bind_python(element.value, part, env)
 
     def factory_env(
         self, function: cst.FunctionDef, env: Env, arguments: list[tuple[str | None, Value]] | None
@@ -238,7 +225,7 @@ class PythonLevel:
             name = param.name.value
             default = None
             if param.default is not None:
-                default = self.value(param.default, Frame(env, function), Sink([]))
+                default = self.evaluator.value(param.default, Frame(env, function), Sink([]))
             if name in given:
                 inner.bind(name, given[name])
             elif arguments is not None and default is not None:

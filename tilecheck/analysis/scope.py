@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from tilecheck.analysis.model import Access, Item, MacroCall, OpCall, Site
-from tilecheck.analysis.values import Value
+from tilecheck.analysis.model import Access, FileModel, Item, Kernel, MacroCall, OpCall, Site
+from tilecheck.analysis.values import PyConst, PyValue, Value
 
 
 class Env:
@@ -36,6 +36,25 @@ class ModelTooLarge(Exception):
     """The kernel expands into more statements than tilecheck analyzes (unrolling, macros)."""
 
 
+# Statements interpreted per file at most (Python-level unrolling and macros multiply them).
+MAX_WORK = 200_000
+
+
+@dataclass
+class BuildState:
+    """What the Python-level reader and the kernel interpreter share while one file's model
+    is built: the model, the kernel being built, and the work done so far."""
+
+    model: FileModel = field(default_factory=FileModel)
+    kernel: Kernel | None = None  # the kernel being built, None at the Python level
+    work: int = 0  # statements interpreted so far (bounded by MAX_WORK)
+
+    def count_statement(self) -> None:
+        self.work += 1
+        if self.work > MAX_WORK:
+            raise ModelTooLarge(f"more than {MAX_WORK} statements after unrolling and inlining")
+
+
 @dataclass
 class Flow:
     """Python control flow of one function body: `return`, and `break`/`continue` of the
@@ -62,6 +81,12 @@ class Frame:
 
     def site(self, node: cst.CSTNode) -> Site:
         return Site(node, self.top, self.origin)
+
+    def add(self, out: list[Item], item: Item) -> None:
+        """Append an item built here; in an uncertain frame it is only possibly present."""
+        if not self.certain:
+            item.certain = False
+        out.append(item)
 
     def uncertain(self) -> Frame:
         """A branch that exists only for some Python values: its exits are only possible."""
@@ -101,3 +126,18 @@ class DefinedFunction:
         self.is_macro = is_macro
         # Argument lists of the calls seen in the file (for factories: one build each).
         self.call_sites: list[list[tuple[str | None, Value]]] = []
+
+
+def bind_python(target: cst.BaseExpression, value: Value, env: Env) -> None:
+    """Bind an assignment target as Python does (tuples unpack a known sequence of the same
+    length; anything else gives Python values tilecheck does not know)."""
+    if isinstance(target, cst.Name):
+        env.bind(target.value, value)
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        items = value.value if isinstance(value, PyConst) and isinstance(value.value, (tuple, list)) else None
+        for index, element in enumerate(target.elements):
+            part: Value = PyValue()
+            if items is not None and len(items) == len(target.elements):
+                item = items[index]
+                part = item if isinstance(item, Value) else PyConst(item)
+            bind_python(element.value, part, env)

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 
-from tilecheck.analysis.imports import bindings
-from tilecheck.analysis.model import (
-    Item,
-    Kernel,
-    Stmt,
-    StmtKind,
-)
-from tilecheck.analysis.scope import DefinedFunction, Env, Frame, ModelTooLarge, Sink
-from tilecheck.analysis.syntax import (
-    assigned_names,
-    has_init,
-    parameters,
-)
+from tilecheck.analysis.evaluate import ExpressionEvaluator
+from tilecheck.analysis.imports import ImportTable, bindings
+from tilecheck.analysis.language import SCALAR_ANNOTATIONS, TENSOR_ANNOTATIONS
+from tilecheck.analysis.loop_builder import LoopBuilder
+from tilecheck.analysis.macros import MacroInliner
+from tilecheck.analysis.model import Item, Kernel, Stmt, StmtKind
+from tilecheck.analysis.scope import BuildState, DefinedFunction, Env, Frame, Sink, bind_python
+from tilecheck.analysis.syntax import assigned_names, has_init, parameters, suite_body
+from tilecheck.analysis.tileops import Operand
 from tilecheck.analysis.values import (
     PY_INT,
     UNKNOWN,
@@ -37,39 +35,44 @@ from tilecheck.analysis.values import (
     constness_of,
 )
 
-SCALAR_ANNOTATIONS = frozenset(
-    {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-     "float16", "float32", "float64", "bfloat16", "bool"}
-)  # fmt: skip
-TENSOR_ANNOTATIONS = frozenset({"Tensor", "Buffer", "StridedTensor", "FlattenedTensor"})
 
-
-# Statements interpreted per file at most (Python-level unrolling and macros multiply them).
-MAX_WORK = 200_000
-
-
-class StatementInterpreter:
+class KernelInterpreter:
     """Interprets kernel statements: what each one emits (a store, a Bind, a statement, or
-    nothing), following TileLang's eager builder (reference §2.3)."""
+    nothing), following TileLang's eager builder (reference §2.3).
+
+    It owns its collaborators: the expression evaluator (which hands calls of functions
+    defined in the file back to `inline_call`), the loop builder and the macro inliner, which
+    interpret their statements' bodies through `block`. Everything shared with the
+    Python-level reader is in `state`.
+    """
+
+    def __init__(self, state: BuildState, imports: ImportTable) -> None:
+        self.state = state
+        self.evaluator = ExpressionEvaluator(imports, inline=self.inline_call)
+        self.loops = LoopBuilder(self)
+        self.macros = MacroInliner(self)
+
+    def inline_call(self, call: cst.Call, callee: PyCallable, frame: Frame, sink: Sink) -> Value:
+        return self.macros.inline_call(call, callee, frame, sink)
 
     def kernel(self, node: cst.FunctionDef, top: cst.CSTNode, env: Env) -> None:
         kernel_env = Env(env)
         frame = Frame(kernel_env, top)
         kernel = Kernel(node.name.value, node, top)
-        self.current = kernel
+        self.state.kernel = kernel
         for param in parameters(node):
             value = self.parameter(param, frame)
             kernel_env.bind(param.name.value, value)
             if isinstance(value, BufferValue):
                 kernel.buffers.append(value.buffer)
-        self.block(node.body.body, frame, kernel.body)
-        self.current = None
-        self.model.kernels.append(kernel)
+        self.block(suite_body(node.body), frame, kernel.body)
+        self.state.kernel = None
+        self.state.model.kernels.append(kernel)
 
     def parameter(self, param: cst.Param, frame: Frame) -> Value:
         if param.annotation is None:
             if param.default is not None:  # a Python parameter of an eager-JIT kernel
-                default = self.value(param.default, frame, Sink([]))
+                default = self.evaluator.value(param.default, frame, Sink([]))
                 return PY_INT if isinstance(default, PyConst) and type(default.value) is int else PyValue()
             return UNKNOWN
         return self.annotation_value(param.name.value, param.annotation, param, frame)
@@ -84,38 +87,31 @@ class StatementInterpreter:
         head = annotation.func if isinstance(annotation, cst.Call) else annotation
         if isinstance(annotation, cst.Subscript):
             head = annotation.value
-        api = self.api(head, frame)
+        api = self.evaluator.api(head, frame)
         if api in SCALAR_ANNOTATIONS:
             return TirExpr.of_var(Var(name, VarKind.SYMBOL))
         if api in TENSOR_ANNOTATIONS:
             shape = None
             if isinstance(annotation, cst.Call) and annotation.args:
-                value = self.value(annotation.args[0].value, frame, Sink([]))
+                value = self.evaluator.value(annotation.args[0].value, frame, Sink([]))
                 if isinstance(value, PyConst) and isinstance(value.value, (tuple, list)):
                     shape = tuple(v if isinstance(v, Value) else PyConst(v) for v in value.value)
             return BufferValue(Buffer(name, "global", node, shape, "param"))
         return UNKNOWN
 
-    def block(self, body, frame: Frame, out: list[Item]) -> None:
+    def block(self, body: Sequence[cst.BaseStatement], frame: Frame, out: list[Item]) -> None:
         flow = frame.flow
         for statement in body:
-            self.work += 1
-            if self.work > MAX_WORK:
-                raise ModelTooLarge(f"more than {MAX_WORK} statements after unrolling and inlining")
+            self.state.count_statement()
             if isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
                     self.small(small, frame, out)
                     if flow is not None and flow.exit is not None:
                         return
-            else:
+            elif isinstance(statement, cst.BaseCompoundStatement):
                 self.compound(statement, frame, out)
             if flow is not None and flow.exit is not None:
                 return  # a Python `return`, `break` or `continue` ended this block
-
-    def add(self, out: list[Item], frame: Frame, item: Item) -> None:
-        if not frame.certain:
-            item.certain = False
-        out.append(item)
 
     def small(self, small: cst.BaseSmallStatement, frame: Frame, out: list[Item]) -> bool:
         """Interpret one simple statement; True when it ends the block (return)."""
@@ -123,24 +119,24 @@ class StatementInterpreter:
             self.expression_statement(small, frame, out)
         elif isinstance(small, cst.Assign):
             sink = Sink(out)
-            value = self.value(small.value, frame, sink)
+            value = self.evaluator.value(small.value, frame, sink)
             for target in small.targets:
                 self.assign(target.target, value, small, frame, out, sink)
         elif isinstance(small, cst.AnnAssign):
             if small.value is not None:
                 sink = Sink(out)
-                value = self.value(small.value, frame, sink)
+                value = self.evaluator.value(small.value, frame, sink)
                 self.assign(small.target, value, small, frame, out, sink)
             elif isinstance(small.target, cst.Name):  # eager JIT: `X: T.Tensor((64,), "float32")`
                 declared = self.annotation_value(small.target.value, small.annotation, small, frame)
                 frame.env.bind(small.target.value, declared)
-                if isinstance(declared, BufferValue) and self.current is not None:
-                    self.current.buffers.append(declared.buffer)
+                if isinstance(declared, BufferValue) and self.state.kernel is not None:
+                    self.state.kernel.buffers.append(declared.buffer)
         elif isinstance(small, cst.AugAssign):
             self.augmented(small, frame, out)
         elif isinstance(small, cst.Return) and frame.flow is not None:
             if small.value is not None:
-                frame.env.bind("<return>", self.value(small.value, frame, Sink(out)))
+                frame.env.bind("<return>", self.evaluator.value(small.value, frame, Sink(out)))
             frame.flow.exit = "return"
         elif isinstance(small, (cst.Break, cst.Continue)) and frame.flow is not None and frame.flow.loops:
             frame.flow.exit = "break" if isinstance(small, cst.Break) else "continue"
@@ -150,7 +146,7 @@ class StatementInterpreter:
         elif isinstance(small, (cst.Pass, cst.Global, cst.Nonlocal)):
             pass
         else:  # break, continue, assert, del, raise: effects tilecheck does not model
-            self.add(out, frame, Stmt(frame.site(small), certain=False, kind=StmtKind.UNKNOWN))
+            frame.add(out, Stmt(frame.site(small), certain=False, kind=StmtKind.UNKNOWN))
         return False
 
     def expression_statement(self, small: cst.Expr, frame: Frame, out: list[Item]) -> None:
@@ -159,12 +155,12 @@ class StatementInterpreter:
             return  # docstrings and bare names emit nothing
         sink = Sink(out)
         if isinstance(expr, cst.Call) and self.is_scalar_copy(expr, frame):
-            self.value(expr, frame, sink)
+            self.evaluator.value(expr, frame, sink)
             sink.calls.clear()
             self.statement(StmtKind.STORE, small, frame, out, sink)
             return
-        value = self.value(expr, frame, sink)
-        if isinstance(expr, cst.Call) and self.macro_for(expr, frame) is not None:
+        value = self.evaluator.value(expr, frame, sink)
+        if isinstance(expr, cst.Call) and self.macros.macro_for(expr, frame) is not None:
             return  # inlined: its statements are already in `out`
         if sink.emits or sink.calls:
             self.statement(StmtKind.EVAL, small, frame, out, sink)
@@ -174,16 +170,15 @@ class StatementInterpreter:
             self.statement(StmtKind.EVAL, small, frame, out, sink)
 
     def is_scalar_copy(self, call: cst.Call, frame: Frame) -> bool:
-        if self.api(call.func, frame) != "copy":
+        """`T.copy(A[i], B[j])`: two single elements and nothing else is a plain store."""
+        if self.evaluator.api(call.func, frame) != "copy":
             return False
         positional = [a for a in call.args if a.keyword is None]
         if len(positional) != 2 or len(call.args) != 2:
             return False
-        from tilecheck.analysis.tileops import Operand
-
-        return all(self.operand(a.value, frame) is Operand.ELEMENT for a in positional) and all(
-            isinstance(a.value, cst.Subscript) for a in positional
-        )
+        if not all(isinstance(a.value, cst.Subscript) for a in positional):
+            return False
+        return all(self.evaluator.operand(a.value, UNKNOWN, frame) is Operand.ELEMENT for a in positional)
 
     def statement(
         self,
@@ -201,7 +196,7 @@ class StatementInterpreter:
             accesses=sink.accesses,
             calls=sink.calls,
         )
-        self.add(out, frame, stmt)
+        frame.add(out, stmt)
         return stmt
 
     def assign(
@@ -214,9 +209,9 @@ class StatementInterpreter:
         sink: Sink,
     ) -> None:
         if isinstance(target, cst.Subscript):
-            base = self.value(target.value, frame, sink)
+            base = self.evaluator.value(target.value, frame, sink)
             if isinstance(base, BufferValue):
-                self.buffer_access(base.buffer, target, frame, sink, write=True)
+                self.evaluator.buffer_access(base.buffer, target, frame, sink, write=True)
                 self.statement(StmtKind.STORE, node, frame, out, sink)
             else:
                 self.statement(StmtKind.UNKNOWN, node, frame, out, sink, certain=False)
@@ -247,8 +242,8 @@ class StatementInterpreter:
             buffer = value.buffer
             if not buffer.name:
                 buffer.name = name
-                if self.current is not None:
-                    self.current.buffers.append(buffer)
+                if self.state.kernel is not None:
+                    self.state.kernel.buffers.append(buffer)
             frame.env.bind(name, value)
             if buffer.api == "alloc_var" and has_init(buffer.node):
                 self.statement(StmtKind.STORE, node, frame, out, sink)
@@ -278,12 +273,12 @@ class StatementInterpreter:
 
     def augmented(self, small: cst.AugAssign, frame: Frame, out: list[Item]) -> None:
         sink = Sink(out)
-        value = self.value(small.value, frame, sink)
+        value = self.evaluator.value(small.value, frame, sink)
         target = small.target
         if isinstance(target, cst.Subscript):
-            base = self.value(target.value, frame, sink)
+            base = self.evaluator.value(target.value, frame, sink)
             if isinstance(base, BufferValue):
-                self.buffer_access(base.buffer, target, frame, sink, write=False)
+                self.evaluator.buffer_access(base.buffer, target, frame, sink, write=False)
                 sink.accesses[-1].write = True
                 self.statement(StmtKind.STORE, small, frame, out, sink)
                 return
@@ -306,7 +301,7 @@ class StatementInterpreter:
 
     def compound(self, statement: cst.BaseCompoundStatement, frame: Frame, out: list[Item]) -> None:
         if isinstance(statement, cst.For):
-            self.for_statement(statement, frame, out)
+            self.loops.for_statement(statement, frame, out)
         elif isinstance(statement, cst.If):
             self.if_statement(statement, frame, out)
         elif isinstance(statement, cst.While):
@@ -314,40 +309,33 @@ class StatementInterpreter:
         elif isinstance(statement, cst.With):
             self.with_statement(statement, frame, out)
         elif isinstance(statement, cst.FunctionDef):
-            apis = self.decorator_api(statement, frame.env)
+            apis = self.evaluator.decorator_apis(statement, frame.env)
             callee = DefinedFunction(statement, frame.top, frame.env, is_macro="macro" in apis)
             frame.env.bind(statement.name.value, PyCallable(callee))
         else:  # try, class, match: not modelled
-            self.add(out, frame, Stmt(frame.site(statement), certain=False, kind=StmtKind.UNKNOWN))
-
-    def body_of(self, suite: cst.BaseSuite) -> list:
-        if isinstance(suite, cst.IndentedBlock):
-            return list(suite.body)
-        return (
-            [cst.SimpleStatementLine(body=suite.body)] if isinstance(suite, cst.SimpleStatementSuite) else []
-        )
+            frame.add(out, Stmt(frame.site(statement), certain=False, kind=StmtKind.UNKNOWN))
 
     def if_statement(self, statement: cst.If, frame: Frame, out: list[Item]) -> None:
         sink = Sink(out)
-        test = self.value(statement.test, frame, sink)
+        test = self.evaluator.value(statement.test, frame, sink)
         orelse = statement.orelse
         if isinstance(test, PyConst):  # a Python-level `if`: only the taken branch exists
             if test.value:
-                self.block(self.body_of(statement.body), frame, out)
+                self.block(suite_body(statement.body), frame, out)
             elif isinstance(orelse, cst.If):
                 self.if_statement(orelse, frame, out)
             elif isinstance(orelse, cst.Else):
-                self.block(self.body_of(orelse.body), frame, out)
+                self.block(suite_body(orelse.body), frame, out)
             return
         runtime = isinstance(test, TirExpr)
         stmt = self.statement(StmtKind.IF, statement, frame, out, sink, certain=runtime)
         then_frame = frame.tir() if runtime else frame.uncertain()
         else_frame = frame.tir() if runtime else frame.uncertain()
-        self.block(self.body_of(statement.body), then_frame, stmt.body)
+        self.block(suite_body(statement.body), then_frame, stmt.body)
         if isinstance(orelse, cst.If):
             self.if_statement(orelse, else_frame, stmt.orelse)
         elif isinstance(orelse, cst.Else):
-            self.block(self.body_of(orelse.body), else_frame, stmt.orelse)
+            self.block(suite_body(orelse.body), else_frame, stmt.orelse)
         if not runtime:
             # A Python-level condition tilecheck cannot evaluate: the branches are spliced
             # in place (no statement), each only possibly present, and what they assign is
@@ -363,12 +351,12 @@ class StatementInterpreter:
 
     def while_statement(self, statement: cst.While, frame: Frame, out: list[Item]) -> None:
         sink = Sink(out)
-        test = self.value(statement.test, frame, sink)
+        test = self.evaluator.value(statement.test, frame, sink)
         # `while False` still emits `while T.bool(False): body` (verified): a statement.
         runtime = isinstance(test, TirExpr) or (isinstance(test, PyConst) and not test.value)
         stmt = self.statement(StmtKind.WHILE, statement, frame, out, sink, certain=runtime)
         inner = frame.tir() if runtime else frame.uncertain()
-        self.block(self.body_of(statement.body), inner, stmt.body)
+        self.block(suite_body(statement.body), inner, stmt.body)
         if not runtime:
             for name in assigned_names(statement):
                 frame.env.bind(name, UNKNOWN)
@@ -378,30 +366,30 @@ class StatementInterpreter:
         if len(statement.items) == 1:
             item = statement.items[0]
             call = item.item
-            api = self.api(call.func, frame) if isinstance(call, cst.Call) else None
-            if api == "Kernel":
+            api = self.evaluator.api(call.func, frame) if isinstance(call, cst.Call) else None
+            if api == "Kernel" and isinstance(call, cst.Call):
                 sink = Sink(out)
-                self.arguments(call, frame, sink)
+                self.evaluator.arguments(call, frame, sink)
                 if item.asname is not None:
                     self.bind_block_indices(item.asname.name, frame)
-                self.block(self.body_of(statement.body), frame, out)
+                self.block(suite_body(statement.body), frame, out)
                 return
-            if api is not None:
+            if api is not None and isinstance(call, cst.Call):
                 sink = Sink(out)
-                self.arguments(call, frame, sink)
+                self.evaluator.arguments(call, frame, sink)
                 stmt = self.statement(StmtKind.BLOCK, statement, frame, out, sink)
                 stmt.api = api
                 if item.asname is not None:
-                    self.bind_python(item.asname.name, UNKNOWN, frame.env)
-                self.block(self.body_of(statement.body), frame.tir(), stmt.body)
+                    bind_python(item.asname.name, UNKNOWN, frame.env)
+                self.block(suite_body(statement.body), frame.tir(), stmt.body)
                 return
         stmt = self.statement(StmtKind.BLOCK, statement, frame, out, Sink(out), certain=False)
         inner = frame.uncertain()
-        self.block(self.body_of(statement.body), inner, stmt.body)
+        self.block(suite_body(statement.body), inner, stmt.body)
         frame.absorb(inner)
 
     def bind_block_indices(self, target: cst.BaseExpression, frame: Frame) -> None:
-        names = [target] if isinstance(target, cst.Name) else []
+        names: list[cst.BaseExpression] = [target] if isinstance(target, cst.Name) else []
         if isinstance(target, (cst.Tuple, cst.List)):
             names = [e.value for e in target.elements]
         for name in names:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 import libcst as cst
 
 
-def nested_statements(body) -> Iterator[cst.CSTNode]:
+def nested_statements(body: Iterable[cst.CSTNode]) -> Iterator[cst.CSTNode]:
     """Every statement nested in a statement list, without visiting expressions (cheap)."""
     stack = list(body)
     while stack:
@@ -33,7 +33,7 @@ def suites(statement: cst.CSTNode) -> Iterator[cst.BaseSuite]:
 
 def defines_kernel(function: cst.FunctionDef) -> bool:
     """Whether a `@...prim_func` definition appears anywhere inside `function`."""
-    for statement in nested_statements(function.body.body):
+    for statement in nested_statements(suite_body(function.body)):
         if isinstance(statement, cst.FunctionDef):
             for decorator in statement.decorators:
                 expr = (
@@ -81,7 +81,7 @@ def has_positional(call: cst.Call, index: int) -> bool:
     return len(positional) > index
 
 
-def if_bodies(statement: cst.If):
+def if_bodies(statement: cst.If) -> Iterator[Sequence[cst.BaseStatement]]:
     yield statement.body.body if isinstance(statement.body, cst.IndentedBlock) else ()
     orelse = statement.orelse
     if isinstance(orelse, cst.If):
@@ -112,3 +112,42 @@ def assigned_names(statement: cst.CSTNode) -> set[str]:
             elif isinstance(target, (cst.Tuple, cst.List)):
                 targets += [element.value for element in target.elements]
     return names
+
+
+def suite_body(suite: cst.BaseSuite) -> list[cst.BaseStatement]:
+    """The statements of a suite (`if x: y = 1` on one line is one simple statement)."""
+    if isinstance(suite, cst.IndentedBlock):
+        return list(suite.body)
+    if isinstance(suite, cst.SimpleStatementSuite):
+        return [cst.SimpleStatementLine(body=suite.body)]
+    return []
+
+
+def string_value(node: cst.SimpleString) -> str | bytes:
+    """The value of a string literal; plain ones without escapes skip `ast.literal_eval`."""
+    raw = node.value
+    if raw[:1] in ("'", '"') and "\\" not in raw and raw[:3] not in ('"""', "'''"):
+        return raw[1:-1]
+    return node.evaluated_value
+
+
+def string_literal(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.SimpleString):
+        value = string_value(node)
+        return value if isinstance(value, str) else None
+    return None
+
+
+def is_reference(node: cst.BaseExpression) -> bool:
+    """A name, attribute or constant subscript of one: evaluating it again costs nothing."""
+    if isinstance(node, cst.Name):
+        return True
+    if isinstance(node, cst.Attribute):
+        return is_reference(node.value)
+    if isinstance(node, cst.Subscript):
+        return is_reference(node.value) and all(
+            isinstance(e.slice, cst.Index)
+            and isinstance(e.slice.value, (cst.Integer, cst.SimpleString, cst.Name))
+            for e in node.slice
+        )
+    return False

@@ -9,6 +9,7 @@ element intrinsics; on a region or a whole buffer both are tile ops.
 from __future__ import annotations
 
 from enum import Enum
+from typing import Literal
 
 # Python API name -> the tl.tileop.* op it always produces.
 ALWAYS_TILE_OP: dict[str, str] = {
@@ -62,7 +63,7 @@ class Operand(Enum):
     UNKNOWN = "unknown"
 
 
-def classify(api: str, operands: list[Operand], has_kwargs: bool) -> str | bool | None:
+def classify(api: str, operands: list[Operand], has_kwargs: bool) -> str | Literal[False] | None:
     """The tile op `api` lowers to; None for an element operation; False when undecidable.
 
     `operands` are the classified first two positional operands; `has_kwargs` says whether

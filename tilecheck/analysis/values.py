@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import libcst as cst
 
-    from tilecheck.analysis.model import Loop
+    from tilecheck.analysis.model import Loop, Malformed
+    from tilecheck.analysis.scope import DefinedFunction
 
 
 class Constness(enum.Enum):
@@ -111,7 +112,7 @@ class ModuleRef(Value):
 class PyCallable(Value):
     """A Python function defined in the checked file (a macro or a plain helper)."""
 
-    function: object
+    function: DefinedFunction
 
 
 @dataclass(frozen=True, eq=False)
@@ -158,7 +159,7 @@ class LoopVarList(Unknown):
     TileLang fails to build the kernel.
     """
 
-    malformed: object = None
+    malformed: Malformed | None = None
 
 
 UNKNOWN = Unknown()
