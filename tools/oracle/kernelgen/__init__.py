@@ -1,0 +1,1 @@
+"""Template families of the oracle's kernel generator (see `tools/oracle/generate.py`)."""
