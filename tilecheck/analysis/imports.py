@@ -1,6 +1,7 @@
 """Module-level import resolution: which local names really are TileLang's (or PyPTO's).
 
-Only module-level imports are read: a kernel file binds `T` once at the top. A name is
+Only module-level imports are read (with those of a module-level `try:` block): a kernel file
+binds `T` once at the top. A name is
 resolved to a dotted qualified name (`T.Parallel` -> `tilelang.language.Parallel`), so
 `from tilelang.language import dtypes as T` makes `T.Parallel` mean
 `tilelang.language.dtypes.Parallel`, which is not a loop.
@@ -46,6 +47,8 @@ class ImportTable:
             if isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
                     aliases.update(bindings(small))
+            elif isinstance(statement, cst.Try):
+                aliases.update(try_imports(statement))
         return cls(aliases)
 
     def qualify(self, node: cst.BaseExpression) -> str | None:
@@ -79,6 +82,20 @@ def member_of(qualified: str | None, package: str = TILELANG) -> str | None:
             member = qualified[len(prefix) + 1 :]
             return member if "." not in member else None
     return None
+
+
+def try_imports(statement: cst.Try) -> dict[str, str]:
+    """The imports of a `try:` block (and its `else:`), the ones a module runs with when they
+    succeed; the handlers' fallbacks (`except ImportError: T = None`) are not imports of it."""
+    aliases: dict[str, str] = {}
+    suites = [statement.body] + ([statement.orelse.body] if statement.orelse is not None else [])
+    for suite in suites:
+        if isinstance(suite, cst.IndentedBlock):
+            for line in suite.body:
+                if isinstance(line, cst.SimpleStatementLine):
+                    for small in line.body:
+                        aliases.update(bindings(small))
+    return aliases
 
 
 def bindings(small: cst.BaseSmallStatement) -> dict[str, str]:

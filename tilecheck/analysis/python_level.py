@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from tilecheck.analysis.imports import ImportTable, bindings
+from tilecheck.analysis.imports import ImportTable, bindings, try_imports
 from tilecheck.analysis.language import TENSOR_ANNOTATIONS
 from tilecheck.analysis.model import FileModel
 from tilecheck.analysis.scope import BuildState, DefinedFunction, Env, Frame, Sink, bind_python
@@ -131,8 +131,17 @@ class PythonLevel:
                     self.python_assign(small, env, anchor)
             elif isinstance(statement, cst.If):
                 self.python_if(statement, env, anchor)
+            elif isinstance(statement, cst.ClassDef):
+                # Kernels built in methods (instance, static or class methods): each method is
+                # read like a nested factory, its parameters (`self` too) unknown. Methods do
+                # not see the class body's names, so only the methods are read.
+                methods = [s for s in suite_body(statement.body) if isinstance(s, cst.FunctionDef)]
+                self.python_block(methods, Env(env), anchor)
             elif isinstance(statement, (cst.For, cst.While, cst.With, cst.Try)):
-                self.forget_assigned(statement, env)
+                # `try: import tilelang.language as T` / `except ImportError: T = None`: the
+                # kernels are written for the import that succeeds.
+                imported = set(try_imports(statement)) if isinstance(statement, cst.Try) else set()
+                self.forget_assigned(statement, env, keep=imported)
                 inner = statement.body.body if isinstance(statement.body, cst.IndentedBlock) else ()
                 self.python_block(inner, env, anchor)
 
@@ -187,10 +196,11 @@ class PythonLevel:
         for branch_body in if_bodies(statement):
             self.python_block(branch_body, Env(env), top)
 
-    def forget_assigned(self, statement: cst.CSTNode, env: Env) -> None:
+    def forget_assigned(self, statement: cst.CSTNode, env: Env, keep: set[str] | None = None) -> None:
         """Names assigned under an undecidable Python condition hold unknown values."""
         for node in assigned_names(statement):
-            env.bind(node, PyValue())
+            if keep is None or node not in keep:
+                env.bind(node, PyValue())
 
     def python_assign(self, small: cst.BaseSmallStatement, env: Env, top: cst.CSTNode) -> None:
         frame = Frame(env, top)
