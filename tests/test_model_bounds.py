@@ -3,7 +3,6 @@ and its cost grows linearly with the input (issue 12 §2). Every input is genera
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import libcst as cst
@@ -189,12 +188,15 @@ def test_nested_expressions_are_evaluated_once_per_node(template, kind, monkeypa
     assert large - small <= 4 * (18 - 10)  # a few evaluations per level (call, argument)
 
 
-def test_brackets_nested_deeper_than_cpython_allows_are_refused_cheaply(tmp_path):
-    depth = 1000  # 2 KB that libcst alone parses in 7 s and 950 MB
+def test_brackets_nested_deeper_than_cpython_allows_are_refused_cheaply(tmp_path, monkeypatch):
+    depth = 1000  # 2 KB that libcst alone parses in 7 s and 950 MB: it must never see them
     text = HEADER + "x = " + "[" * depth + "]" * depth + "\n"
-    started = time.monotonic()
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("libcst was handed the deeply nested file")
+
+    monkeypatch.setattr(cst, "parse_module", refuse)
     found = check(text, tmp_path)
-    assert time.monotonic() - started < 5
     # CPython's own position: the 201st opening bracket.
     assert found == [(2, 4 + 201, "TL004")]
 
@@ -218,16 +220,23 @@ def trivial_kernels(count: int) -> cst.Module:
     return module.with_changes(body=[module.body[0], *copies])
 
 
-def model_seconds(module: cst.Module) -> float:
-    best = float("inf")
-    for _ in range(2):
-        started = time.perf_counter()
-        model = analyze(module)
-        best = min(best, time.perf_counter() - started)
+def model_work(module: cst.Module, monkeypatch) -> int:
+    """Expressions evaluated and statements interpreted: a deterministic measure of the cost."""
+    calls = 0
+    original = ExpressionEvaluator.value
+
+    def counting(self, node, frame, sink):
+        nonlocal calls
+        calls += 1
+        return original(self, node, frame, sink)
+
+    monkeypatch.setattr(ExpressionEvaluator, "value", counting)
+    model = analyze(module)
     assert len(model.kernels) == len(module.body) - 1
-    return best
+    return calls
 
 
-def test_many_kernels_in_one_file_cost_linear_time():
-    small, large = model_seconds(trivial_kernels(1_000)), model_seconds(trivial_kernels(8_000))
-    assert large < 24 * small  # linear: 8x; quadratic would be 64x
+def test_many_kernels_in_one_file_cost_linear_work(monkeypatch):
+    small = model_work(trivial_kernels(1_000), monkeypatch)
+    large = model_work(trivial_kernels(8_000), monkeypatch)
+    assert large <= 8 * small  # linear in the number of kernels, not more
