@@ -3,16 +3,26 @@
 With a configuration, `excluded(path, explicit)` decides instead of the built-in list: it is
 asked about every directory and file met while walking (`explicit=False`), and, under
 `--force-exclude`, about the paths given on the command line (`explicit=True`).
+
+Walking also skips what the project's ignore files ignore (`respect_gitignore`, on by default,
+as in ruff): `.gitignore` files and `.git/info/exclude` inside a git repository, and `.ignore`
+files anywhere, each read with `pathspec`'s gitignore semantics (negation, anchoring,
+directory-only patterns; see `IgnoreFiles` for which file wins). Paths named on the command
+line are checked even when ignored, as ruff does.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
 
 SKIPPED_DIRECTORIES = frozenset(
     {".git", ".hg", ".svn", "__pycache__", "node_modules", "build", ".venv", "venv", ".tox", ".nox",
-     ".mypy_cache", ".ruff_cache", ".pytest_cache", ".eggs", "site-packages"}
+     ".mypy_cache", ".ruff_cache", ".pytest_cache", ".tilecheck_cache", ".eggs", "site-packages"}
 )  # fmt: skip
 SOURCE_SUFFIXES = (".py", ".pyi")
 
@@ -31,15 +41,19 @@ def _default_excluded(path: str, explicit: bool) -> bool:
 
 
 def discover(
-    paths: list[str], excluded: Excluded | None = None, force_exclude: bool = False
+    paths: list[str],
+    excluded: Excluded | None = None,
+    force_exclude: bool = False,
+    respect_gitignore: bool = True,
 ) -> Iterator[str]:
     """Files to check, in a stable order, each once. A missing path is yielded too (it gets TL003)."""
     test = excluded or _default_excluded
+    ignores = IgnoreFiles() if respect_gitignore else None
     seen: set[str] = set()
     for path in paths:
         if force_exclude and test(path, True):
             continue
-        found = _walk(path, test) if os.path.isdir(path) else iter((path,))
+        found = _walk(path, test, ignores) if os.path.isdir(path) else iter((path,))
         for file in found:
             key = os.path.normpath(file)
             if key not in seen:
@@ -47,7 +61,7 @@ def discover(
                 yield file
 
 
-def _walk(root: str, excluded: Excluded) -> Iterator[str]:
+def _walk(root: str, excluded: Excluded, ignores: IgnoreFiles | None) -> Iterator[str]:
     # os.walk does not follow symlinked directories, so a symlink loop cannot recurse forever.
     for directory, subdirectories, files in os.walk(root):
         subdirectories[:] = sorted(
@@ -55,8 +69,90 @@ def _walk(root: str, excluded: Excluded) -> Iterator[str]:
             for name in subdirectories
             if not excluded(os.path.join(directory, name), False)
             and not is_virtualenv(os.path.join(directory, name))
+            and not (ignores is not None and ignores.ignored(os.path.join(directory, name), True))
         )
         for name in sorted(files):
             path = os.path.join(directory, name)
-            if name.endswith(SOURCE_SUFFIXES) and not excluded(path, False):
+            if (
+                name.endswith(SOURCE_SUFFIXES)
+                and not excluded(path, False)
+                and not (ignores is not None and ignores.ignored(path, False))
+            ):
                 yield path
+
+
+class IgnoreFiles:
+    """The ignore files that apply to paths met while walking, each read once.
+
+    As in ripgrep's `ignore` crate (which ruff uses): `.ignore` files of the path's folder and
+    every folder above it come first, deepest first; then `.gitignore` files up to the root of
+    the git work tree; then its `.git/info/exclude`. The first that matches decides.
+    """
+
+    def __init__(self) -> None:
+        self._specs: dict[str, GitIgnoreSpec | None] = {}  # ignore file -> its patterns
+        self._repository: dict[str, str | None] = {}  # directory -> root of its git work tree
+
+    def ignored(self, path: str, is_directory: bool) -> bool:
+        absolute = os.path.abspath(path)
+        folders = _ancestors(os.path.dirname(absolute))
+        repository = self._repository_of(folders[0])
+        candidates = [(folder, os.path.join(folder, ".ignore")) for folder in folders]
+        if repository is not None:
+            inside = folders[: folders.index(repository) + 1]
+            candidates += [(folder, os.path.join(folder, ".gitignore")) for folder in inside]
+            candidates.append((repository, os.path.join(repository, ".git", "info", "exclude")))
+        for base, file in candidates:
+            spec = self._spec(file)
+            if spec is not None:
+                decision = _decide(spec, absolute, base, is_directory)
+                if decision is not None:
+                    return decision
+        return False
+
+    def _spec(self, file: str) -> GitIgnoreSpec | None:
+        if file not in self._specs:
+            self._specs[file] = _read_spec(file)
+        return self._specs[file]
+
+    def _repository_of(self, directory: str) -> str | None:
+        if directory in self._repository:
+            return self._repository[directory]
+        parent = os.path.dirname(directory)
+        if os.path.exists(os.path.join(directory, ".git")):
+            found: str | None = directory
+        elif parent == directory:
+            found = None
+        else:
+            found = self._repository_of(parent)
+        self._repository[directory] = found
+        return found
+
+
+def _ancestors(directory: str) -> list[str]:
+    """`directory` and every folder above it, nearest first."""
+    found = [directory]
+    while True:
+        parent = os.path.dirname(found[-1])
+        if parent == found[-1]:
+            return found
+        found.append(parent)
+
+
+def _decide(spec: GitIgnoreSpec, path: str, base: str, is_directory: bool) -> bool | None:
+    """True: ignored; False: re-included by a `!` pattern; None: no pattern of `spec` matches."""
+    relative = os.path.relpath(path, base).replace(os.sep, "/")
+    if relative.startswith("../"):
+        return None
+    return spec.check_file(relative + "/" if is_directory else relative).include
+
+
+def _read_spec(path: str) -> GitIgnoreSpec | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().splitlines()
+    except OSError:  # absent (the usual case), a directory, unreadable
+        return None
+    from pathspec import GitIgnoreSpec  # only when a project has ignore files
+
+    return GitIgnoreSpec.from_lines(lines)

@@ -20,16 +20,17 @@ from typing import TYPE_CHECKING
 from tilecheck.config import Overrides, Resolver, Settings
 from tilecheck.discover import discover
 from tilecheck.engine import FileAnalysis, lint_source, read_source
+from tilecheck.scheduling import file_size, largest_first, worker_count
 from tilecheck.types import Diagnostic, Grade
 
 if TYPE_CHECKING:
+    from tilecheck.cache import ResultCache
     from tilecheck.config import FileSettings
     from tilecheck.fixes import FixOutcome
     from tilecheck.pypto.api import LowerResult
     from tilecheck.rule import Rule
 
-# Files checked per worker process before results come back (keeps IPC cheap).
-CHUNK = 4
+Task = tuple[str, "FileSettings", "bytes | None"]  # bytes: already read (e.g. for the cache's hash)
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,9 @@ class Options:
     output_format: str | None = None
     config_path: str | None = None  # one configuration file for every file
     isolated: bool = False  # no configuration files at all
+    cache: bool = False  # reuse and store results in the content cache (the CLI's default)
+    cache_dir: str | None = None  # default: TILECHECK_CACHE_DIR, else .tilecheck_cache in the project root
+    respect_gitignore: bool | None = None  # None: the configuration's `respect-gitignore` (default true)
 
     def overrides(self) -> Overrides:
         return Overrides(
@@ -84,6 +88,7 @@ class Workspace:
             cwd=cwd,
         )
         self._lock = threading.RLock()  # the resolver caches per directory
+        self._cache: ResultCache | None = None
 
     # -- configuration -----------------------------------------------------------------------
     def settings_for(self, path: str) -> Settings:
@@ -107,7 +112,17 @@ class Workspace:
 
     def discover(self, paths: Sequence[str], *, force_exclude: bool = False) -> list[str]:
         """The files a check of `paths` covers, in a stable order."""
-        return list(discover(list(paths), self.is_excluded, force_exclude=force_exclude))
+        respect = self.respects_gitignore()
+        return list(
+            discover(list(paths), self.is_excluded, force_exclude=force_exclude, respect_gitignore=respect)
+        )
+
+    def respects_gitignore(self) -> bool:
+        """Options first, else the working directory's `respect-gitignore` (default true)."""
+        if self.options.respect_gitignore is not None:
+            return self.options.respect_gitignore
+        value, origin = self.settings_for(self.resolver.cwd).lookup("respect-gitignore")
+        return bool(value) if origin is not None else True
 
     # -- checking ----------------------------------------------------------------------------
     def check_text(self, text: str | bytes, path: str) -> FileAnalysis:
@@ -132,15 +147,29 @@ class Workspace:
             raise ValueError("jobs must be at least 1")
         run = CheckRun(list(files))
         tasks = [(path, self.file_settings(path)) for path in run.files]
-        workers = min(jobs or os.cpu_count() or 1, len(tasks) // CHUNK or 1)
-        if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
-            results = [check_task(task) for task in tasks]
+        cache = self.result_cache()
+        if cache is not None:
+            run.analyses = cache.check(tasks, lambda missed: check_tasks(missed, jobs))
         else:
-            context = multiprocessing.get_context("fork")
-            with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
-                results = list(pool.map(check_task, tasks, chunksize=CHUNK))
-        run.analyses = dict(zip(run.files, results, strict=True))
+            results = check_tasks([(path, settings, None) for path, settings in tasks], jobs)
+            run.analyses = dict(zip(run.files, results, strict=True))
         return run
+
+    def result_cache(self) -> ResultCache | None:
+        """The content cache this workspace's options ask for (None with caching off)."""
+        if not self.options.cache:
+            return None
+        from tilecheck.cache import ResultCache, default_cache_dir
+
+        with self._lock:
+            if self._cache is None:
+                self._cache = ResultCache(default_cache_dir(self.project_root(), self.options.cache_dir))
+            return self._cache
+
+    def project_root(self) -> str:
+        """The directory of the configuration that applies to the working directory, else it."""
+        config = self.settings_for(self.resolver.cwd).config
+        return config.directory if config is not None else self.resolver.cwd
 
     # -- rewriting ---------------------------------------------------------------------------
     def fix_text(
@@ -172,10 +201,26 @@ class Workspace:
         return lower_source(text, path, settings=self.file_settings(path))
 
 
-def check_task(task: tuple[str, FileSettings]) -> FileAnalysis:
+def check_tasks(tasks: Sequence[Task], jobs: int | None) -> list[FileAnalysis]:
+    """Check `(path, settings, bytes or None)` tasks, in worker processes when that pays (one
+    file at a time, largest first: see `tilecheck.scheduling`); results in task order."""
+    sizes = [file_size(path, data) for path, _, data in tasks]
+    workers = worker_count(jobs, sizes)
+    if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        return [check_task(task) for task in tasks]
+    order = largest_first(sizes)
+    context = multiprocessing.get_context("fork")
+    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
+        done = pool.map(check_task, [tasks[index] for index in order], chunksize=1)
+        results: dict[int, FileAnalysis] = dict(zip(order, done, strict=True))
+    return [results[index] for index in range(len(tasks))]
+
+
+def check_task(task: Task) -> FileAnalysis:
     """Check one file in a worker; the result leaves the CST behind (it is costly to pickle)."""
-    path, settings = task
-    data, failure = read_source(path)
-    if failure is not None or data is None:
-        return FileAnalysis(path, [failure] if failure else [])
+    path, settings, data = task
+    if data is None:
+        data, failure = read_source(path)
+        if failure is not None or data is None:
+            return FileAnalysis(path, [failure] if failure else [])
     return lint_source(data, path, settings).detached()

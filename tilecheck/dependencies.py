@@ -1,0 +1,91 @@
+"""Which other files the analysis of a file may read: what a cached result depends on.
+
+The TileLang model reads nothing but the file itself. The PyPTO checks read the module-level
+constants of project modules the file imports (`tilecheck/pypto/consts.py`), found in the
+file's folder and the folders above it, and follow those modules' imports in turn. This module
+lists, for a PyPTO file, every file such an import can resolve to, transitively, and every
+candidate location looked at before it (a file created there later would win): a superset of
+what the analysis reads, so a cached result is never reused after one of them changed.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from collections.abc import Iterator
+
+MAX_FILES = 64  # as many as the constant reader follows
+_PARENT_FOLDERS = 6  # an absolute import is looked up in the file's folder and 5 above it
+
+
+def imported_files(path: str, text: str | None) -> list[str]:
+    """Absolute paths (present or not) whose content can change `path`'s results, sorted."""
+    if not text or "pypto" not in text:
+        return []
+    origin = os.path.abspath(path)
+    found: set[str] = set()
+    pending = [(origin, text)]
+    visited = {origin}
+    while pending and len(visited) <= MAX_FILES:
+        file, source = pending.pop()
+        for candidate, exists in _candidates(file, source):
+            found.add(candidate)
+            if exists and candidate not in visited:
+                visited.add(candidate)
+                nested = _read_text(candidate)
+                if nested is not None:
+                    pending.append((candidate, nested))
+    found.discard(origin)
+    return sorted(found)
+
+
+def _candidates(file: str, source: str) -> Iterator[tuple[str, bool]]:
+    """Every location an import of `source` is looked up at, up to the first that exists."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            names = [base] if base else []
+            names += [f"{base}.{alias.name}" if base else alias.name for alias in node.names]
+            for name in names:
+                yield from _lookups(file, node.level, name)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                yield from _lookups(file, 0, alias.name)
+
+
+def _lookups(file: str, level: int, dotted_name: str) -> Iterator[tuple[str, bool]]:
+    if not dotted_name or dotted_name == "*":
+        return
+    parts = dotted_name.split(".")
+    here = os.path.dirname(file)
+    bases: list[str] = []
+    if level:
+        for _ in range(level - 1):
+            here = os.path.dirname(here)
+        bases.append(here)
+    else:
+        for _ in range(_PARENT_FOLDERS):
+            bases.append(here)
+            parent = os.path.dirname(here)
+            if parent == here:
+                break
+            here = parent
+    for base in bases:
+        stem = os.path.join(base, *parts)
+        for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
+            exists = os.path.isfile(candidate)
+            yield candidate, exists
+            if exists:
+                return
+
+
+def _read_text(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError):
+        return None
