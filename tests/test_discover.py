@@ -1,0 +1,106 @@
+"""Discovery: the built-in exclusions and git's ignore files (.gitignore, .ignore, info/exclude)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tilecheck.discover import discover
+from tilecheck.workspace import Options, Workspace
+
+
+def tree(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def found(root: Path, *paths: str, **options) -> list[str]:
+    targets = [str(root / p) for p in paths or (".",)]
+    return [os.path.relpath(p, root).replace(os.sep, "/") for p in discover(targets, **options)]
+
+
+@pytest.fixture
+def repository(tmp_path: Path) -> Path:
+    (tmp_path / ".git" / "info").mkdir(parents=True)
+    tree(
+        tmp_path,
+        {
+            ".gitignore": "generated/\n*_gen.py\n/top_only.py\n!keep_gen.py\n",
+            "a.py": "",
+            "a_gen.py": "",
+            "keep_gen.py": "",
+            "top_only.py": "",
+            "generated/x.py": "",
+            "pkg/top_only.py": "",  # the pattern is anchored to the root
+            "pkg/b_gen.py": "",
+            "pkg/.gitignore": "!b_gen.py\nlocal.py\n",
+            "pkg/local.py": "",
+            "pkg/deeper/local.py": "",  # unanchored: matches below pkg too
+            "notes.txt": "",
+        },
+    )
+    return tmp_path
+
+
+def test_gitignore_files_are_respected_inside_a_repository(repository):
+    assert found(repository) == ["a.py", "keep_gen.py", "pkg/b_gen.py", "pkg/top_only.py"]
+
+
+def test_respect_gitignore_false_walks_everything(repository):
+    assert found(repository, respect_gitignore=False) == [
+        "a.py",
+        "a_gen.py",
+        "keep_gen.py",
+        "top_only.py",
+        "generated/x.py",
+        "pkg/b_gen.py",
+        "pkg/local.py",
+        "pkg/top_only.py",
+        "pkg/deeper/local.py",
+    ]
+
+
+def test_info_exclude_applies_and_gitignore_files_win_over_it(repository):
+    (repository / ".git" / "info" / "exclude").write_text("a.py\nkeep_gen.py\n")
+    # keep_gen.py is re-included by the root .gitignore, which comes before info/exclude
+    assert found(repository) == ["keep_gen.py", "pkg/b_gen.py", "pkg/top_only.py"]
+
+
+def test_dot_ignore_overrides_gitignore(repository):
+    tree(repository, {".ignore": "!a_gen.py\npkg/\n"})
+    assert found(repository) == ["a.py", "a_gen.py", "keep_gen.py"]
+
+
+def test_a_walk_from_a_subdirectory_uses_the_ignore_files_above_it(repository):
+    assert found(repository, "pkg") == ["pkg/b_gen.py", "pkg/top_only.py"]
+    assert found(repository, "generated") == []
+
+
+def test_paths_named_explicitly_are_checked_even_when_ignored(repository):
+    assert found(repository, "a_gen.py", "generated/x.py") == ["a_gen.py", "generated/x.py"]
+
+
+def test_gitignore_outside_a_repository_is_not_read_but_dot_ignore_is(tmp_path):
+    tree(tmp_path, {".gitignore": "a.py\n", ".ignore": "b.py\n", "a.py": "", "b.py": "", "sub/b.py": ""})
+    assert found(tmp_path) == ["a.py"]
+
+
+def test_a_git_file_marks_a_work_tree_too(tmp_path):
+    tree(tmp_path, {".git": "gitdir: /elsewhere\n", ".gitignore": "a.py\n", "a.py": "", "b.py": ""})
+    assert found(tmp_path) == ["b.py"]
+
+
+def test_cache_and_tool_directories_are_skipped(tmp_path):
+    tree(tmp_path, {".tilecheck_cache/x.py": "", ".ruff_cache/y.py": "", "k.py": ""})
+    assert found(tmp_path) == ["k.py"]
+
+
+def test_the_workspace_honours_the_option(repository):
+    on = Workspace(Options(), cwd=str(repository)).discover([str(repository)])
+    off = Workspace(Options(respect_gitignore=False), cwd=str(repository)).discover([str(repository)])
+    assert len(on) == 4
+    assert len(off) == 9
