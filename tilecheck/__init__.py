@@ -7,7 +7,8 @@ imported on first use, so `tilecheck --version` stays fast.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
+
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing costs `--version` ~5 ms
 
 __version__ = "0.1.0"
 

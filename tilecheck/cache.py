@@ -46,7 +46,8 @@ CACHEDIR_TAG = (
 )
 
 Task = tuple[str, "FileSettings", bytes | None]
-CheckMany = Callable[[Sequence[Task]], list["FileAnalysis"]]
+Progress = Callable[[int], None]
+CheckMany = Callable[[Sequence[Task], "Progress | None"], list["FileAnalysis"]]
 
 
 def default_cache_dir(project_root: str, explicit: str | None = None) -> str:
@@ -262,7 +263,10 @@ class ResultCache:
 
     # a whole run -------------------------------------------------------------------------
     def check(
-        self, tasks: Iterable[tuple[str, FileSettings]], check_many: CheckMany
+        self,
+        tasks: Iterable[tuple[str, FileSettings]],
+        check_many: CheckMany,
+        progress: Progress | None = None,
     ) -> dict[str, FileAnalysis]:
         """Results for every task: stored ones where they are valid, `check_many` for the rest.
 
@@ -280,7 +284,14 @@ class ResultCache:
             else:
                 missed.append((path, settings, data))
         self.misses += len(missed)
-        for (path, settings, data), result in zip(missed, check_many(missed), strict=True):
+        hits = len(results)
+        if progress is not None and hits:
+            progress(hits)
+        counted: Progress | None = None
+        if progress is not None:
+            report = progress
+            counted = lambda done: report(hits + done)  # noqa: E731
+        for (path, settings, data), result in zip(missed, check_many(missed, counted), strict=True):
             results[path] = result
             if data is not None:
                 self.store(path, settings, data, result)

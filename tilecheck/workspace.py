@@ -13,7 +13,7 @@ import concurrent.futures
 import multiprocessing
 import os
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from tilecheck.rule import Rule
 
 Task = tuple[str, "FileSettings", "bytes | None"]  # bytes: already read (e.g. for the cache's hash)
+Progress = Callable[[int], None]  # called with the number of files done so far
 
 
 @dataclass(frozen=True)
@@ -142,16 +143,19 @@ class Workspace:
         files = self.discover(paths, force_exclude=force_exclude)
         return self.check_files(files, jobs=jobs)
 
-    def check_files(self, files: Sequence[str], *, jobs: int | None = None) -> CheckRun:
+    def check_files(
+        self, files: Sequence[str], *, jobs: int | None = None, progress: Progress | None = None
+    ) -> CheckRun:
+        """Check `files`; `progress(done)` is called as results arrive (e.g. a progress line)."""
         if jobs is not None and jobs < 1:
             raise ValueError("jobs must be at least 1")
         run = CheckRun(list(files))
         tasks = [(path, self.file_settings(path)) for path in run.files]
         cache = self.result_cache()
         if cache is not None:
-            run.analyses = cache.check(tasks, lambda missed: check_tasks(missed, jobs))
+            run.analyses = cache.check(tasks, lambda missed, done: check_tasks(missed, jobs, done), progress)
         else:
-            results = check_tasks([(path, settings, None) for path, settings in tasks], jobs)
+            results = check_tasks([(path, settings, None) for path, settings in tasks], jobs, progress)
             run.analyses = dict(zip(run.files, results, strict=True))
         return run
 
@@ -201,18 +205,29 @@ class Workspace:
         return lower_source(text, path, settings=self.file_settings(path))
 
 
-def check_tasks(tasks: Sequence[Task], jobs: int | None) -> list[FileAnalysis]:
+def check_tasks(
+    tasks: Sequence[Task], jobs: int | None, progress: Progress | None = None
+) -> list[FileAnalysis]:
     """Check `(path, settings, bytes or None)` tasks, in worker processes when that pays (one
     file at a time, largest first: see `tilecheck.scheduling`); results in task order."""
     sizes = [file_size(path, data) for path, _, data in tasks]
     workers = worker_count(jobs, sizes)
-    if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
-        return [check_task(task) for task in tasks]
     order = largest_first(sizes)
-    context = multiprocessing.get_context("fork")
-    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
-        done = pool.map(check_task, [tasks[index] for index in order], chunksize=1)
-        results: dict[int, FileAnalysis] = dict(zip(order, done, strict=True))
+    results: dict[int, FileAnalysis] = {}
+    if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        done: Iterable[FileAnalysis] = map(check_task, [tasks[index] for index in order])
+        for index, result in zip(order, done, strict=True):
+            results[index] = result
+            if progress is not None:
+                progress(len(results))
+    else:
+        context = multiprocessing.get_context("fork")
+        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
+            done = pool.map(check_task, [tasks[index] for index in order], chunksize=1)
+            for index, result in zip(order, done, strict=True):
+                results[index] = result
+                if progress is not None:
+                    progress(len(results))
     return [results[index] for index in range(len(tasks))]
 
 
