@@ -249,3 +249,47 @@ def test_a_new_tilecheck_source_changes_the_tool_fingerprint(tmp_path, monkeypat
     first = ResultCache(str(tmp_path)).tool
     monkeypatch.setattr(cache_module, "__version__", "99.0")
     assert ResultCache(str(tmp_path)).tool != first
+
+
+# -- the command line ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def cli_project(project, monkeypatch):
+    monkeypatch.chdir(project)
+    monkeypatch.delenv("TILECHECK_OUTPUT_FORMAT", raising=False)
+    monkeypatch.delenv(CACHE_DIR_ENV, raising=False)
+    return project
+
+
+def test_the_command_line_caches_by_default_and_reports_the_same(cli_project, capsys):
+    from tests.support import run
+
+    cold = run(capsys, "check", "--output-format", "full")
+    assert (cli_project / ".tilecheck_cache" / "CACHEDIR.TAG").is_file()
+    warm = run(capsys, "check", "--output-format", "full")
+    assert (warm.status, warm.out, warm.err) == (cold.status, cold.out, cold.err) == (1, cold.out, "")
+    assert "   |\n10 |             loc[i] = A[i, 0]\n" in warm.out  # snippets come from the cached text
+
+
+def test_no_cache_neither_reads_nor_writes(cli_project, capsys):
+    from tests.support import run
+
+    assert run(capsys, "check", "--no-cache").status == 1
+    assert not (cli_project / ".tilecheck_cache").exists()
+
+
+def test_cache_dir_flag_and_clean(cli_project, capsys, tmp_path_factory):
+    from tests.support import run
+
+    elsewhere = tmp_path_factory.mktemp("cache") / "here"
+    run(capsys, "check", "--cache-dir", str(elsewhere))
+    assert (elsewhere / "CACHEDIR.TAG").is_file()
+    outcome = run(capsys, "clean", "--cache-dir", str(elsewhere))
+    assert (outcome.status, elsewhere.exists()) == (0, False)
+    run(capsys, "check")
+    outcome = run(capsys, "clean")
+    assert outcome.status == 0
+    assert outcome.err == "Removed .tilecheck_cache\n"
+    assert not (cli_project / ".tilecheck_cache").exists()
+    assert run(capsys, "clean").err == "No cache at .tilecheck_cache\n"

@@ -104,3 +104,36 @@ def test_the_workspace_honours_the_option(repository):
     off = Workspace(Options(respect_gitignore=False), cwd=str(repository)).discover([str(repository)])
     assert len(on) == 4
     assert len(off) == 9
+
+
+# -- the command line ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def cli_repository(repository, monkeypatch):
+    monkeypatch.chdir(repository)
+    monkeypatch.delenv("TILECHECK_OUTPUT_FORMAT", raising=False)
+    return repository
+
+
+def test_show_files_lists_what_would_be_checked(cli_repository, capsys):
+    from tests.support import run
+
+    outcome = run(capsys, "check", "--show-files")
+    assert (outcome.status, outcome.err) == (0, "")
+    assert outcome.out.splitlines() == [
+        "a.py",
+        "keep_gen.py",
+        os.path.join("pkg", "b_gen.py"),
+        os.path.join("pkg", "top_only.py"),
+    ]
+    outcome = run(capsys, "check", "--show-files", "--no-respect-gitignore", "generated")
+    assert outcome.out.splitlines() == [os.path.join("generated", "x.py")]
+
+
+def test_no_python_files_is_said_on_stderr(cli_repository, capsys):
+    from tests.support import run
+
+    outcome = run(capsys, "check", "generated")
+    assert outcome.status == 0
+    assert outcome.err == "tilecheck: warning: No Python files found under the given path(s)\n"

@@ -25,7 +25,7 @@ from tilecheck.types import Diagnostic, Grade, Severity
 from tilecheck.workspace import Options, Workspace
 
 OUTPUT_FORMATS = FORMATS
-COMMANDS = ("check", "rule", "rules", "debug-config", "lower", "inventory", "explain", "backends")
+COMMANDS = ("check", "rule", "rules", "debug-config", "lower", "inventory", "explain", "backends", "clean")
 
 
 class UsageError(Exception):
@@ -91,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--force-exclude", action="store_true", help="apply exclusions to paths given explicitly too"
     )
+    _add_speed_options(check)
     _add_config_options(check)
 
     rule = commands.add_parser("rule", help="explain a rule (Markdown)")
@@ -116,7 +117,39 @@ def build_parser() -> argparse.ArgumentParser:
 
     for module in (inventory, explain, backends):
         module.add_parser(commands)
+    clean = commands.add_parser("clean", help="remove the result cache")
+    clean.add_argument(
+        "--cache-dir", metavar="DIR", help="the cache to remove (default: as `check` finds it)"
+    )
     return parser
+
+
+def _add_speed_options(check: argparse.ArgumentParser) -> None:
+    check.add_argument("--no-cache", action="store_true", help="neither read nor write the result cache")
+    check.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help="result cache (default: TILECHECK_CACHE_DIR, else .tilecheck_cache)",
+    )
+    gitignore = check.add_mutually_exclusive_group()
+    gitignore.add_argument(
+        "--respect-gitignore",
+        action="store_true",
+        default=None,
+        help="skip files .gitignore ignores (default)",
+    )
+    gitignore.add_argument(
+        "--no-respect-gitignore",
+        dest="respect_gitignore",
+        action="store_false",
+        help="check files .gitignore, .ignore and .git/info/exclude ignore too",
+    )
+    check.add_argument("--show-files", action="store_true", help="list the files that would be checked")
+    check.add_argument(
+        "--stdin-filename",
+        metavar="PATH",
+        help="the path of the source read from stdin (`tilecheck check -`)",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -140,6 +173,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tilecheck.commands.lower import run_lower
 
             return run_lower(args)
+        if args.command == "clean":
+            return run_clean(args)
         if args.command in ("inventory", "explain", "backends"):
             module = __import__(f"tilecheck.{args.command}", fromlist=["run"])
             return module.run(args)
@@ -199,6 +234,9 @@ def options_from(args: argparse.Namespace) -> Options:
         output_format=args.output_format if args.command == "check" else None,
         config_path=args.config,
         isolated=args.isolated,
+        cache=args.command == "check" and not args.no_cache,
+        cache_dir=getattr(args, "cache_dir", None),
+        respect_gitignore=getattr(args, "respect_gitignore", None),
     )
 
 
@@ -237,7 +275,17 @@ def run_check(args: argparse.Namespace) -> int:
     workspace = workspace_from(args)
     resolver = workspace.resolver
     overrides = resolver.overrides
+    if args.paths == ["-"]:
+        return _run_check_stdin(args, workspace)
+    if "-" in args.paths:
+        raise UsageError("`-` (standard input) cannot be combined with other paths")
     files = workspace.discover(args.paths, force_exclude=args.force_exclude)
+    if args.show_files:
+        for path in files:
+            print(display_path(path))
+        return 0
+    if not files:
+        print("tilecheck: warning: No Python files found under the given path(s)", file=sys.stderr)
     settings_of = {path: resolver.for_path(path) for path in files}
     _validate_cli_selectors(resolver, overrides)
     output_format = _output_format(args, resolver)
@@ -256,7 +304,14 @@ def run_check(args: argparse.Namespace) -> int:
         raise UsageError("--jobs must be at least 1")
     linted = {}
     if not fixing and args.add_ignore is None:
-        linted = workspace.check_files(files, jobs=args.jobs).analyses
+        from tilecheck.progress import ProgressLine, wanted
+
+        progress = ProgressLine(len(files)) if wanted(output_format) else None
+        try:
+            linted = workspace.check_files(files, jobs=args.jobs, progress=progress).analyses
+        finally:
+            if progress is not None:
+                progress.close()
     for path in files:
         file_settings = settings_of[path].for_file(path)
         if path in linted:
@@ -332,6 +387,67 @@ def run_check(args: argparse.Namespace) -> int:
     return 1 if any(is_failure(d) for d in diagnostics) else 0
 
 
+def _run_check_stdin(args: argparse.Namespace, workspace: Workspace) -> int:
+    from tilecheck.stdin import check_stdin, read_stdin
+
+    if args.add_ignore is not None:
+        raise UsageError("--add-ignore cannot be used with standard input")
+    _validate_cli_selectors(workspace.resolver, workspace.resolver.overrides)
+    output_format = _output_format(args, workspace.resolver)
+    unsafe = bool(args.unsafe_fixes)
+    outcome = check_stdin(
+        workspace, read_stdin(), args.stdin_filename, fix=args.fix, diff=args.diff, unsafe=unsafe
+    )
+    result = outcome.analysis
+    if args.diff:
+        with _output(args.output_file) as out:
+            out.write(outcome.diff)
+        print(f"Would fix {outcome.fixed} diagnostic{'' if outcome.fixed == 1 else 's'}.", file=sys.stderr)
+        return 2 if result.internal_error else (1 if outcome.diff else 0)
+    if args.fix and outcome.output is not None:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(outcome.output)
+        sys.stdout.flush()
+    path = result.path
+    diagnostics = sorted(result.diagnostics, key=lambda d: (d.span.line, d.span.column, d.code, d.message))
+    run = Run(
+        diagnostics,
+        {path: result.text} if result.text is not None and diagnostics else {},
+        1,
+        rules=tuple(workspace.file_settings(path).rules),
+        fixed=outcome.fixed,
+        unsafe_fixes=unsafe,
+        show_fix_hint=not args.fix,
+        successful=not result.internal_error,
+    )
+    report = sys.stderr if args.fix else None  # stdout carries the fixed source
+    with _output(args.output_file, report) as out:
+        if args.statistics:
+            _statistics(run, output_format, out)
+        else:
+            reporter = __import__(f"tilecheck.report.{output_format.replace('-', '_')}", fromlist=["render"])
+            reporter.render(run, out)
+    if result.internal_error:
+        return 2
+    if args.exit_zero:
+        return 0
+    if args.fix and args.exit_non_zero_on_fix and outcome.fixed:
+        return 1
+    return 1 if any(is_failure(d) for d in diagnostics) else 0
+
+
+def run_clean(args: argparse.Namespace) -> int:
+    from tilecheck.cache import clean, default_cache_dir
+
+    workspace = Workspace(Options())
+    directory = default_cache_dir(workspace.project_root(), args.cache_dir)
+    if clean(directory):
+        print(f"Removed {display_path(directory)}", file=sys.stderr)
+    else:
+        print(f"No cache at {display_path(directory)}", file=sys.stderr)
+    return 0
+
+
 def is_failure(diagnostic: Diagnostic) -> bool:
     """Errors and warnings fail a run; notes (optimization findings) never do."""
     return diagnostic.severity is not Severity.INFO and diagnostic.grade is not Grade.OPTIMIZATION
@@ -353,9 +469,9 @@ def _output_format(args: argparse.Namespace, resolver: Resolver) -> str:
 class _output:
     """stdout, or a file written when the report is complete."""
 
-    def __init__(self, path: str | None) -> None:
+    def __init__(self, path: str | None, stream: TextIO | None = None) -> None:
         self.path = path
-        self.buffer: TextIO = io.StringIO() if path else sys.stdout
+        self.buffer: TextIO = io.StringIO() if path else (stream or sys.stdout)
 
     def __enter__(self) -> TextIO:
         return self.buffer
