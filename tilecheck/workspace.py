@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from tilecheck.config import Overrides, Resolver, Settings
 from tilecheck.discover import discover
 from tilecheck.engine import FileAnalysis, lint_source, read_source
+from tilecheck.prefilter import cannot_have_findings
 from tilecheck.scheduling import file_size, largest_first, worker_count
 from tilecheck.types import Diagnostic, Grade
 
@@ -238,4 +239,7 @@ def check_task(task: Task) -> FileAnalysis:
         data, failure = read_source(path)
         if failure is not None or data is None:
             return FileAnalysis(path, [failure] if failure else [])
+    clean_text = cannot_have_findings(data, settings)
+    if clean_text is not None:  # no kernel, no suppression: no CST needed (tilecheck.prefilter)
+        return FileAnalysis(path, [], False, clean_text)
     return lint_source(data, path, settings).detached()
