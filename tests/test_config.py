@@ -383,11 +383,11 @@ def test_debug_config_shows_origins(project, capsys):
         "  extends: pyproject.toml [tool.tilecheck]",
         "Excluded: no",
     ]
-    assert '  select           = ["TL1"]  # pyproject.toml [tool.tilecheck]' in lines
-    assert '  ignore           = ["TL104"]  # sub/tilecheck.toml' in lines
-    assert '  extend-select    = ["TL9"]  # command line' in lines
-    assert '  backend          = "cuda-sm90"  # pyproject.toml [tool.tilecheck]' in lines
-    assert '  per-file-ignores = {"k.py": ["TL105"]}  # sub/tilecheck.toml' in lines
+    assert '  select            = ["TL1"]  # pyproject.toml [tool.tilecheck]' in lines
+    assert '  ignore            = ["TL104"]  # sub/tilecheck.toml' in lines
+    assert '  extend-select     = ["TL9"]  # command line' in lines
+    assert '  backend           = "cuda-sm90"  # pyproject.toml [tool.tilecheck]' in lines
+    assert '  per-file-ignores  = {"k.py": ["TL105"]}  # sub/tilecheck.toml' in lines
     rules = lines[lines.index("Rules enabled for this file (12):") + 1 :]
     assert rules[0] == "  TL001  syntax-error  [meta, error]"
     assert [row.split()[0] for row in rules] == [

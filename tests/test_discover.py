@@ -137,3 +137,15 @@ def test_no_python_files_is_said_on_stderr(cli_repository, capsys):
     outcome = run(capsys, "check", "generated")
     assert outcome.status == 0
     assert outcome.err == "tilecheck: warning: No Python files found under the given path(s)\n"
+
+
+def test_respect_gitignore_in_the_configuration(cli_repository, capsys):
+    from tests.support import run
+
+    (cli_repository / "pyproject.toml").write_text("[tool.tilecheck]\nrespect-gitignore = false\n")
+    assert len(run(capsys, "check", "--show-files").out.splitlines()) == 9
+    assert len(run(capsys, "check", "--show-files", "--respect-gitignore").out.splitlines()) == 4
+    (cli_repository / "pyproject.toml").write_text('[tool.tilecheck]\nrespect-gitignore = "no"\n')
+    outcome = run(capsys, "check", "--show-files")
+    assert outcome.status == 2
+    assert "`respect-gitignore`" in outcome.err and "a boolean" in outcome.err

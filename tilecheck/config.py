@@ -72,6 +72,7 @@ _SCHEMA: dict[str, tuple[Callable[[object], bool], str]] = {
     "extend-exclude": (_strings, "an array of glob patterns"),
     "backend": (lambda v: isinstance(v, str), "a backend profile name (string)"),
     "plugins": (_strings, "an array of module names"),
+    "respect-gitignore": (lambda v: isinstance(v, bool), "a boolean"),
     "output-format": (lambda v: v in OUTPUT_FORMATS, "one of " + ", ".join(OUTPUT_FORMATS)),
     "severity": (
         lambda v: isinstance(v, dict) and all(s in ("error", "warning", "info") for s in v.values()),
@@ -595,4 +596,5 @@ def _default(key: str) -> object:
         "per-file-ignores": {},
         "severity": {},
         "backends": {},
+        "respect-gitignore": True,
     }.get(key, [])
