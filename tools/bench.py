@@ -286,7 +286,7 @@ def main() -> int:
     if fixit:
         table.add("", cold, "fixit lint", best(1, command(fixit, "lint", str(corpus))))
     else:
-        table.note("", "", "fixit: not installed")
+        table.rows.append(("", "", "fixit: not installed", "", ""))
 
     warm_run = command(*tilecheck, "check", "--exit-zero", str(corpus), env=env)
     warm_run()  # fill the cache
