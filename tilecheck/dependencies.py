@@ -57,7 +57,18 @@ def _candidates(file: str, source: str) -> Iterator[tuple[str, bool]]:
                 yield from _lookups(file, 0, alias.name)
 
 
+def find_module(file: str, level: int, dotted_name: str) -> str | None:
+    """The project file an import in `file` resolves to (`from ..a.b import c` is level 2,
+    `a.b`): in the folder `level` steps up, or for an absolute import in the file's folder and
+    the folders above it; None when no such file exists. PyPTO's constant reader uses this."""
+    for candidate, exists in _lookups(file, level, dotted_name):
+        if exists:
+            return candidate
+    return None
+
+
 def _lookups(file: str, level: int, dotted_name: str) -> Iterator[tuple[str, bool]]:
+    """Each location looked at, and whether it exists, up to the first that does."""
     if not dotted_name or dotted_name == "*":
         return
     parts = dotted_name.split(".")

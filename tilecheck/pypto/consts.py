@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from tilecheck.analysis.imports import dotted_name
+from tilecheck.dependencies import find_module
 from tilecheck.pypto.cstutil import MAX_INT_BITS, bounded, int_value
 
 _MAX_IMPORT_DEPTH = 8
@@ -140,29 +141,9 @@ class ModuleConstants:
         return other is not None and (name in other._assigned or name in other._imported)
 
     def _find_module(self, level: int, dotted_name: str) -> str | None:
-        if self._path is None or not dotted_name:
+        if self._path is None:
             return None
-        parts = dotted_name.split(".")
-        bases: list[str] = []
-        here = os.path.dirname(self._path)
-        if level:
-            for _ in range(level - 1):
-                here = os.path.dirname(here)
-            bases.append(here)
-        else:
-            # An absolute import of a project module: look in the file's folder and upwards.
-            for _ in range(6):
-                bases.append(here)
-                parent = os.path.dirname(here)
-                if parent == here:
-                    break
-                here = parent
-        for base in bases:
-            stem = os.path.join(base, *parts)
-            for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
-                if os.path.isfile(candidate):
-                    return candidate
-        return None
+        return find_module(self._path, level, dotted_name)  # shared with the cache's dependencies
 
     def _load(self, file: str) -> ModuleConstants | None:
         file = os.path.abspath(file)
