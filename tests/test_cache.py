@@ -293,3 +293,11 @@ def test_cache_dir_flag_and_clean(cli_project, capsys, tmp_path_factory):
     assert outcome.err == "Removed .tilecheck_cache\n"
     assert not (cli_project / ".tilecheck_cache").exists()
     assert run(capsys, "clean").err == "No cache at .tilecheck_cache\n"
+
+
+def test_results_that_gave_up_on_a_file_are_checked_again(project):
+    write(project, {"deep.py": "x = " + "+".join(["1"] * 20000) + "\n"})
+    found, _, misses, _ = check(project, "deep.py")
+    assert [f[3] for f in found] == ["TL004"] and misses == 1
+    _, hits, misses, _ = check(project, "deep.py")
+    assert (hits, misses) == (0, 1)

@@ -12,7 +12,8 @@ Layout: `<cache dir>/<tool fingerprint>/<key[:2]>/<key>.json`, with `CACHEDIR.TA
 `.gitignore` (`*`) at the top, as ruff's `.ruff_cache`. Entries are JSON, never pickles (a
 cache directory can come with a checked-out tree), written to a temporary file and renamed into
 place, so concurrent runs never see half an entry; an entry that cannot be read or does not
-match is a miss, never an error. Results with an internal error are never stored.
+match is a miss, never an error. Results with an internal error, or that gave up on a file
+(TL004, TL005: budgets depend on the machine's load), are never stored.
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ if TYPE_CHECKING:
 CACHE_DIR_NAME = ".tilecheck_cache"
 CACHE_DIR_ENV = "TILECHECK_CACHE_DIR"
 FORMAT = 1  # bump when the entry layout changes
+# "Too complex to analyze" may come from a time or memory budget that a loaded machine missed,
+# and crashes are worth retrying: results with these are checked again next time.
+UNSTORED_CODES = frozenset({"TL004", "TL005"})
 CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This file is a cache directory tag created by tilecheck.\n"
@@ -236,7 +240,7 @@ class ResultCache:
     # writing -----------------------------------------------------------------------------
     def store(self, path: str, settings: FileSettings, data: bytes, result: FileAnalysis) -> None:
         """Remember `result` for `data` as `path`; silently does nothing when it cannot."""
-        if result.internal_error:
+        if result.internal_error or any(d.code in UNSTORED_CODES for d in result.diagnostics):
             return
         absolute = os.path.abspath(path)
         dependencies = [[file, _file_digest(file)] for file in imported_files(absolute, result.text)]
