@@ -52,7 +52,7 @@ def test_stdin_without_a_name_is_called_dash(project, capsys, monkeypatch):
     feed(monkeypatch, KERNEL.encode())
     outcome = run(capsys, "-", "--output-format", "concise")
     assert outcome.status == 1
-    assert outcome.out.splitlines()[0].startswith("-:10:13: TL104 ")
+    assert outcome.out.splitlines()[0].startswith("-:10:13: error: TL104 ")
 
 
 def test_the_stdin_filename_selects_per_file_ignores(project, capsys, monkeypatch):
@@ -79,7 +79,7 @@ def test_fix_prints_the_fixed_source_and_reports_on_stderr(project, capsys, monk
     )
     assert stdout.getvalue() == ""  # the report is not mixed into the source
     err = capsys.readouterr().err
-    assert "k.py:12:13: TL105" in err and "TL104" not in err
+    assert "k.py:12:13: error: TL105" in err and "TL104" not in err
     assert status == 1
 
 
