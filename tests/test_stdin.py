@@ -115,3 +115,10 @@ def test_dash_with_other_paths_is_a_usage_error(project, capsys, monkeypatch):
     outcome = run(capsys, "check", "-", "a.py")
     assert outcome.status == 2
     assert outcome.err == "tilecheck: error: `-` (standard input) cannot be combined with other paths\n"
+
+
+def test_statistics_on_stdin(project, capsys, monkeypatch):
+    feed(monkeypatch, KERNEL.encode())
+    outcome = run(capsys, "check", "-", "--statistics", "--output-format", "json")
+    assert outcome.status == 1
+    assert sorted(row["code"] for row in json.loads(outcome.out)) == ["TL101", "TL104", "TL105"]

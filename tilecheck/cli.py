@@ -423,7 +423,9 @@ def _run_check_stdin(args: argparse.Namespace, workspace: Workspace) -> int:
     report = sys.stderr if args.fix else None  # stdout carries the fixed source
     with _output(args.output_file, report) as out:
         if args.statistics:
-            _statistics(run, output_format, out)
+            from tilecheck.report import statistics
+
+            statistics.render(run, output_format, out)
         else:
             reporter = __import__(f"tilecheck.report.{output_format.replace('-', '_')}", fromlist=["render"])
             reporter.render(run, out)
