@@ -25,7 +25,7 @@ from tilecheck.types import Diagnostic, Grade, Severity
 from tilecheck.workspace import Options, Workspace
 
 OUTPUT_FORMATS = FORMATS
-COMMANDS = ("check", "rule", "rules", "debug-config", "lower", "inventory", "explain", "backends", "clean")
+COMMANDS = ("check", "rule", "rules", "debug-config", "lower", "inventory", "explain", "backends", "clean", "server")
 
 
 class UsageError(Exception):
@@ -121,6 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     clean.add_argument(
         "--cache-dir", metavar="DIR", help="the cache to remove (default: as `check` finds it)"
     )
+    commands.add_parser("server", help="run the language server (LSP) on stdin/stdout")
     return parser
 
 
@@ -175,6 +176,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_lower(args)
         if args.command == "clean":
             return run_clean(args)
+        if args.command == "server":
+            from tilecheck.server import main as serve
+
+            return serve()
         if args.command in ("inventory", "explain", "backends"):
             module = __import__(f"tilecheck.{args.command}", fromlist=["run"])
             return module.run(args)

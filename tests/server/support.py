@@ -1,0 +1,163 @@
+"""Shared pieces of the language-server tests: the server command, client profiles, helpers."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import pathlib
+import sys
+
+from lsprotocol import types
+from pygls.protocol import default_converter
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
+
+DATA = pathlib.Path(__file__).parent / "data"
+ROOT = pathlib.Path(__file__).parents[2]
+
+# Neovim 0.7 pushes only; Neovim 0.10 pulls (and offers UTF-8/UTF-16/UTF-32); VS Code 1.65 pushes.
+PUSH_PROFILES = ["neovim@v0.7.0", "visual-studio-code"]
+PULL_PROFILE = "neovim@v0.10.0"
+PROFILES = [*PUSH_PROFILES, PULL_PROFILE]
+
+
+def server_config(env: dict[str, str] | None = None) -> ClientServerConfig:
+    environment = {**os.environ, **(env or {})}
+    return ClientServerConfig(
+        server_command=[sys.executable, "-m", "tilecheck.server"],
+        server_env=environment,
+        client_factory=make_client,
+    )
+
+
+def capabilities(profile: str, encodings: list[str] | None = None) -> types.ClientCapabilities:
+    caps = client_capabilities(profile)
+    if encodings is not None:
+        caps.general = caps.general or types.GeneralClientCapabilities()
+        caps.general.position_encodings = encodings
+    return caps
+
+
+async def start(
+    client: LanguageClient,
+    profile: str,
+    root: pathlib.Path,
+    *,
+    settings: dict | None = None,
+    encodings: list[str] | None = None,
+) -> types.InitializeResult:
+    return await client.initialize_session(
+        types.InitializeParams(
+            capabilities=capabilities(profile, encodings),
+            root_uri=root.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
+            initialization_options=settings,
+        )
+    )
+
+
+def open_document(
+    client: LanguageClient, path: pathlib.Path, text: str | None = None, version: int = 1
+) -> str:
+    uri = path.as_uri()
+    content = path.read_text(encoding="utf-8") if text is None else text
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(uri=uri, language_id="python", version=version, text=content)
+        )
+    )
+    return uri
+
+
+def replace_all(client: LanguageClient, uri: str, text: str, version: int) -> None:
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
+
+
+def pulls(client: LanguageClient) -> bool:
+    caps = client.capabilities
+    return caps is not None and caps.text_document is not None and caps.text_document.diagnostic is not None
+
+
+async def diagnostics(client: LanguageClient, uri: str, *, version: int | None = None, timeout: float = 30.0):
+    """The document's diagnostics: pulled from a pulling client, else the first push for `uri`
+    (with `version`, when given) not consumed by an earlier call."""
+    if pulls(client):
+        report = await client.text_document_diagnostic_async(
+            types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri))
+        )
+        return list(report.items)
+    params = await asyncio.wait_for(next_publish(client, uri, version), timeout)
+    return list(params.diagnostics)
+
+
+async def next_publish(
+    client: LanguageClient, uri: str, version: int | None = None
+) -> types.PublishDiagnosticsParams:
+    seen = client.consumed.setdefault(uri, 0)  # type: ignore[attr-defined]
+    while True:
+        mine = [p for p in client.publishes if p.uri == uri]  # type: ignore[attr-defined]
+        for index in range(seen, len(mine)):
+            client.consumed[uri] = index + 1  # type: ignore[attr-defined]
+            if version is None or mine[index].version == version:
+                return mine[index]
+        seen = len(mine)
+        async with client.published:  # type: ignore[attr-defined]
+            await client.published.wait()  # type: ignore[attr-defined]
+
+
+def make_client() -> LanguageClient:
+    """pytest-lsp's client, also keeping every publishDiagnostics in order (`publishes`)."""
+    client = LanguageClient(converter_factory=default_converter)
+    client.publishes = []  # type: ignore[attr-defined]
+    client.consumed = {}  # type: ignore[attr-defined]
+    client.published = asyncio.Condition()  # type: ignore[attr-defined]
+    features = {
+        k: v for k, v in DEFAULT_CLIENT_FEATURES.items() if k != types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
+    }
+    register_lsp_features(client, features)
+
+    @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    async def publish(params: types.PublishDiagnosticsParams) -> None:
+        client.diagnostics[params.uri] = params.diagnostics
+        client.publishes.append(params)  # type: ignore[attr-defined]
+        async with client.published:  # type: ignore[attr-defined]
+            client.published.notify_all()  # type: ignore[attr-defined]
+
+    client.registrations = []  # type: ignore[attr-defined]
+
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register_capability(params: types.RegistrationParams) -> None:
+        client.registrations.extend(params.registrations)  # type: ignore[attr-defined]
+
+    return client
+
+
+def summary(items) -> list[tuple[str | None, int, int]]:
+    """(code, 0-based line, column) of each diagnostic, as the client sees them."""
+    return [(d.code, d.range.start.line, d.range.start.character) for d in items]
+
+
+def apply_edits(text: str, edits: list[types.TextEdit]) -> str:
+    """Apply LSP text edits (UTF-16 positions) to `text`, last first."""
+    lines = text.split("\n")
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line) + 1)
+
+    def offset(position: types.Position) -> int:
+        content = lines[position.line] if position.line < len(lines) else ""
+        column, units = 0, 0
+        while column < len(content) and units < position.character:
+            units += 2 if ord(content[column]) > 0xFFFF else 1
+            column += 1
+        return offsets[min(position.line, len(lines))] + column
+
+    for edit in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
+        start, end = offset(edit.range.start), offset(edit.range.end)
+        text = text[:start] + edit.new_text + text[end:]
+    return text

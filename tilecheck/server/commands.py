@@ -1,0 +1,75 @@
+"""`workspace/executeCommand`: `tilecheck.showLowered` (the PyPTO lowering of a document) and
+`tilecheck.showRuleDocumentation` (a rule's Markdown, shown through the editor)."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest
+from pygls.lsp.server import LanguageServer
+
+from tilecheck.explain_rule import markdown
+from tilecheck.registry import by_code
+from tilecheck.server.code_actions import SHOW_DOCUMENTATION
+from tilecheck.server.convert import documentation_url, repository_url
+from tilecheck.server.session import Session
+
+SHOW_LOWERED = "tilecheck.showLowered"
+
+
+def register(server: LanguageServer, session: Session) -> None:
+    @server.command(SHOW_LOWERED)
+    async def show_lowered(*arguments: object) -> dict[str, object]:
+        """Arguments: the document URI (or `{"uri": ...}`). Returns `{"uri", "text", "changed",
+        "diagnostics"}`: the lowered text, whether anything was lowered, and why not."""
+        uri = _uri_argument(arguments)
+        if not session.settings.lowering_preview:
+            raise JsonRpcInvalidRequest("the lowering preview is off (setting `tilecheck.loweringPreview`)")
+        checked = await session.checked(uri)
+        if checked is None:
+            raise JsonRpcInvalidParams(f"{uri} is not an open document")
+        if checked.workspace is None:
+            raise JsonRpcInvalidParams(checked.problem or "no configuration")
+        workspace = checked.workspace
+        result = await _off_loop(session, lambda: workspace.lower_text(checked.text, checked.path))
+        return {
+            "uri": uri,
+            "text": result.source,
+            "changed": result.changed,
+            "diagnostics": [
+                {"code": d.code, "line": d.span.line, "column": d.span.column + 1, "message": d.message}
+                for d in result.diagnostics
+            ],
+        }
+
+    @server.command(SHOW_DOCUMENTATION)
+    def show_documentation(*arguments: object) -> str:
+        code = arguments[0] if arguments and isinstance(arguments[0], str) else None
+        rule = by_code(code) if code else None
+        if rule is None:
+            raise JsonRpcInvalidParams(f"unknown rule {code!r}")
+        href = documentation_url(rule.CODE, repository_url())
+        window = session.capabilities.window
+        if href is not None and window is not None and window.show_document is not None:
+            server.window_show_document(types.ShowDocumentParams(uri=href, external=True))
+        else:
+            server.window_show_message(
+                types.ShowMessageParams(type=types.MessageType.Info, message=markdown(rule))
+            )
+        return markdown(rule)
+
+
+def _uri_argument(arguments: tuple[object, ...]) -> str:
+    if len(arguments) == 1 and isinstance(arguments[0], list):
+        arguments = tuple(arguments[0])  # some clients wrap the arguments once more
+    first = arguments[0] if arguments else None
+    if isinstance(first, dict):
+        first = first.get("uri")
+    if not isinstance(first, str):
+        raise JsonRpcInvalidParams("expected the document URI as the first argument")
+    return first
+
+
+async def _off_loop(session: Session, work):
+    import asyncio
+
+    return await asyncio.get_running_loop().run_in_executor(session.executor, work)

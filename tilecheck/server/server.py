@@ -1,0 +1,29 @@
+"""Build the language server: one pygls server, one session, the handlers of each module."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from tilecheck import __version__
+from tilecheck.server import code_actions, commands, configuration, diagnostics, hover
+from tilecheck.server.session import Session
+
+NAME = "tilecheck"
+
+
+def create_server() -> tuple[LanguageServer, Session]:
+    server = LanguageServer(NAME, __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+    session = Session(server)
+    for module in (configuration, diagnostics, code_actions, hover, commands):
+        module.register(server, session)
+    return server, session
+
+
+def serve() -> int:
+    server, session = create_server()
+    try:
+        server.start_io()
+    finally:
+        session.executor.shutdown(wait=False, cancel_futures=True)
+    return 0

@@ -1,0 +1,98 @@
+"""The client's settings (section `tilecheck`), from initializationOptions or
+`workspace/didChangeConfiguration`: they override configuration files as the CLI's flags do.
+
+```json
+{"tilecheck": {"backend": "cuda-sm90", "select": ["TL1"], "ignore": ["TL105"],
+               "configuration": "tools/tilecheck.toml", "fixAll": true,
+               "showOptimization": true, "loweringPreview": true}}
+```
+
+A value of the wrong type is reported and left at its default; the others still apply.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from tilecheck.workspace import Options
+
+SECTION = "tilecheck"
+CHECKED_GRADES = frozenset({"semantic", "contract"})
+
+
+@dataclass(frozen=True)
+class ClientSettings:
+    backend: str | None = None
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] = ()
+    configuration: str | None = None  # one configuration file (`--config`), relative to the folder
+    fix_all: bool = True
+    show_optimization: bool = True
+    lowering_preview: bool = True
+    problems: tuple[str, ...] = field(default=(), compare=False)
+
+    @classmethod
+    def from_client(cls, raw: object) -> ClientSettings:
+        """Settings from `{"tilecheck": {...}}` or the section itself; None gives the defaults."""
+        if isinstance(raw, dict) and isinstance(raw.get(SECTION), dict):
+            raw = raw[SECTION]
+        if raw is None:
+            return cls()
+        if not isinstance(raw, dict):
+            return cls(problems=(f"settings must be an object, got {type(raw).__name__}",))
+        problems: list[str] = []
+
+        def read(key: str, kind: str, default):
+            value = raw.get(key, default)
+            if value is None or value is default:
+                return default
+            if kind == "bool" and isinstance(value, bool):
+                return value
+            if kind == "str" and isinstance(value, str) and value.strip():
+                return value.strip()
+            if kind == "list" and isinstance(value, str):
+                value = value.split(",")
+            if kind == "list" and isinstance(value, list) and all(isinstance(item, str) for item in value):
+                return tuple(item.strip() for item in value if item.strip())
+            problems.append(f"`{SECTION}.{key}` must be {_KINDS[kind]}, got {value!r}; using the default")
+            return default
+
+        known = {
+            "backend",
+            "select",
+            "ignore",
+            "configuration",
+            "fixAll",
+            "showOptimization",
+            "loweringPreview",
+        }
+        problems += [f"unknown setting `{SECTION}.{key}` (ignored)" for key in sorted(set(raw) - known)]
+        return cls(
+            backend=read("backend", "str", None),
+            select=read("select", "list", None),
+            ignore=read("ignore", "list", ()),
+            configuration=read("configuration", "str", None),
+            fix_all=read("fixAll", "bool", True),
+            show_optimization=read("showOptimization", "bool", True),
+            lowering_preview=read("loweringPreview", "bool", True),
+            problems=tuple(problems),
+        )
+
+    def options(self, folder: str | None) -> Options:
+        """The Workspace options for files in workspace folder `folder`."""
+        config = self.configuration
+        if config is not None:
+            config = os.path.expanduser(config)
+            if not os.path.isabs(config) and folder is not None:
+                config = os.path.join(folder, config)
+        return Options(
+            select=self.select,
+            ignore=self.ignore,
+            backend=self.backend,
+            grades=None if self.show_optimization else CHECKED_GRADES,
+            config_path=config,
+        )
+
+
+_KINDS = {"bool": "true or false", "str": "a non-empty string", "list": "a list of strings"}
