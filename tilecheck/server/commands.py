@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
@@ -17,8 +19,10 @@ SHOW_LOWERED = "tilecheck.showLowered"
 
 
 def register(server: LanguageServer, session: Session) -> None:
+    # Handlers take the server first: pygls would pass it anyway to a first parameter whose
+    # annotation it is a subclass of (`*arguments: object`).
     @server.command(SHOW_LOWERED)
-    async def show_lowered(*arguments: object) -> dict[str, object]:
+    async def show_lowered(ls: LanguageServer, *arguments: Any) -> dict[str, object]:
         """Arguments: the document URI (or `{"uri": ...}`). Returns `{"uri", "text", "changed",
         "diagnostics"}`: the lowered text, whether anything was lowered, and why not."""
         uri = _uri_argument(arguments)
@@ -42,7 +46,8 @@ def register(server: LanguageServer, session: Session) -> None:
         }
 
     @server.command(SHOW_DOCUMENTATION)
-    def show_documentation(*arguments: object) -> str:
+    def show_documentation(ls: LanguageServer, *arguments: Any) -> str:
+        arguments = _arguments(arguments)
         code = arguments[0] if arguments and isinstance(arguments[0], str) else None
         rule = by_code(code) if code else None
         if rule is None:
@@ -58,9 +63,14 @@ def register(server: LanguageServer, session: Session) -> None:
         return markdown(rule)
 
 
+def _arguments(arguments: tuple[object, ...]) -> tuple[object, ...]:
+    if len(arguments) == 1 and isinstance(arguments[0], (list, tuple)):
+        return tuple(arguments[0])  # a client that wraps the arguments once more
+    return arguments
+
+
 def _uri_argument(arguments: tuple[object, ...]) -> str:
-    if len(arguments) == 1 and isinstance(arguments[0], list):
-        arguments = tuple(arguments[0])  # some clients wrap the arguments once more
+    arguments = _arguments(arguments)
     first = arguments[0] if arguments else None
     if isinstance(first, dict):
         first = first.get("uri")
