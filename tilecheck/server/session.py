@@ -21,6 +21,7 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from tilecheck.config import ConfigError
+from tilecheck.selection import SelectionError, validate
 from tilecheck.server.convert import lsp_diagnostics
 from tilecheck.server.positions import PositionMap
 from tilecheck.server.settings import ClientSettings
@@ -150,7 +151,8 @@ class Session:
                 options = self.settings.options(folder)
                 workspace = Workspace(options, cwd=folder or os.path.dirname(os.path.abspath(path)))
                 self._workspaces[folder] = workspace
-            return workspace
+        _validate_selectors(workspace, path)
+        return workspace
 
     # -- documents -------------------------------------------------------------------------
     def open(self, uri: str) -> OpenDocument:
@@ -219,6 +221,17 @@ class Session:
             logger.exception("converting the diagnostics of %s", path)
             self.log(f"{path}: internal error: {type(error).__name__}: {error}", types.MessageType.Error)
         return checked
+
+
+def _validate_selectors(workspace: Workspace, path: str) -> None:
+    """Unknown codes in the client's `select`/`ignore` are errors, as the CLI's flags are."""
+    options = workspace.options
+    selectors = [*(options.select or ()), *options.ignore]
+    if selectors:
+        try:
+            validate(selectors, workspace.settings_for(path).rules)
+        except SelectionError as error:
+            raise ConfigError(f"settings `tilecheck.select`/`tilecheck.ignore`: {error}") from None
 
 
 def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:
