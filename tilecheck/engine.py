@@ -184,7 +184,9 @@ def _syntax_error(path: str, text: str, error: cst.ParserSyntaxError) -> Diagnos
             f"File is too deeply nested to parse: {message}",
         )
     try:
-        compile(text, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        # Not under `path`: CPython re-reads the error's line from that file when it exists, so an
+        # unsaved buffer would get columns measured on the saved text.
+        compile(text, "<tilecheck>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
     except SyntaxError as exact:
         if exact.lineno is not None:
             column = max((exact.offset or 1) - 1, 0)

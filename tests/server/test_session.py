@@ -60,7 +60,9 @@ async def test_settings_from_initialization_options_and_did_change_configuration
     kernel = tmp_path / "k.py"
     kernel.write_text(SOFTMAX)
     async with Server() as client:
-        await start(client, "visual-studio-code", tmp_path, settings={"tilecheck": {"select": ["TL101", "TL104"]}})
+        await start(
+            client, "visual-studio-code", tmp_path, settings={"tilecheck": {"select": ["TL101", "TL104"]}}
+        )
         uri = open_document(client, kernel)
         assert codes(await diagnostics(client, uri)) == ["TL104", "TL101", "TL104"]
         client.workspace_did_change_configuration(
@@ -72,11 +74,15 @@ async def test_settings_from_initialization_options_and_did_change_configuration
         other = open_document(client, pipelined)
         assert codes(await diagnostics(client, other)) == ["TL302"]  # TL104 did not run: not unused
         client.workspace_did_change_configuration(
-            types.DidChangeConfigurationParams(settings={"tilecheck": {"showOptimization": False, "backend": "cpu"}})
+            types.DidChangeConfigurationParams(
+                settings={"tilecheck": {"showOptimization": False, "backend": "cpu"}}
+            )
         )
         published = {}
         for _ in range(2):
-            params = await asyncio.wait_for(next_publish(client, uri) if not published else next_publish(client, other), 30)
+            params = await asyncio.wait_for(
+                next_publish(client, uri) if not published else next_publish(client, other), 30
+            )
             published[params.uri] = codes(params.diagnostics)
         assert published == {uri: ALL_SOFTMAX, other: ["TL901"]}
         # wrong types are reported and fall back to the defaults; unknown codes are errors
@@ -105,7 +111,9 @@ async def test_configuration_setting_names_one_file_relative_to_the_folder(tmp_p
     kernel = tmp_path / "k.py"
     kernel.write_text(SOFTMAX)
     async with Server() as client:
-        await start(client, "neovim@v0.7.0", tmp_path, settings={"tilecheck": {"configuration": "tools/lint.toml"}})
+        await start(
+            client, "neovim@v0.7.0", tmp_path, settings={"tilecheck": {"configuration": "tools/lint.toml"}}
+        )
         uri = open_document(client, kernel)
         assert codes(await diagnostics(client, uri)) == ["TL103"]
 

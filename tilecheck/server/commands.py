@@ -54,7 +54,12 @@ def register(server: LanguageServer, session: Session) -> None:
             raise JsonRpcInvalidParams(f"unknown rule {code!r}")
         href = documentation_url(rule.CODE, repository_url())
         window = session.capabilities.window
-        if href is not None and window is not None and window.show_document is not None and window.show_document.support:
+        if (
+            href is not None
+            and window is not None
+            and window.show_document is not None
+            and window.show_document.support
+        ):
             server.window_show_document(types.ShowDocumentParams(uri=href, external=True))
         else:
             server.window_show_message(
