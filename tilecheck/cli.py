@@ -25,7 +25,18 @@ from tilecheck.types import Diagnostic, Grade, Severity
 from tilecheck.workspace import Options, Workspace
 
 OUTPUT_FORMATS = FORMATS
-COMMANDS = ("check", "rule", "rules", "debug-config", "lower", "inventory", "explain", "backends", "clean", "server")
+COMMANDS = (
+    "check",
+    "rule",
+    "rules",
+    "debug-config",
+    "lower",
+    "inventory",
+    "explain",
+    "backends",
+    "clean",
+    "server",
+)
 
 
 class UsageError(Exception):
