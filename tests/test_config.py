@@ -455,11 +455,13 @@ def test_configuration_files_are_read_once_per_directory(project, monkeypatch):
     write(project, {"pyproject.toml": '[tool.tilecheck]\nignore = ["TL104"]\n'})
     for name in "abcde":
         (project / "pkg" / name).mkdir(parents=True)
-    import tilecheck.config
+    import tilecheck.config_file
 
     reads = []
-    original = tilecheck.config.read_table
-    monkeypatch.setattr(tilecheck.config, "read_table", lambda path: reads.append(path) or original(path))
+    original = tilecheck.config_file.read_table
+    monkeypatch.setattr(
+        tilecheck.config_file, "read_table", lambda path: reads.append(path) or original(path)
+    )
     resolver = Resolver(Overrides(), cwd=str(project))
     for name in "abcde":
         resolver.for_path(str(project / "pkg" / name / "k.py"))

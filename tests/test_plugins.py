@@ -60,11 +60,13 @@ class NoForbidden(Rule):
 def project(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("TILECHECK_OUTPUT_FORMAT", raising=False)
+    monkeypatch.setenv("TILECHECK_ALLOW_PLUGINS", "1")  # the tests below trust their trees
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "user-config"))
     package = f"lint_rules_{next(_names)}"
     before = set(sys.modules)
     yield tmp_path, package
     for name in set(sys.modules) - before:
-        if name.startswith("lint_rules_") or name.startswith("tc_plugin_"):
+        if name.startswith(("lint_rules_", "tc_plugin_", "tilecheck_local_plugins_")):
             del sys.modules[name]
 
 
@@ -121,7 +123,7 @@ def test_local_plugins_load_only_when_configured(project, capsys):
     write(root, {"other/k.py": "forbidden = 1\n", "configured/k.py": "forbidden = 1\n"})
     outcome = run(capsys, "other/k.py", "--output-format", "json")
     assert (outcome.status, outcome.findings()) == (0, [])
-    assert f"{package}.rules" not in sys.modules
+    assert not any(name.endswith(f"{package}.rules") for name in sys.modules)
     outcome = run(capsys, "configured/k.py", "--output-format", "json")
     assert outcome.findings() == [("k.py", 1, 1, "KX101")]
 

@@ -10,7 +10,6 @@ import ast
 import dataclasses
 import io
 import os
-import sys
 import tokenize
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from tilecheck.analysis.scope import ModelTooLarge
+from tilecheck.backends.profile import Profile, profile_of
 from tilecheck.consequences import fold
 from tilecheck.context import Context, ModelError
 from tilecheck.registry import builtin_rules, by_code
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from tilecheck.config import FileSettings
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
-RECURSION_LIMIT = 6000
+RECURSION_LIMIT = 6000  # what entry points set (once, for the process): deep kernels recurse deeply
 
 
 @dataclass
@@ -133,7 +133,7 @@ def _too_complex(text: str) -> bool:
         return True
     except (SyntaxError, ValueError):
         return False  # libcst reports it
-    stack = [(tree, 0)]
+    stack: list[tuple[ast.AST, int]] = [(tree, 0)]
     while stack:
         node, depth = stack.pop()
         if depth > 1000:
@@ -167,7 +167,7 @@ def check_source(
     data: bytes | str,
     path: str = "<string>",
     rules: Iterable[type[Rule]] | None = None,
-    backend: object | None = None,
+    backend: Profile | str | None = None,
     *,
     known: Iterable[type[Rule]] | None = None,
 ) -> FileAnalysis:
@@ -185,22 +185,17 @@ def check_source(
         return result
     assert module is not None and text is not None
     chosen = list(rules) if rules is not None else list(builtin_rules())
-    ctx = Context(path, text, module, backend)
+    ctx = Context(path, text, module, profile_of(backend))  # a shipped profile's name works too
     result.module, result.context = module, ctx
     ran: set[str] = set()
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, RECURSION_LIMIT))
-    try:
-        for rule in chosen:
-            if rule.check is Rule.check:
-                continue  # reported by the engine itself (unreadable files, suppressions, ...)
-            if _run_rule(rule, ctx, result):
-                ran.add(rule.CODE)
-            if result.diagnostics and result.diagnostics[-1].code == "TL004":
-                ran.clear()
-                break
-    finally:
-        sys.setrecursionlimit(limit)
+    for rule in chosen:
+        if rule.check is Rule.check:
+            continue  # reported by the engine itself (unreadable files, suppressions, ...)
+        if _run_rule(rule, ctx, result):
+            ran.add(rule.CODE)
+        if result.diagnostics and result.diagnostics[-1].code == "TL004":
+            ran.clear()
+            break
     result.diagnostics.extend(_unique(ctx.diagnostics))
     if may_have_suppressions(text):
         _suppress(result, text, chosen, ran, known)
@@ -266,7 +261,7 @@ def _unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
 
 
 def check_file(
-    path: str, rules: Iterable[type[Rule]] | None = None, backend: object | None = None
+    path: str, rules: Iterable[type[Rule]] | None = None, backend: Profile | str | None = None
 ) -> FileAnalysis:
     data, failure = read_source(path)
     if failure is not None:
