@@ -256,3 +256,81 @@ def test_jobs_must_be_positive(capsys):
     outcome = run(capsys, ".", "--jobs", "0")
     assert outcome.status == 2
     assert "--jobs must be at least 1" in outcome.err
+
+
+# -- issue 13 §1: the first ten minutes -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("typo", "meant"), [("rulez", "rule"), ("chek", "check"), ("explian", "explain")])
+def test_a_mistyped_subcommand_is_a_usage_error(project, capsys, typo, meant):
+    outcome = run(capsys, typo, "TL104")
+    assert (outcome.status, outcome.out) == (2, "")
+    assert outcome.err == f"tilecheck: error: unrecognized subcommand '{typo}' (did you mean '{meant}'?)\n"
+
+
+def test_an_existing_path_named_like_a_subcommand_is_checked(project, capsys):
+    write(project, {"rulez": KERNEL})  # a file (no .py) named on the command line is checked
+    assert run(capsys, "rulez", "--output-format", "json").findings() == [
+        ("rulez", 10, 13, "TL104"),
+        ("rulez", 12, 13, "TL105"),
+        ("rulez", 15, 22, "TL101"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["nope.py"],
+        ["check", "k.py", "nope.py"],
+        ["explain", "nope.py"],
+        ["explain", "nope.py:12"],
+        ["debug-config", "nope.py"],
+        ["inventory", "k.py", "nope.py"],
+    ],
+)
+def test_a_missing_path_named_explicitly_is_a_usage_error_everywhere(project, capsys, command):
+    write(project, {"k.py": KERNEL})
+    outcome = run(capsys, *command)
+    assert (outcome.status, outcome.out, outcome.err) == (
+        2,
+        "",
+        "tilecheck: error: nope.py: no such file or directory\n",
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--select", "nested-paralel"],
+            "Unknown rule selector: `nested-paralel` (did you mean `nested-parallel`?)",
+        ),
+        (
+            ["--ignore", "parallel-indexd-local"],
+            "Unknown rule selector: `parallel-indexd-local` (did you mean `parallel-indexed-local`?)",
+        ),
+        (["--select", "TL777"], "Unknown rule selector: `TL777`"),
+    ],
+)
+def test_mistyped_selectors_get_suggestions(project, capsys, args, message):
+    write(project, {"k.py": KERNEL})
+    outcome = run(capsys, "k.py", *args)
+    assert (outcome.status, outcome.err) == (2, f"tilecheck: error: {message}\n")
+
+
+def test_mistyped_selector_in_configuration_gets_a_suggestion(project, capsys):
+    write(project, {"k.py": KERNEL, "tilecheck.toml": 'ignore = ["nested-paralel"]\n'})
+    outcome = run(capsys, "k.py")
+    assert outcome.err == (
+        "tilecheck: error: tilecheck.toml: `ignore`: unknown rule selector: `nested-paralel` "
+        "(did you mean `nested-parallel`?)\n"
+    )
+
+
+def test_mistyped_rule_name_gets_a_suggestion(project, capsys):
+    outcome = run(capsys, "rule", "nested-paralel")
+    assert (outcome.status, outcome.err) == (
+        2,
+        "tilecheck: error: unknown rule `nested-paralel` (did you mean `nested-parallel`? "
+        "`tilecheck rules` lists them)\n",
+    )

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from tilecheck.config_file import CONFIG_FILES, KEYS, ConfigFile, config_in, load, read_table
 from tilecheck.errors import ConfigError, ProfileError
-from tilecheck.patterns import PathPatterns
+from tilecheck.patterns import PathPatterns, PatternTable
 from tilecheck.rule import Rule
 from tilecheck.selection import Layer, Selection, SelectionError, matches, validate
 from tilecheck.types import Grade, Severity
@@ -138,14 +138,13 @@ class Settings:
         return patterns
 
     @cached_property
-    def per_file_ignores(self) -> list[tuple[PathPatterns, tuple[str, ...]]]:
+    def per_file_ignores(self) -> tuple[PatternTable, list[tuple[str, ...]]] | None:
+        """The patterns of the nearest `per-file-ignores` table, and each one's codes."""
         _, origin = self.lookup("per-file-ignores")
         if origin is None:
-            return []
-        return [
-            (PathPatterns((pattern,), origin.directory), tuple(codes))
-            for pattern, codes in origin.table("per-file-ignores").items()
-        ]
+            return None
+        table = origin.table("per-file-ignores")
+        return PatternTable(list(table), origin.directory), [tuple(codes) for codes in table.values()]
 
     @cached_property
     def selection(self) -> Selection:
@@ -195,12 +194,14 @@ class Settings:
         """Check rule names, severities and the backend; raises ConfigError."""
         check = _SelectorCheck(self.rules, lenient=self.skipped_plugins)
         for config in self.chain:
+            label = config.label
             for key in ("select", "extend-select", "ignore"):
-                check(config.strings(key) or (), f"{config.label}: `{key}`")
+                check(config.strings(key) or (), f"{label}: `{key}`")
             for pattern, codes in config.table("per-file-ignores").items():
-                check(codes, f'{config.label}: `per-file-ignores` "{pattern}"')
+                if not check.known(codes):
+                    check(codes, f'{label}: `per-file-ignores` "{pattern}"')
             for key, level in config.table("severity").items():
-                where = f"{config.label}: `severity`"
+                where = f"{label}: `severity`"
                 if key == "optimization" and level != "info":
                     raise ConfigError(
                         f'{where}: optimization findings are never errors or warnings (got "{level}")'
@@ -222,7 +223,7 @@ class Settings:
 
     def for_file(self, path: str) -> FileSettings:
         absolute = os.path.abspath(path)
-        hits = tuple(i for i, (patterns, _) in enumerate(self.per_file_ignores) if patterns.match(absolute))
+        hits = tuple(self.per_file_ignores[0].hits(absolute)) if self.per_file_ignores else ()
         cached = self._per_file.get(hits)
         if cached is None:
             cached = self._per_file[hits] = self._file_settings(hits)
@@ -230,7 +231,9 @@ class Settings:
 
     def _file_settings(self, hits: tuple[int, ...]) -> FileSettings:
         rules = self.selection.enabled(self.rules)
-        ignored = [code for i in hits for code in self.per_file_ignores[i][1]]
+        ignored = (
+            [code for i in hits for code in self.per_file_ignores[1][i]] if self.per_file_ignores else []
+        )
         grades = self.resolver.overrides.grades
         rules = [
             rule
@@ -286,6 +289,10 @@ class _SelectorCheck:
         self.exact = {rule.CODE for rule in self.rules} | {rule.NAME for rule in self.rules}
         self.valid: set[str] = set()
 
+    def known(self, selectors: Iterable[str]) -> bool:
+        """All of `selectors` are known to be valid (the fast path for large tables)."""
+        return all(selector in self.exact or selector in self.valid for selector in selectors)
+
     def __call__(self, selectors: Iterable[str], where: str) -> None:
         for selector in selectors:
             if selector in self.exact or selector in self.valid:
@@ -332,6 +339,7 @@ class Resolver:
         self._nearest: dict[str, str | None] = {}  # directory -> config file path
         self._settings: dict[str | None, Settings] = {}
         self._fixed: Settings | None = None
+        self._tables: dict[str, dict[str, object]] = {}  # pyproject tables read while searching
         if config_path is not None:
             if not os.path.lexists(config_path):
                 raise ConfigError(f"--config: no such file {config_path}")
@@ -364,7 +372,7 @@ class Resolver:
         path = self._nearest_config(os.path.abspath(directory))
         settings = self._settings.get(path)
         if settings is None:
-            config = load(path) if path is not None else None
+            config = load(path, tables=self._tables) if path is not None else None
             settings = self._settings[path] = self._make(config)
         return settings
 
@@ -382,7 +390,7 @@ class Resolver:
                 found = self._nearest[current]
                 break
             visited.append(current)
-            found = config_in(current)
+            found = config_in(current, self._tables)
             if found is not None:
                 break
             parent = os.path.dirname(current)

@@ -197,8 +197,9 @@ def check_values(path: str, table: dict[str, object]) -> dict[str, object]:
     return table
 
 
-def config_in(directory: str) -> str | None:
-    """The configuration file of `directory` (one that exists but cannot be a file is an error)."""
+def config_in(directory: str, tables: dict[str, dict[str, object]] | None = None) -> str | None:
+    """The configuration file of `directory` (one that exists but cannot be a file is an error).
+    A pyproject.toml read to see whether it has a table is kept in `tables` for `load`."""
     for name in CONFIG_FILES:
         candidate = os.path.join(directory, name)
         try:
@@ -217,19 +218,27 @@ def config_in(directory: str) -> str | None:
             raise ConfigError(
                 f"Cannot read configuration file {display_path(candidate)}: it is {_kind(mode)}"
             )
-        if name == "pyproject.toml" and read_table(candidate) is None:
-            continue
+        if name == "pyproject.toml":
+            table = read_table(candidate)
+            if table is None:
+                continue
+            if tables is not None:
+                tables[os.path.abspath(candidate)] = table
         return candidate
     return None
 
 
-def load(path: str, seen: tuple[str, ...] = ()) -> ConfigFile | None:
-    """Read one file and what it extends; None for a pyproject.toml without the table."""
+def load(
+    path: str, seen: tuple[str, ...] = (), tables: dict[str, dict[str, object]] | None = None
+) -> ConfigFile | None:
+    """Read one file and what it extends; None for a pyproject.toml without the table.
+    `tables` holds tables `config_in` has read already."""
     path = os.path.abspath(path)
     if path in seen:
         cycle = " -> ".join(display_path(p) for p in (*seen, path))
         raise ConfigError(f"Circular `extend` in configuration: {cycle}")
-    table = read_table(path)
+    known = tables.pop(path, None) if tables is not None else None
+    table = known if known is not None else read_table(path)
     if table is None:
         if seen:
             raise ConfigError(

@@ -74,3 +74,60 @@ class PathPatterns:
             candidates = ["/".join(parts[:n]) for n in range(1, len(parts) + 1)] if whole else [relative]
             return any(self._relative.match(candidate) for candidate in candidates)
         return False
+
+
+_GLOB = frozenset("*?[")
+
+
+class PatternTable:
+    """Many patterns of one root (a `per-file-ignores` table), indexed so that finding the
+    patterns a path matches costs the path's depth plus the candidates, not the table's size.
+
+    Each pattern means what `PathPatterns((pattern,), root)` means. Patterns are indexed by
+    their literal leading components (`kernels/gen_5/*.py` under `kernels` -> `gen_5`; a
+    literal name pattern by the name), and compiled only when first tested."""
+
+    def __init__(self, patterns: list[str], root: str) -> None:
+        self.patterns = patterns
+        self.root = root
+        self._names: dict[str, list[int]] = {}  # literal name -> patterns
+        self._name_globs: list[int] = []
+        self._trie: dict[str, dict] = {}  # literal components -> {"": [patterns ending here], ...}
+        self._compiled: dict[int, PathPatterns] = {}
+        for index, pattern in enumerate(patterns):
+            bare = pattern.rstrip("/")
+            if "/" not in bare:
+                if _GLOB.isdisjoint(bare):
+                    self._names.setdefault(bare, []).append(index)
+                else:
+                    self._name_globs.append(index)
+                continue
+            node = self._trie
+            for part in pattern.strip("/").removeprefix("./").split("/")[:-1]:
+                if not _GLOB.isdisjoint(part) or part in ("", "."):
+                    break
+                node = node.setdefault(part, {})
+            node.setdefault("", []).append(index)
+
+    def hits(self, path: str) -> list[int]:
+        """The indices of the patterns `path` (absolute) matches, in table order."""
+        relative = os.path.relpath(path, self.root).replace(os.sep, "/")
+        inside = not relative.startswith("../") and relative != ".."
+        parts = relative.split("/") if inside else [os.path.basename(path)]
+        candidates = set(self._name_globs)
+        for part in parts:
+            candidates.update(self._names.get(part, ()))
+        if inside:
+            node: dict | None = self._trie
+            for part in [*parts, None]:
+                if node is None:
+                    break
+                candidates.update(node.get("", ()))
+                node = node.get(part) if part is not None else None
+        return sorted(index for index in candidates if self._pattern(index).match(path))
+
+    def _pattern(self, index: int) -> PathPatterns:
+        compiled = self._compiled.get(index)
+        if compiled is None:
+            compiled = self._compiled[index] = PathPatterns((self.patterns[index],), self.root)
+        return compiled

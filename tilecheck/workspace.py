@@ -118,13 +118,15 @@ class Workspace:
         with self._lock:
             return self.resolver.for_directory(parent).is_excluded(path, whole=explicit)
 
-    def validate_selectors(self) -> None:
-        """Each `select`/`extend_select`/`ignore` option must name a rule of some configuration
-        resolved so far (or of the working directory's): UsageError otherwise."""
+    def validate_selectors(self, paths: Iterable[str] = ()) -> None:
+        """Each `select`/`extend_select`/`ignore` option must name a rule of the configuration of
+        one of `paths`, or of any resolved so far (or of the working directory's): UsageError otherwise."""
         selectors = [*(self.options.select or ()), *self.options.extend_select, *self.options.ignore]
         if not selectors:
             return
         with self._lock:
+            for path in paths:
+                self.resolver.for_path(path)
             resolved = self.resolver.all_settings() or [self.resolver.for_directory(self.resolver.cwd)]
             known = {rule for settings in resolved for rule in settings.rules}
             untrusted = any(settings.skipped_plugins for settings in resolved)

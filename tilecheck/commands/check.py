@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     require_paths(args.paths)
     workspace = workspace_from(args, args.output_format)
     files = workspace.discover(args.paths, force_exclude=args.force_exclude)
-    workspace.validate_selectors()
+    workspace.validate_selectors(files)
     output_format = _output_format(args.output_format, workspace)
     rewriting = args.fix or args.diff or args.add_ignore is not None
 

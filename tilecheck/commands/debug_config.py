@@ -23,7 +23,7 @@ def run(args: argparse.Namespace) -> int:
     workspace = workspace_from(args)
     settings = workspace.settings_for(path)
     file_settings = workspace.file_settings(path)
-    workspace.validate_selectors()
+    workspace.validate_selectors([path])
     excluded = settings.is_excluded(path)
     rows = describe(settings)
     chain = [config.label for config in settings.chain]

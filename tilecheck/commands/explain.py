@@ -25,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
     if os.path.isdir(path):
         raise UsageError(f"{path}: is a directory (explain draws one file)")
     workspace = workspace_from(args)
-    workspace.validate_selectors()
+    workspace.validate_selectors([path])
     analysis = workspace.check_file(path)
     roots, rest, problem = explain(analysis, line)
     backend = workspace.file_settings(path).backend
