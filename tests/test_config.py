@@ -600,7 +600,7 @@ def test_pattern_table_agrees_with_path_patterns(tmp_path, pattern, path, expect
 # -- severity of findings that say a file could not be analyzed --------------------------------------
 
 
-@pytest.mark.parametrize("key", ["meta", "TL001", "syntax-error", "TL00"])
+@pytest.mark.parametrize("key", ["meta", "TL001", "syntax-error", "TL005"])
 def test_meta_findings_cannot_be_configured_down(project, capsys, key):
     write(project, {"tilecheck.toml": f'[severity]\n{json.dumps(key)} = "info"\n', "k.py": "def (:\n"})
     outcome = run(capsys, "k.py")

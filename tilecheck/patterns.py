@@ -6,7 +6,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 
@@ -79,6 +79,14 @@ class PathPatterns:
 _GLOB = frozenset("*?[")
 
 
+@dataclass
+class _Node:
+    """Patterns under one literal directory prefix."""
+
+    children: dict[str, _Node] = field(default_factory=dict)
+    patterns: list[int] = field(default_factory=list)  # whose literal prefix ends here
+
+
 class PatternTable:
     """Many patterns of one root (a `per-file-ignores` table), indexed so that finding the
     patterns a path matches costs the path's depth plus the candidates, not the table's size.
@@ -92,7 +100,7 @@ class PatternTable:
         self.root = root
         self._names: dict[str, list[int]] = {}  # literal name -> patterns
         self._name_globs: list[int] = []
-        self._trie: dict[str, dict] = {}  # literal components -> {"": [patterns ending here], ...}
+        self._trie = _Node()
         self._compiled: dict[int, PathPatterns] = {}
         for index, pattern in enumerate(patterns):
             bare = pattern.rstrip("/")
@@ -106,8 +114,8 @@ class PatternTable:
             for part in pattern.strip("/").removeprefix("./").split("/")[:-1]:
                 if not _GLOB.isdisjoint(part) or part in ("", "."):
                     break
-                node = node.setdefault(part, {})
-            node.setdefault("", []).append(index)
+                node = node.children.setdefault(part, _Node())
+            node.patterns.append(index)
 
     def hits(self, path: str) -> list[int]:
         """The indices of the patterns `path` (absolute) matches, in table order."""
@@ -118,12 +126,14 @@ class PatternTable:
         for part in parts:
             candidates.update(self._names.get(part, ()))
         if inside:
-            node: dict | None = self._trie
-            for part in [*parts, None]:
+            node: _Node | None = self._trie
+            for part in parts:
                 if node is None:
                     break
-                candidates.update(node.get("", ()))
-                node = node.get(part) if part is not None else None
+                candidates.update(node.patterns)
+                node = node.children.get(part)
+            if node is not None:
+                candidates.update(node.patterns)
         return sorted(index for index in candidates if self._pattern(index).match(path))
 
     def _pattern(self, index: int) -> PathPatterns:
