@@ -1,6 +1,7 @@
 """The command line: exit codes, grades, statistics, rule documentation and the default command."""
 
 import json
+import os
 import textwrap
 
 import pytest
@@ -334,3 +335,23 @@ def test_mistyped_rule_name_gets_a_suggestion(project, capsys):
         "tilecheck: error: unknown rule `nested-paralel` (did you mean `nested-parallel`? "
         "`tilecheck rules` lists them)\n",
     )
+
+
+def test_python_m_tilecheck_does_not_import_the_checked_trees_modules(tmp_path):
+    import subprocess
+    import sys
+
+    marker = tmp_path / "imported"
+    plant = f"open({str(marker)!r}, 'a').write(__name__ + '\\n')\n"
+    write(tmp_path, {"tomllib.py": plant, "libcst/__init__.py": plant, "k.py": KERNEL})
+    result = subprocess.run(
+        [sys.executable, "-m", "tilecheck", "k.py", "--isolated", "--output-format", "concise"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={key: value for key, value in os.environ.items() if key != "PYTHONPATH"},
+    )
+    assert not marker.exists(), marker.read_text()
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.startswith("k.py:10:13: TL104 [semantic] ")

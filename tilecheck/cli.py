@@ -73,9 +73,20 @@ def _typo_of_command(word: str) -> str | None:
     return close[0] if close else None
 
 
+def _forget_working_directory() -> None:
+    """`python -m tilecheck` puts the working directory first on sys.path, so a checked tree's
+    `tomllib.py` or `libcst/` would shadow the real ones (and run). Nothing tilecheck imports
+    lives there: drop it, as `python -P` would (the `tilecheck` script never adds it)."""
+    started_as_module = sys.argv[:1] and sys.argv[0].endswith(os.path.join("tilecheck", "__main__.py"))
+    if started_as_module and not getattr(sys.flags, "safe_path", False) and sys.path:
+        if os.path.abspath(sys.path[0] or os.curdir) == os.getcwd():
+            del sys.path[0]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     # Deep but valid kernels recurse deeply in libcst and the model; set once, for the process.
     sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
+    _forget_working_directory()
     args_list = list(sys.argv[1:] if argv is None else argv)
     try:
         if args_list and args_list[0] not in COMMANDS:
