@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from tilecheck import python_ast
 from tilecheck.analysis.scope import ModelTooLarge
 from tilecheck.backends.profile import Profile, profile_of
 from tilecheck.consequences import fold
@@ -128,7 +129,7 @@ def _too_complex(text: str) -> bool:
     if not text or max(map(len, text.splitlines()), default=0) < _DEEP_HINT:
         return False
     try:
-        tree = ast.parse(text)
+        tree = python_ast.parse(text)
     except (RecursionError, MemoryError):
         return True
     except (SyntaxError, ValueError):
@@ -153,7 +154,7 @@ def _syntax_error(path: str, text: str, error: cst.ParserSyntaxError) -> Diagnos
             f"File is too deeply nested to parse: {message}",
         )
     try:
-        compile(text, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        python_ast.parse(text, path)
     except SyntaxError as exact:
         if exact.lineno is not None:
             column = max((exact.offset or 1) - 1, 0)

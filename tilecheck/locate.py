@@ -16,7 +16,6 @@ the pin and that both ways agree); should it break, the public way takes over.
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Mapping
 
 import libcst as cst
@@ -27,6 +26,7 @@ try:  # the fast path: libcst's own position-tracking codegen (see the module do
 except ImportError:  # pragma: no cover - a libcst outside the pinned range
     PositionProvidingCodegenState = None  # type: ignore[assignment,misc]
 
+from tilecheck import python_ast
 from tilecheck.types import Span
 
 
@@ -48,7 +48,7 @@ class Locator:
         if self.source is None:
             return None
         try:
-            tree = ast.parse(self.source)
+            tree = python_ast.parse(self.source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
         first: dict[int, int] = {}
