@@ -90,7 +90,7 @@ CITED_SKILL_DOCUMENTS = {
 
 
 def _tilelang_rule_pages() -> str:
-    from tilecheck.explain_rule import markdown
+    from tilecheck.rule_docs import markdown
 
     return "\n".join(markdown(rule) for rule in builtin_rules() if rule.CODE[2] in "123")
 
@@ -121,9 +121,8 @@ def test_cited_paths_exist_in_tilelang_0_1_15():
 
 
 def test_unsafe_fixes_say_why_and_design_notes_come_last():
-    from tilecheck.explain_rule import markdown
-
     from tilecheck.registry import by_code
+    from tilecheck.rule_docs import markdown
 
     for code in ("TL104", "TL903"):
         assert "unsafe because" in markdown(by_code(code))

@@ -216,7 +216,9 @@ def test_pipeline_rules_point_at_the_loops(project, capsys):
         "Make one level bare: drop num_stages=3 from `T.Pipelined(4, num_stages=3)`"
     )
     assert related_of(in_parallel) == [(10, 18, "the enclosing `T.Parallel` loop")]
-    assert in_parallel["help"].startswith("Make `T.Pipelined(4, num_stages=2)` the outer loop and put the `T.Parallel` loop of line 10 inside it")
+    assert in_parallel["help"].startswith(
+        "Make `T.Pipelined(4, num_stages=2)` the outer loop and put the `T.Parallel` loop of line 10 inside it"
+    )
 
 
 def test_symbolic_fragment_points_at_the_loop_and_the_allocation(project, capsys):

@@ -14,12 +14,13 @@ from tilecheck.workspace import Options, Workspace
 ROOT = Path(__file__).resolve().parent.parent
 SOFTMAX = ROOT / "fixtures" / "examples" / "softmax_mistakes.py"
 SOFTMAX_FINDINGS = [
-    (22, 17, "TL104"),
-    (23, 26, "TL101"),
-    (24, 47, "TL104"),
-    (26, 17, "TL103"),
-    (30, 26, "TL102"),
-    (31, 21, "TL105"),
+    (21, 17, "TL104"),
+    (22, 26, "TL101"),
+    (23, 47, "TL104"),
+    (26, 30, "TL101"),
+    (29, 17, "TL103"),
+    (31, 26, "TL102"),
+    (32, 21, "TL105"),
 ]
 ROUNDS = 6
 
