@@ -2,7 +2,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint format oracle bench visibility clean
+.PHONY: demo test lint typecheck format oracle bench visibility clean
 
 # Runtime install (for the demo) and dev install (for the tests), each redone when pyproject.toml changes.
 $(VENV)/.runtime: pyproject.toml
@@ -23,7 +23,12 @@ demo: $(VENV)/.runtime
 test: $(VENV)/.dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
+
+# The files and strictness are [tool.mypy] in pyproject.toml (tilecheck/, rules/ through its link).
+typecheck: $(VENV)/.dev
+	$(BIN)/mypy
 
 lint: $(VENV)/.dev
 	$(BIN)/ruff check .

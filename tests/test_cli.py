@@ -1,6 +1,7 @@
 """The command line: exit codes, grades, statistics, rule documentation and the default command."""
 
 import json
+import os
 import textwrap
 
 import pytest
@@ -44,7 +45,12 @@ def test_exit_codes(project, capsys):
     assert run(capsys, "k.py").status == 1
     assert run(capsys, "k.py", "--exit-zero").status == 0
     assert run(capsys, "k.py", "--select", "nope").status == 2
-    assert run(capsys, "missing.py", "--output-format", "json").findings() == [("missing.py", 1, 1, "TL003")]
+    missing = run(capsys, "missing.py", "--output-format", "json")
+    assert (missing.status, missing.out, missing.err) == (
+        2,
+        "",
+        "tilecheck: error: missing.py: no such file or directory\n",
+    )
     assert run(capsys, "k.py", "--fix", "--add-ignore").status == 2
 
 
@@ -62,6 +68,7 @@ def test_optimization_findings_never_fail_and_are_notes(project, capsys, monkeyp
     )
     write(project, {"k.py": "slow = 1\n"})
     monkeypatch.setattr("sys.dont_write_bytecode", True)
+    monkeypatch.setenv("TILECHECK_ALLOW_PLUGINS", "1")
     outcome = run(capsys, "k.py", "--output-format", "concise")
     assert outcome.status == 0
     assert outcome.out.splitlines() == [
@@ -74,9 +81,6 @@ def test_optimization_findings_never_fail_and_are_notes(project, capsys, monkeyp
     assert json.loads(run(capsys, "k.py", "--output-format", "json").out)[0]["severity"] == "info"
     write(project, {"tilecheck.toml": 'plugins = ["slow_rules"]\n[severity]\nOPT301 = "error"\n'})
     assert run(capsys, "k.py").status == 0  # cannot be configured into an error
-    import sys
-
-    sys.modules.pop("slow_rules", None)
 
 
 def test_grade_filter(project, capsys):
@@ -253,3 +257,101 @@ def test_jobs_must_be_positive(capsys):
     outcome = run(capsys, ".", "--jobs", "0")
     assert outcome.status == 2
     assert "--jobs must be at least 1" in outcome.err
+
+
+# -- issue 13 §1: the first ten minutes -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("typo", "meant"), [("rulez", "rule"), ("chek", "check"), ("explian", "explain")])
+def test_a_mistyped_subcommand_is_a_usage_error(project, capsys, typo, meant):
+    outcome = run(capsys, typo, "TL104")
+    assert (outcome.status, outcome.out) == (2, "")
+    assert outcome.err == f"tilecheck: error: unrecognized subcommand '{typo}' (did you mean '{meant}'?)\n"
+
+
+def test_an_existing_path_named_like_a_subcommand_is_checked(project, capsys):
+    write(project, {"rulez": KERNEL})  # a file (no .py) named on the command line is checked
+    assert run(capsys, "rulez", "--output-format", "json").findings() == [
+        ("rulez", 10, 13, "TL104"),
+        ("rulez", 12, 13, "TL105"),
+        ("rulez", 15, 22, "TL101"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["nope.py"],
+        ["check", "k.py", "nope.py"],
+        ["explain", "nope.py"],
+        ["explain", "nope.py:12"],
+        ["debug-config", "nope.py"],
+        ["inventory", "k.py", "nope.py"],
+    ],
+)
+def test_a_missing_path_named_explicitly_is_a_usage_error_everywhere(project, capsys, command):
+    write(project, {"k.py": KERNEL})
+    outcome = run(capsys, *command)
+    assert (outcome.status, outcome.out, outcome.err) == (
+        2,
+        "",
+        "tilecheck: error: nope.py: no such file or directory\n",
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--select", "nested-paralel"],
+            "Unknown rule selector: `nested-paralel` (did you mean `nested-parallel`?)",
+        ),
+        (
+            ["--ignore", "parallel-indexd-local"],
+            "Unknown rule selector: `parallel-indexd-local` (did you mean `parallel-indexed-local`?)",
+        ),
+        (["--select", "TL777"], "Unknown rule selector: `TL777`"),
+    ],
+)
+def test_mistyped_selectors_get_suggestions(project, capsys, args, message):
+    write(project, {"k.py": KERNEL})
+    outcome = run(capsys, "k.py", *args)
+    assert (outcome.status, outcome.err) == (2, f"tilecheck: error: {message}\n")
+
+
+def test_mistyped_selector_in_configuration_gets_a_suggestion(project, capsys):
+    write(project, {"k.py": KERNEL, "tilecheck.toml": 'ignore = ["nested-paralel"]\n'})
+    outcome = run(capsys, "k.py")
+    assert outcome.err == (
+        "tilecheck: error: tilecheck.toml: `ignore`: unknown rule selector: `nested-paralel` "
+        "(did you mean `nested-parallel`?)\n"
+    )
+
+
+def test_mistyped_rule_name_gets_a_suggestion(project, capsys):
+    outcome = run(capsys, "rule", "nested-paralel")
+    assert (outcome.status, outcome.err) == (
+        2,
+        "tilecheck: error: unknown rule `nested-paralel` (did you mean `nested-parallel`? "
+        "`tilecheck rules` lists them)\n",
+    )
+
+
+def test_python_m_tilecheck_does_not_import_the_checked_trees_modules(tmp_path):
+    import subprocess
+    import sys
+
+    marker = tmp_path / "imported"
+    plant = f"open({str(marker)!r}, 'a').write(__name__ + '\\n')\n"
+    write(tmp_path, {"tomllib.py": plant, "libcst/__init__.py": plant, "k.py": KERNEL})
+    result = subprocess.run(
+        [sys.executable, "-m", "tilecheck", "k.py", "--isolated", "--output-format", "concise"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={key: value for key, value in os.environ.items() if key != "PYTHONPATH"},
+    )
+    assert not marker.exists(), marker.read_text()
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.startswith("k.py:10:13: ") and " TL104 [semantic] " in result.stdout.splitlines()[0]

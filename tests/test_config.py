@@ -7,6 +7,7 @@ import pytest
 
 from tests.support import ALL_FINDINGS, KERNEL, run, write
 from tilecheck.config import ConfigError, Overrides, PathPatterns, Resolver
+from tilecheck.patterns import PatternTable
 
 
 @pytest.fixture
@@ -455,18 +456,168 @@ def test_configuration_files_are_read_once_per_directory(project, monkeypatch):
     write(project, {"pyproject.toml": '[tool.tilecheck]\nignore = ["TL104"]\n'})
     for name in "abcde":
         (project / "pkg" / name).mkdir(parents=True)
-    import tilecheck.config
+    import tilecheck.config_file
 
     reads = []
-    original = tilecheck.config.read_table
-    monkeypatch.setattr(tilecheck.config, "read_table", lambda path: reads.append(path) or original(path))
+    original = tilecheck.config_file.read_table
+    monkeypatch.setattr(
+        tilecheck.config_file, "read_table", lambda path: reads.append(path) or original(path)
+    )
     resolver = Resolver(Overrides(), cwd=str(project))
     for name in "abcde":
         resolver.for_path(str(project / "pkg" / name / "k.py"))
-    assert reads == [str(project / "pyproject.toml")] * 2  # once to find it, once to load it
+    assert reads == [str(project / "pyproject.toml")]  # found and loaded with one read
 
 
 def test_config_error_is_an_exception_not_exit(project):
     write(project, {"tilecheck.toml": "nope = 1\n"})
     with pytest.raises(ConfigError, match="unknown key `nope`"):
         Resolver(cwd=str(project)).for_directory(str(project))
+
+
+# -- issue 12 §5: configuration defects ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            '[severity]\nTL104 = "fatal"\n',
+            'tilecheck.toml: `severity` must be a table of grade or rule = "error" | "warning" | "info", '
+            "but `TL104` is `fatal`",
+        ),
+        (
+            "[severity]\nTL104 = 3\n",
+            'tilecheck.toml: `severity` must be a table of grade or rule = "error" | "warning" | "info", '
+            "but `TL104` is an integer",
+        ),
+        (
+            "ignore = [1]\n",
+            "tilecheck.toml: `ignore` must be an array of rule codes, prefixes or names, "
+            "got an array containing an integer (`1`)",
+        ),
+        (
+            '[per-file-ignores]\n"a/*.py" = "TL104"\n',
+            "tilecheck.toml: `per-file-ignores` must be a table of glob pattern = array of rule codes, "
+            "but `a/*.py` is `TL104`",
+        ),
+        (
+            "[backends]\nmine = 1\n",
+            "tilecheck.toml: `backends` must be a table of backend profile tables, but `mine` is an integer",
+        ),
+    ],
+)
+def test_wrong_types_are_named(project, capsys, text, message):
+    write(project, {"tilecheck.toml": text, "k.py": KERNEL})
+    outcome = run(capsys, "k.py")
+    assert (outcome.status, outcome.err) == (2, f"tilecheck: error: {message}\n")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "symlink loop", "device", "broken symlink"])
+def test_a_configuration_file_that_is_not_a_regular_file_is_an_error(project, capsys, kind):
+    write(project, {"sub/k.py": KERNEL})
+    target = project / "sub" / "pyproject.toml"
+    if kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "directory":
+        target.mkdir()
+    elif kind == "symlink loop":
+        os.symlink(target, target)
+    elif kind == "device":
+        os.symlink("/dev/zero", target)
+    else:
+        os.symlink(project / "nowhere.toml", target)
+    expected = {
+        "fifo": "it is a FIFO",
+        "directory": "it is a directory",
+        "symlink loop": "Too many levels of symbolic links",
+        "device": "it is a device",
+        "broken symlink": "it is a broken symbolic link",
+    }[kind]
+    outcome = run(capsys, "sub/k.py")
+    assert (outcome.status, outcome.out) == (2, "")
+    assert outcome.err == (
+        f"tilecheck: error: Cannot read configuration file {os.path.join('sub', 'pyproject.toml')}: {expected}\n"
+    )
+
+
+def test_config_flag_naming_a_fifo_is_an_error_not_a_hang(project, capsys):
+    os.mkfifo(project / "pipe.toml")
+    write(project, {"k.py": KERNEL})
+    outcome = run(capsys, "k.py", "--config", "pipe.toml")
+    assert (outcome.status, outcome.err) == (
+        2,
+        "tilecheck: error: Cannot read configuration file pipe.toml: it is a FIFO\n",
+    )
+
+
+def test_deeply_nested_toml_is_a_configuration_error(project, capsys):
+    write(project, {"tilecheck.toml": "x = " + "[" * 50_000 + "]" * 50_000 + "\n", "k.py": KERNEL})
+    outcome = run(capsys, "k.py")
+    assert outcome.status == 2
+    assert outcome.err.startswith("tilecheck: error: Invalid TOML in tilecheck.toml: ")
+
+
+def test_a_large_per_file_ignores_table_costs_only_the_candidates(project):
+    entries = "".join(f'"kernels/gen_{i}/*.py" = ["TL104", "nested-parallel"]\n' for i in range(20_000))
+    write(
+        project,
+        {"pyproject.toml": "[tool.tilecheck.per-file-ignores]\n" + entries + '"*_old.py" = ["TL1"]\n'},
+    )
+    settings = Resolver(cwd=str(project)).for_directory(str(project))
+    table, codes = settings.per_file_ignores
+    assert codes[7] == ("TL104", "nested-parallel")
+    assert table.hits(str(project / "kernels" / "gen_7" / "k.py")) == [7]
+    assert table.hits(str(project / "kernels" / "gen_7" / "k_old.py")) == [7, 20_000]
+    assert table.hits(str(project / "other" / "k.py")) == []
+    assert len(table._compiled) <= 3  # only the candidates were compiled, not 20,001 patterns
+    rules = {rule.CODE for rule in settings.for_file(str(project / "kernels" / "gen_7" / "k.py")).rules}
+    assert "TL104" not in rules and "TL101" not in rules and "TL105" in rules
+
+
+@pytest.mark.parametrize(
+    ("pattern", "path", "expected"),
+    [
+        ("build", "src/build/x.py", True),
+        ("*_gen.py", "a/b/k_gen.py", True),
+        ("kernels/*.py", "kernels/k.py", True),
+        ("kernels/*.py", "kernels/sub/k.py", False),
+        ("kernels/**/*.py", "kernels/sub/deep/k.py", True),
+        ("kernels/old", "kernels/old/k.py", True),
+        ("./kernels/old/", "kernels/old/k.py", True),
+        ("k*/old/*.py", "kx/old/k.py", True),
+        ("other/*.py", "../other/k.py", False),
+        ("k.py", "../other/k.py", True),
+    ],
+)
+def test_pattern_table_agrees_with_path_patterns(tmp_path, pattern, path, expected):
+    root = str(tmp_path / "root")
+    absolute = os.path.normpath(str(tmp_path / "root" / path))
+    assert PathPatterns((pattern,), root).match(absolute) is expected
+    assert PatternTable(["unrelated/x.py", pattern], root).hits(absolute) == ([1] if expected else [])
+
+
+# -- severity of findings that say a file could not be analyzed --------------------------------------
+
+
+@pytest.mark.parametrize("key", ["meta", "TL001", "syntax-error", "TL005"])
+def test_meta_findings_cannot_be_configured_down(project, capsys, key):
+    write(project, {"tilecheck.toml": f'[severity]\n{json.dumps(key)} = "info"\n', "k.py": "def (:\n"})
+    outcome = run(capsys, "k.py")
+    assert outcome.status == 2
+    assert outcome.err == (
+        f"tilecheck: error: tilecheck.toml: `severity`: `{key}` cannot be configured: a file that cannot be "
+        "read, parsed or analyzed is always an error (suppression findings can be configured by code, "
+        'e.g. TL901 = "warning")\n'
+    )
+
+
+def test_a_prefix_severity_leaves_syntax_errors_errors(project, capsys):
+    write(project, {"tilecheck.toml": '[severity]\nTL = "info"\nTL901 = "warning"\n', "k.py": "def (:\n"})
+    outcome = run(capsys, "k.py", "--output-format", "json")
+    assert outcome.status == 1
+    assert [(d["code"], d["severity"]) for d in json.loads(outcome.out)] == [("TL001", "error")]
+    write(project, {"k.py": "x = 1  # tilecheck: ignore[TL104]\n"})
+    outcome = run(capsys, "k.py", "--output-format", "json")
+    assert [(d["code"], d["severity"]) for d in json.loads(outcome.out)] == [("TL901", "warning")]
+    assert outcome.status == 1

@@ -4,8 +4,8 @@ import pathlib
 
 import pytest
 
-from tilecheck.explain_rule import document, main
 from tilecheck.registry import builtin_rules
+from tilecheck.rule_docs import document, main
 from tilecheck.testing import documentation_problems
 
 DOCS = pathlib.Path(__file__).resolve().parent.parent / "docs" / "rules.md"
@@ -14,7 +14,7 @@ DOCS = pathlib.Path(__file__).resolve().parent.parent / "docs" / "rules.md"
 def test_rules_md_is_in_sync():
     expected = document(builtin_rules())
     assert DOCS.read_text(encoding="utf-8") == expected, (
-        "docs/rules.md is stale: run `python -m tilecheck.explain_rule docs/rules.md`"
+        "docs/rules.md is stale: run `python -m tilecheck.rule_docs docs/rules.md`"
     )
 
 
@@ -90,7 +90,7 @@ CITED_SKILL_DOCUMENTS = {
 
 
 def _tilelang_rule_pages() -> str:
-    from tilecheck.explain_rule import markdown
+    from tilecheck.rule_docs import markdown
 
     return "\n".join(markdown(rule) for rule in builtin_rules() if rule.CODE[2] in "123")
 
@@ -121,8 +121,8 @@ def test_cited_paths_exist_in_tilelang_0_1_15():
 
 
 def test_unsafe_fixes_say_why_and_design_notes_come_last():
-    from tilecheck.explain_rule import markdown
     from tilecheck.registry import by_code
+    from tilecheck.rule_docs import markdown
 
     for code in ("TL104", "TL903"):
         assert "unsafe because" in markdown(by_code(code))

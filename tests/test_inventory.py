@@ -112,8 +112,11 @@ def test_inventory_of_the_fixtures_is_informational(capsys):
     assert "Persistent[requested] -> Pipelined[requested]" in outcome.out
 
 
-def test_no_kernels_and_missing_paths_exit_zero(project, capsys):
+def test_no_kernels_exit_zero_and_a_missing_path_is_a_usage_error(project, capsys):
     write(project, {"plain.py": "x = 1\n"})
-    outcome = run(capsys, "inventory", "plain.py", "missing.py")
+    outcome = run(capsys, "inventory", "plain.py")
     assert outcome.status == 0
-    assert "0 kernels" in outcome.out and "skipped missing.py" in outcome.out
+    assert "0 kernels" in outcome.out
+    outcome = run(capsys, "inventory", "plain.py", "missing.py")
+    assert (outcome.status, outcome.out) == (2, "")
+    assert outcome.err == "tilecheck: error: missing.py: no such file or directory\n"

@@ -60,11 +60,13 @@ class NoForbidden(Rule):
 def project(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("TILECHECK_OUTPUT_FORMAT", raising=False)
+    monkeypatch.setenv("TILECHECK_ALLOW_PLUGINS", "1")  # the tests below trust their trees
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "user-config"))
     package = f"lint_rules_{next(_names)}"
     before = set(sys.modules)
     yield tmp_path, package
     for name in set(sys.modules) - before:
-        if name.startswith("lint_rules_") or name.startswith("tc_plugin_"):
+        if name.startswith(("lint_rules_", "tc_plugin_", "tilecheck_local_plugins_")):
             del sys.modules[name]
 
 
@@ -121,7 +123,7 @@ def test_local_plugins_load_only_when_configured(project, capsys):
     write(root, {"other/k.py": "forbidden = 1\n", "configured/k.py": "forbidden = 1\n"})
     outcome = run(capsys, "other/k.py", "--output-format", "json")
     assert (outcome.status, outcome.findings()) == (0, [])
-    assert f"{package}.rules" not in sys.modules
+    assert not any(name.endswith(f"{package}.rules") for name in sys.modules)
     outcome = run(capsys, "configured/k.py", "--output-format", "json")
     assert outcome.findings() == [("k.py", 1, 1, "KX101")]
 
@@ -257,3 +259,128 @@ def test_broken_installed_plugin_is_a_clear_error(project, site, capsys):
         f"tilecheck: error: plugin `extra` (entry point `{module}:Missing` of tc-plugin-{module} 1.0) failed to load: AttributeError"
     )
     assert "Traceback" not in outcome.err
+
+
+# -- trust: local plugins run only when the user opted in ---------------------------------------------
+
+
+@pytest.fixture
+def untrusted(project, monkeypatch):
+    monkeypatch.delenv("TILECHECK_ALLOW_PLUGINS")
+    root, package = project
+    configure(root, package, config_dir="repo/")
+    write(root, {"repo/sub/deeper/k.py": "forbidden = 1\n"})
+    return root, package
+
+
+def _loaded(package):
+    return any(name.endswith(f".{package}.rules") for name in sys.modules)
+
+
+def test_untrusted_local_plugin_is_not_imported_and_warns_once(untrusted, capsys):
+    root, package = untrusted
+    outcome = run(capsys, "repo/sub/deeper/k.py", "--output-format", "json")
+    assert (outcome.status, outcome.findings()) == (0, [])
+    assert not _loaded(package)
+    assert outcome.err == (
+        f"tilecheck: warning: repo/tilecheck.toml: local plugin `{package}.rules` not loaded: plugins run "
+        "code from the checked tree. If you trust it, pass --allow-plugins, set TILECHECK_ALLOW_PLUGINS=1, "
+        f"or add its directory to `roots` in {root / 'user-config' / 'tilecheck' / 'trusted.toml'}\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["repo/sub/deeper/k.py"],
+        ["explain", "repo/sub/deeper/k.py"],
+        ["debug-config", "repo/sub/deeper/k.py"],
+        ["rules"],
+        ["rule", "TL101"],
+        ["backends"],
+        ["repo/sub/deeper/k.py", "--fix"],
+    ],
+)
+def test_no_command_imports_an_untrusted_plugin(untrusted, capsys, monkeypatch, command):
+    root, package = untrusted
+    if command[0] in ("rules", "rule", "backends"):
+        monkeypatch.chdir(root / "repo" / "sub")
+    outcome = run(capsys, *command)
+    assert outcome.status in (0, 1), outcome.err
+    assert not _loaded(package)
+    assert "local plugin" in outcome.err and "not loaded" in outcome.err
+
+
+def test_selectors_naming_an_untrusted_plugin_are_not_errors(untrusted, capsys):
+    root, package = untrusted
+    write(root, {"repo/tilecheck.toml": f'plugins = ["{package}.rules"]\nextend-select = ["KX101"]\n'})
+    outcome = run(capsys, "repo/sub/deeper/k.py", "--ignore", "no-forbidden", "--output-format", "json")
+    assert (outcome.status, outcome.findings()) == (0, [])
+
+
+@pytest.mark.parametrize("how", ["flag", "environment", "trust file"])
+def test_opting_in_loads_the_plugin(untrusted, capsys, monkeypatch, how):
+    root, _ = untrusted
+    args = ["repo/sub/deeper/k.py", "--output-format", "json"]
+    if how == "flag":
+        args.append("--allow-plugins")
+    elif how == "environment":
+        monkeypatch.setenv("TILECHECK_ALLOW_PLUGINS", "1")
+    else:
+        write(root, {"user-config/tilecheck/trusted.toml": f'roots = ["{root / "repo"}"]\n'})
+    outcome = run(capsys, *args)
+    assert outcome.findings() == [("k.py", 1, 1, "KX101")]
+    assert outcome.err == ""
+
+
+def test_trust_file_trusts_only_its_roots(untrusted, capsys):
+    root, _ = untrusted
+    write(root, {"user-config/tilecheck/trusted.toml": f'roots = ["{root / "elsewhere"}"]\n'})
+    outcome = run(capsys, "repo/sub/deeper/k.py", "--output-format", "json")
+    assert outcome.findings() == [] and "not loaded" in outcome.err
+
+
+def test_environment_can_refuse_what_the_trust_file_allows(untrusted, capsys, monkeypatch):
+    root, package = untrusted
+    write(root, {"user-config/tilecheck/trusted.toml": f'roots = ["{root}"]\n'})
+    monkeypatch.setenv("TILECHECK_ALLOW_PLUGINS", "0")
+    assert run(capsys, "repo/sub/deeper/k.py", "--output-format", "json").findings() == []
+    assert not _loaded(package)
+
+
+def test_two_trees_with_a_plugin_of_the_same_name_get_their_own(project, capsys):
+    root, _ = project
+    other = RULE_MODULE.replace('"KX101"', '"KY101"').replace('"no-forbidden"', '"no-forbidden-either"')
+    for tree, body in (("a", RULE_MODULE), ("b", other)):
+        write(
+            root,
+            {
+                f"{tree}/tilecheck.toml": 'plugins = ["lintrules"]\n',
+                f"{tree}/lintrules.py": textwrap.dedent(body),
+                f"{tree}/k.py": "forbidden = 1\n",
+            },
+        )
+    outcome = run(capsys, "a", "b", "--output-format", "json")
+    assert [(d["path"], d["code"]) for d in json.loads(outcome.out)] == [
+        ("a/k.py", "KX101"),
+        ("a/lintrules.py", "KX101"),  # the rule module mentions the word too
+        ("b/k.py", "KY101"),
+        ("b/lintrules.py", "KY101"),
+    ]
+    assert "lintrules" not in sys.modules
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("raise KeyboardInterrupt\n", "failed to load: KeyboardInterrupt"),
+        ("raise SystemExit(0)\n", "failed to load: SystemExit: 0"),
+    ],
+)
+def test_plugin_interrupting_its_import_is_a_plugin_error(project, capsys, body, message):
+    root, package = project
+    configure(root, package, body)
+    write(root, {"k.py": KERNEL})
+    outcome = run(capsys, "k.py")
+    assert outcome.status == 2
+    assert f"plugin `{package}.rules` (configured in tilecheck.toml) {message}" in outcome.err

@@ -12,6 +12,7 @@ from tilecheck.analysis.frontend import analyze
 from tilecheck.analysis.imports import ImportTable
 from tilecheck.analysis.model import FileModel, Site
 from tilecheck.analysis.scope import ModelTooLarge
+from tilecheck.backends.profile import Profile
 from tilecheck.locate import Locator
 from tilecheck.rule import Rule
 from tilecheck.types import Diagnostic, Fix, Related, Severity, Span
@@ -24,7 +25,7 @@ class ModelError(Exception):
 
 
 class Context:
-    def __init__(self, path: str, source: str, module: cst.Module, backend: object | None = None) -> None:
+    def __init__(self, path: str, source: str, module: cst.Module, backend: Profile | None = None) -> None:
         self.path = path
         self.source = source
         self.module = module

@@ -12,7 +12,6 @@ import io
 import itertools
 import os
 import re
-import sys
 import tokenize
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -20,7 +19,9 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from tilecheck import python_ast
 from tilecheck.analysis.scope import ModelTooLarge
+from tilecheck.backends.profile import Profile, profile_of
 from tilecheck.consequences import fold
 from tilecheck.context import Context, ModelError
 from tilecheck.registry import builtin_rules, by_code
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
     from tilecheck.config import FileSettings
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
-RECURSION_LIMIT = 6000
+RECURSION_LIMIT = 6000  # what entry points set (once, for the process): deep kernels recurse deeply
 
 
 @dataclass
@@ -159,12 +160,12 @@ def _too_complex(text: str) -> bool:
     if not text or max(map(len, text.splitlines()), default=0) < _DEEP_HINT:
         return False
     try:
-        tree = ast.parse(text)
+        tree = python_ast.parse(text)
     except (RecursionError, MemoryError):
         return True
     except (SyntaxError, ValueError):
         return False  # libcst reports it
-    stack = [(tree, 0)]
+    stack: list[tuple[ast.AST, int]] = [(tree, 0)]
     while stack:
         node, depth = stack.pop()
         if depth > 1000:
@@ -186,7 +187,7 @@ def _syntax_error(path: str, text: str, error: cst.ParserSyntaxError) -> Diagnos
     try:
         # Not under `path`: CPython re-reads the error's line from that file when it exists, so an
         # unsaved buffer would get columns measured on the saved text.
-        compile(text, "<tilecheck>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        python_ast.parse(text, "<tilecheck>")
     except SyntaxError as exact:
         if exact.lineno is not None:
             column = max((exact.offset or 1) - 1, 0)
@@ -200,7 +201,7 @@ def check_source(
     data: bytes | str,
     path: str = "<string>",
     rules: Iterable[type[Rule]] | None = None,
-    backend: object | None = None,
+    backend: Profile | str | None = None,
     *,
     known: Iterable[type[Rule]] | None = None,
 ) -> FileAnalysis:
@@ -218,22 +219,17 @@ def check_source(
         return result
     assert module is not None and text is not None
     chosen = list(rules) if rules is not None else list(builtin_rules())
-    ctx = Context(path, text, module, backend)
+    ctx = Context(path, text, module, profile_of(backend))  # a shipped profile's name works too
     result.module, result.context = module, ctx
     ran: set[str] = set()
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, RECURSION_LIMIT))
-    try:
-        for rule in chosen:
-            if rule.check is Rule.check:
-                continue  # reported by the engine itself (unreadable files, suppressions, ...)
-            if _run_rule(rule, ctx, result):
-                ran.add(rule.CODE)
-            if result.diagnostics and result.diagnostics[-1].code == "TL004":
-                ran.clear()
-                break
-    finally:
-        sys.setrecursionlimit(limit)
+    for rule in chosen:
+        if rule.check is Rule.check:
+            continue  # reported by the engine itself (unreadable files, suppressions, ...)
+        if _run_rule(rule, ctx, result):
+            ran.add(rule.CODE)
+        if result.diagnostics and result.diagnostics[-1].code == "TL004":
+            ran.clear()
+            break
     result.diagnostics.extend(_unique(ctx.diagnostics))
     if may_have_suppressions(text):
         _suppress(result, text, chosen, ran, known)
@@ -299,7 +295,7 @@ def _unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
 
 
 def check_file(
-    path: str, rules: Iterable[type[Rule]] | None = None, backend: object | None = None
+    path: str, rules: Iterable[type[Rule]] | None = None, backend: Profile | str | None = None
 ) -> FileAnalysis:
     data, failure = read_source(path)
     if failure is not None:

@@ -10,16 +10,17 @@ containing that line are drawn and the nodes on it are marked.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+import libcst as cst
+
 from tilecheck.analysis.model import Item, Kernel, Loop, LoopKind, Request, Stmt, StmtKind
+from tilecheck.analysis.scope import ModelTooLarge
 from tilecheck.analysis.values import Constness, PyConst, PyValue, TirExpr, Value
-from tilecheck.context import Context
-from tilecheck.engine import parse, read_source
+from tilecheck.context import Context, ModelError
+from tilecheck.engine import FileAnalysis
 from tilecheck.report import display_path
 from tilecheck.types import Diagnostic
 
@@ -123,7 +124,7 @@ class Builder:
         span = self.ctx.span(item.site.report_node, item.site.report_top)
         return span.line, span.column + 1
 
-    def lines(self, node, item: Item) -> tuple[int, int] | None:
+    def lines(self, node: cst.CSTNode | None, item: Item) -> tuple[int, int] | None:
         if item.site.origin or node is None:
             return None
         span = self.ctx.span(node, item.site.top)
@@ -260,7 +261,7 @@ class Builder:
 # -- attaching diagnostics ---------------------------------------------------------------------
 
 
-def _walk(node: Node):
+def _walk(node: Node) -> Iterator[Node]:
     yield node
     for child in node.children:
         yield from _walk(child)
@@ -276,13 +277,11 @@ def attach(roots: list[Node], diagnostics: list[Diagnostic]) -> list[Diagnostic]
     rest: list[Diagnostic] = []
     for diagnostic in diagnostics:
         position = (diagnostic.span.line, diagnostic.span.column + 1)
-        node = by_position.get(position)
-        if node is None:
-            node = _innermost(roots, diagnostic.span.line)
-        if node is None:
+        owner = by_position.get(position) or _innermost(roots, diagnostic.span.line)
+        if owner is None:
             rest.append(diagnostic)
         else:
-            node.diagnostics.append(diagnostic)
+            owner.diagnostics.append(diagnostic)
     return rest
 
 
@@ -321,87 +320,39 @@ def mark(roots: list[Node], line: int) -> list[Node]:
 
 
 def split_target(target: str) -> tuple[str, int | None]:
+    """`k.py:12` -> ("k.py", 12); a path that exists as given (even with a colon) is kept whole."""
     path, _, line = target.rpartition(":")
     if path and line.isdigit() and not os.path.exists(target):
         return path, int(line)
     return target, None
 
 
-def add_parser(subparsers) -> argparse.ArgumentParser:
-    parser = subparsers.add_parser("explain", help="draw a file's loop nests with their diagnostics")
-    parser.add_argument("target", metavar="FILE[:LINE]")
-    parser.add_argument("--output-format", choices=("text", "json", "html", "svg"), default="text")
-    from tilecheck.cli import _add_config_options
+def explain(
+    analysis: FileAnalysis, line: int | None = None
+) -> tuple[list[Node], list[Diagnostic], str | None]:
+    """(kernel trees, diagnostics outside any kernel, a problem) for one checked file.
 
-    _add_config_options(parser)
-    return parser
-
-
-def explain(path: str, settings, line: int | None = None) -> tuple[list[Node], list[Diagnostic], str | None]:
-    """(kernel trees, diagnostics outside any kernel, a problem) for one file."""
-    from tilecheck.engine import lint_source
-
-    data, failure = read_source(path)
-    if failure is not None or data is None:
-        return [], [failure] if failure else [], "cannot read the file"
-    result = lint_source(data, path, settings)
-    module, text, failure = parse(path, data)
-    if module is None or text is None:
-        return [], result.diagnostics, None
-    ctx = Context(path, text, module, settings.backend)
+    The trees are drawn from the analysis's own kernel model: the file is not parsed again.
+    """
+    ctx = analysis.context
+    if ctx is None:  # unreadable, undecodable or unparseable: its diagnostic says why
+        problem = "cannot read the file" if analysis.text is None else None
+        return [], list(analysis.diagnostics), problem
+    try:
+        kernels = ctx.model.kernels
+    except (RecursionError, ModelError, ModelTooLarge):
+        return [], list(analysis.diagnostics), "the kernel model could not be built for this file"
     builder = Builder(ctx)
     roots: list[Node] = []
     seen: set[int] = set()
-    for kernel in ctx.model.kernels:
+    for kernel in kernels:
         if id(kernel.node) in seen:
             continue  # a factory built with several argument sets: the first build
         seen.add(id(kernel.node))
         roots.append(builder.kernel(kernel))
-    rest = attach(roots, result.diagnostics)
+    rest = attach(roots, analysis.diagnostics)
     if line is not None:
         chosen = mark(roots, line)
         rest = [d for d in rest if d.span.line == line]
         return chosen, rest, None if chosen or rest else f"no kernel contains line {line}"
     return roots, rest, None
-
-
-def run(args: argparse.Namespace) -> int:
-    from tilecheck.cli import _resolver
-
-    path, line = split_target(args.target)
-    if not os.path.isfile(path):
-        print(f"tilecheck: error: {args.target}: no such file", file=sys.stderr)
-        return 2
-    resolver = _resolver(args)
-    settings = resolver.for_path(path).for_file(path)
-    roots, rest, problem = explain(path, settings, line)
-    backend = settings.backend
-    backend_name = str(backend) if backend is not None else None
-    if args.output_format == "json":
-        payload = {
-            "file": display_path(path),
-            "line": line,
-            "backend": backend_name,
-            "kernels": [root.as_json() for root in roots],
-            "other_diagnostics": [
-                {"line": d.span.line, "column": d.span.column + 1, "code": d.code, "message": d.message}
-                for d in rest
-            ],
-            "problem": problem,
-        }
-        json.dump(payload, sys.stdout, indent=2, ensure_ascii=False)
-        sys.stdout.write("\n")
-        return 0
-    from tilecheck.report import explain_html, explain_svg, explain_text
-
-    picture = explain_text.Picture(path, read_text(path), line, backend_name, roots, rest, problem)
-    {"text": explain_text, "html": explain_html, "svg": explain_svg}[args.output_format].render(
-        picture, sys.stdout
-    )
-    return 0
-
-
-def read_text(path: str) -> str:
-    data, _ = read_source(path)
-    text = parse(path, data)[1] if data is not None else None
-    return text or ""

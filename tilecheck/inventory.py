@@ -6,16 +6,14 @@ path with nested pipeline requests. Unlike it, it reads the kernel model: macros
 inlined at their call sites, `T.Pipelined(0, n, 2)` (positional num_stages) is a request,
 Python-level `if`s and list loops are resolved, and a multi-dimensional `T.Parallel(M, N)`
 is one loop. `if`, `with` and other statements between two loops are transparent. It is an
-inventory, never a verdict: the exit status is always 0.
+inventory, never a verdict: the exit status is 0 (2 only for a path that does not exist).
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TextIO
 
 from tilecheck.analysis.model import Item, Kernel, Loop, LoopKind, Request, Stmt, StmtKind
 from tilecheck.context import Context
@@ -185,10 +183,10 @@ def scan_kernel(ctx: Context, kernel: Kernel, inventory: Inventory, seen: set) -
     for chain in chains:
         if any(len(other) > len(chain) and other[: len(chain)] == chain for other in chains):
             continue  # keep only maximal paths
-        key = ("chain", *(_key(loop) for loop in chain))
-        if key in seen:
+        chain_key = ("chain", *(_key(loop) for loop in chain))
+        if chain_key in seen:
             continue
-        seen.add(key)
+        seen.add(chain_key)
         from tilecheck.backends import describe_request
 
         steps = []
@@ -232,7 +230,7 @@ def build(paths: list[str], examples: int = 3) -> Inventory:
     return inventory
 
 
-def render_text(inventory: Inventory, out) -> None:
+def render_text(inventory: Inventory, out: TextIO) -> None:
     out.write(
         f"Loop nesting inventory: {inventory.files} file{'s' if inventory.files != 1 else ''}, "
         f"{inventory.kernels} kernel{'s' if inventory.kernels != 1 else ''}\n"
@@ -262,23 +260,3 @@ def render_text(inventory: Inventory, out) -> None:
         )
     for problem in inventory.unreadable:
         out.write(f"skipped {problem}\n")
-
-
-def add_parser(subparsers) -> argparse.ArgumentParser:
-    parser = subparsers.add_parser(
-        "inventory", help="count loop nesting pairs and nested pipeline requests (always exits 0)"
-    )
-    parser.add_argument("paths", nargs="*", default=["."], metavar="PATH")
-    parser.add_argument("--output-format", choices=("text", "json"), default="text")
-    parser.add_argument("--examples", type=int, default=3, metavar="N", help="example locations per pair")
-    return parser
-
-
-def run(args: argparse.Namespace) -> int:
-    inventory = build(list(args.paths), max(args.examples, 0))
-    if args.output_format == "json":
-        json.dump(inventory.as_json(), sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    else:
-        render_text(inventory, sys.stdout)
-    return 0

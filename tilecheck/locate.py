@@ -2,26 +2,32 @@
 
 libcst's PositionProvider regenerates the whole module with position tracking, which costs
 more than parsing. Most files have no diagnostics, so tilecheck pays nothing for positions
-until a rule reports; then it tracks positions while regenerating only the one module-level
-statement that holds the reported node, starting at that statement's first line.
+until a rule reports; then it computes positions for only the module-level statement that
+holds the reported node, as if it were a module of its own, and shifts them to that
+statement's first line.
+
+Two ways compute the same positions. The public one (`MetadataWrapper` + `PositionProvider`
+on a one-statement module) also walks the tree once for batched providers, which makes it
+about 1.4 times slower; so tilecheck drives libcst's position-tracking code generator
+directly (`PositionProvidingCodegenState`, `CSTNode._codegen`: not public API). That path is
+tested for the libcst range pinned in pyproject.toml (tests/test_libcst_pin.py checks both
+the pin and that both ways agree); should it break, the public way takes over.
 """
 
 from __future__ import annotations
 
-import ast
+from collections.abc import Mapping
 
 import libcst as cst
-from libcst._position import CodeRange
-from libcst.metadata.position_provider import PositionProvidingCodegenState
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
+try:  # the fast path: libcst's own position-tracking codegen (see the module documentation)
+    from libcst.metadata.position_provider import PositionProvidingCodegenState
+except ImportError:  # pragma: no cover - a libcst outside the pinned range
+    PositionProvidingCodegenState = None  # type: ignore[assignment,misc]
+
+from tilecheck import python_ast
 from tilecheck.types import Span
-
-
-class _Recorder:
-    """The minimal provider interface the position-tracking codegen state writes into."""
-
-    def __init__(self) -> None:
-        self._computed: dict[cst.CSTNode, CodeRange] = {}
 
 
 class Locator:
@@ -29,7 +35,7 @@ class Locator:
         self.module = module
         self.source = source
         self._first_lines: dict[int, int] | None = None
-        self._ranges: dict[int, dict[cst.CSTNode, CodeRange]] = {}
+        self._ranges: dict[int, Mapping[cst.CSTNode, CodeRange]] = {}
 
     def _statement_lines(self) -> dict[int, int]:
         """The first line (leading comments included) of every module-level statement."""
@@ -42,7 +48,7 @@ class Locator:
         if self.source is None:
             return None
         try:
-            tree = ast.parse(self.source)
+            tree = python_ast.parse(self.source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
         first: dict[int, int] = {}
@@ -68,23 +74,50 @@ class Locator:
             line += module.code_for_node(statement).count("\n")
         return first
 
-    def _positions(self, top: cst.CSTNode) -> dict[cst.CSTNode, CodeRange]:
+    def _positions(self, top: cst.CSTNode) -> Mapping[cst.CSTNode, CodeRange]:
+        """Positions in `top` as if it were a module of its own (line 1 is its first line)."""
         ranges = self._ranges.get(id(top))
         if ranges is None:
-            recorder = _Recorder()
-            state = PositionProvidingCodegenState(
-                default_indent=self.module.default_indent,
-                default_newline=self.module.default_newline,
-                provider=recorder,  # type: ignore[arg-type]
+            ranges = self._ranges[id(top)] = codegen_positions(self.module, top) or public_positions(
+                self.module, top
             )
-            state.line = self._statement_lines().get(id(top), 1)
-            top._codegen(state)
-            ranges = recorder._computed
-            self._ranges[id(top)] = ranges
         return ranges
 
     def span(self, node: cst.CSTNode, top: cst.CSTNode) -> Span:
+        first = self._statement_lines().get(id(top), 1)
         found = self._positions(top).get(node)
         if found is None:
-            return Span.point(self._statement_lines().get(id(top), 1), 0)
-        return Span(found.start.line, found.start.column, found.end.line, found.end.column)
+            return Span.point(first, 0)
+        shift = first - 1
+        return Span(found.start.line + shift, found.start.column, found.end.line + shift, found.end.column)
+
+
+class _Recorder:
+    """What the position-tracking codegen state writes into (a provider's `_computed`)."""
+
+    def __init__(self) -> None:
+        self._computed: dict[cst.CSTNode, CodeRange] = {}
+
+
+def codegen_positions(module: cst.Module, top: cst.CSTNode) -> Mapping[cst.CSTNode, CodeRange] | None:
+    """The fast path; None when this libcst does not support it."""
+    if PositionProvidingCodegenState is None:
+        return None
+    try:
+        recorder = _Recorder()
+        state = PositionProvidingCodegenState(
+            default_indent=module.default_indent,
+            default_newline=module.default_newline,
+            provider=recorder,  # type: ignore[arg-type]
+        )
+        top._codegen(state)
+    except (TypeError, AttributeError):  # pragma: no cover - a libcst outside the pinned range
+        return None
+    return recorder._computed
+
+
+def public_positions(module: cst.Module, top: cst.CSTNode) -> Mapping[cst.CSTNode, CodeRange]:
+    """The same positions through libcst's public metadata API."""
+    alone = module.with_changes(body=[top], header=[], footer=[])
+    # No copy: the positions must be keyed by the nodes the rules hold.
+    return MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)

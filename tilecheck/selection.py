@@ -7,6 +7,7 @@ adds, `ignore` removes; within a layer the most specific selector wins.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -30,7 +31,16 @@ def validate(selectors: Iterable[str], rules: Iterable[type[Rule]]) -> None:
     rules = list(rules)
     for selector in selectors:
         if not any(matches(selector, rule) for rule in rules):
-            raise SelectionError(f"Unknown rule selector: `{selector}`")
+            close = suggest(selector, rules)
+            hint = f" (did you mean `{close}`?)" if close else ""
+            raise SelectionError(f"Unknown rule selector: `{selector}`{hint}")
+
+
+def suggest(word: str, rules: Iterable[type[Rule]]) -> str | None:
+    """The rule name closest to a mistyped `word`, if one is close (codes differ by design:
+    `TL777` is not a typo of `TL417`)."""
+    close = difflib.get_close_matches(word, [rule.NAME for rule in rules], n=1, cutoff=0.8)
+    return close[0] if close else None
 
 
 def split(values: Iterable[str] | None) -> list[str]:

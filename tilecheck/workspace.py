@@ -20,8 +20,10 @@ from typing import TYPE_CHECKING
 from tilecheck.config import Overrides, Resolver, Settings
 from tilecheck.discover import discover
 from tilecheck.engine import FileAnalysis, lint_source, read_source
+from tilecheck.errors import UsageError
 from tilecheck.prefilter import cannot_have_findings
 from tilecheck.scheduling import file_size, largest_first, worker_count
+from tilecheck.selection import SelectionError, validate
 from tilecheck.types import Diagnostic, Grade
 
 if TYPE_CHECKING:
@@ -50,6 +52,7 @@ class Options:
     cache: bool = False  # reuse and store results in the content cache (the CLI's default)
     cache_dir: str | None = None  # default: TILECHECK_CACHE_DIR, else .tilecheck_cache in the project root
     respect_gitignore: bool | None = None  # None: the configuration's `respect-gitignore` (default true)
+    allow_plugins: bool | None = None  # local plugins: None asks the environment and the trust list
 
     def overrides(self) -> Overrides:
         return Overrides(
@@ -81,13 +84,23 @@ class CheckRun:
 class Workspace:
     """Configuration plus the operations on files and texts that every front end needs."""
 
-    def __init__(self, options: Options | None = None, *, cwd: str | None = None) -> None:
+    def __init__(
+        self,
+        options: Options | None = None,
+        *,
+        cwd: str | None = None,
+        on_warning: Callable[[str], None] | None = None,
+    ) -> None:
+        """`on_warning` receives each configuration warning once (e.g. untrusted local plugins);
+        they are also kept in `self.resolver.warnings`."""
         self.options = options or Options()
         self.resolver = Resolver(
             self.options.overrides(),
             config_path=self.options.config_path,
             isolated=self.options.isolated,
             cwd=cwd,
+            allow_plugins=self.options.allow_plugins,
+            on_warning=on_warning,
         )
         self._lock = threading.RLock()  # the resolver caches per directory
         self._cache: ResultCache | None = None
@@ -111,6 +124,24 @@ class Workspace:
         parent = os.path.dirname(os.path.abspath(path))
         with self._lock:
             return self.resolver.for_directory(parent).is_excluded(path, whole=explicit)
+
+    def validate_selectors(self, paths: Iterable[str] = ()) -> None:
+        """Each `select`/`extend_select`/`ignore` option must name a rule of the configuration of
+        one of `paths`, or of any resolved so far (or of the working directory's): UsageError otherwise."""
+        selectors = [*(self.options.select or ()), *self.options.extend_select, *self.options.ignore]
+        if not selectors:
+            return
+        with self._lock:
+            for path in paths:
+                self.resolver.for_path(path)
+            resolved = self.resolver.all_settings() or [self.resolver.for_directory(self.resolver.cwd)]
+            known = {rule for settings in resolved for rule in settings.rules}
+            untrusted = any(settings.skipped_plugins for settings in resolved)
+        try:
+            validate(selectors, known)
+        except SelectionError as error:
+            if not untrusted:  # else the selector may name a rule of a plugin that was not loaded
+                raise UsageError(str(error)) from None
 
     def discover(self, paths: Sequence[str], *, force_exclude: bool = False) -> list[str]:
         """The files a check of `paths` covers, in a stable order."""

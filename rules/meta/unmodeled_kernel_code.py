@@ -4,6 +4,7 @@ from collections.abc import Iterator
 
 import libcst as cst
 
+from tilecheck import python_ast
 from tilecheck.analysis.imports import TILELANG_PACKAGES
 from tilecheck.analysis.model import FileModel
 from tilecheck.context import Context
@@ -154,7 +155,7 @@ def _covered_lines(ctx: Context, model: FileModel) -> set[int]:
 def _constructs(source: str) -> list[tuple[str, int, int, str, str | None]]:
     """(alias, line, column, api, enclosing plain function) of each TileLang construct."""
     try:
-        tree = ast.parse(source)
+        tree = python_ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     lines = source.splitlines()

@@ -29,7 +29,7 @@ from tilecheck.config import GRADES, ConfigError
 from tilecheck.engine import read_source
 from tilecheck.fixes import WriteError, encode_like, write_atomic
 from tilecheck.pypto.api import LowerResult
-from tilecheck.report import FORMATS, Run, display_path
+from tilecheck.report import OUTPUT_FORMATS, Run, display_path
 from tilecheck.selection import SelectionError, split, validate
 from tilecheck.types import Diagnostic, Grade, Severity
 from tilecheck.workspace import Options, Workspace
@@ -56,7 +56,7 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--output-format",
         default=None,
-        help=f"format of the diagnostics on stderr: {', '.join(FORMATS)} (or TILECHECK_OUTPUT_FORMAT)",
+        help=f"format of the diagnostics on stderr: {', '.join(OUTPUT_FORMATS)} (or TILECHECK_OUTPUT_FORMAT)",
     )
     parser.add_argument("--exit-zero", action="store_true", help="exit with 0 even with diagnostics")
     group = parser.add_argument_group("configuration")
@@ -117,8 +117,10 @@ def _output_format(args: argparse.Namespace, workspace: Workspace) -> str:
         resolver = workspace.resolver
         value, origin = resolver.for_directory(resolver.cwd).lookup("output-format")
         chosen, where = (str(value), f"{origin.label}: `output-format`") if origin else ("full", "")
-    if chosen not in FORMATS:
-        raise _UsageError(f"{where}: unknown output format `{chosen}` (choose from {', '.join(FORMATS)})")
+    if chosen not in OUTPUT_FORMATS:
+        raise _UsageError(
+            f"{where}: unknown output format `{chosen}` (choose from {', '.join(OUTPUT_FORMATS)})"
+        )
     return chosen
 
 

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from tilecheck import python_ast
 from tilecheck.fixes import line_starts
 from tilecheck.pypto.codegen import Codegen
 
@@ -105,7 +106,7 @@ def locate(
     """The CPython node and the indentation of each wanted compound statement (by id), found by
     a walk of both trees; None when unsure, or when one is missing and not `partial`."""
     try:
-        tree = ast.parse(source)
+        tree = python_ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     walk = _Walk(wanted, module.default_indent)

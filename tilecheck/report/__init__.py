@@ -11,7 +11,7 @@ from tilecheck.types import Diagnostic, Severity
 if TYPE_CHECKING:
     from tilecheck.rule import Rule
 
-FORMATS = ("full", "concise", "json", "json-lines", "sarif", "github")
+OUTPUT_FORMATS = ("full", "concise", "json", "json-lines", "sarif", "github")
 
 
 @dataclass

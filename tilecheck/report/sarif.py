@@ -46,8 +46,8 @@ def repository_url() -> str | None:
 
 def help_uri(rule: type[Rule], repository: str | None) -> str | None:
     """The rule's section of docs/rules.md in the repository (built-in rules only)."""
-    from tilecheck.explain_rule import _anchor
     from tilecheck.registry import builtin_rules
+    from tilecheck.rule_docs import _anchor
 
     if repository is None or rule not in builtin_rules():
         return None
@@ -55,7 +55,7 @@ def help_uri(rule: type[Rule], repository: str | None) -> str | None:
 
 
 def rule_descriptor(rule: type[Rule], repository: str | None = None) -> dict[str, object]:
-    from tilecheck.explain_rule import markdown
+    from tilecheck.rule_docs import markdown
 
     sections = rule.sections()
     summary = rule.summary() or rule.NAME

@@ -1,10 +1,8 @@
-"""`tilecheck rule CODE` and `tilecheck rules`: documentation generated from the rule classes."""
+"""Rule documentation generated from the rule classes: Markdown, JSON, and docs/rules.md."""
 
 from __future__ import annotations
 
-import argparse
-
-from tilecheck.registry import builtin_rules, by_code
+from tilecheck.registry import builtin_rules
 from tilecheck.rule import Rule
 
 
@@ -39,11 +37,11 @@ def as_json(rule: type[Rule]) -> dict[str, object]:
 
 
 def document(rules: tuple[type[Rule], ...]) -> str:
-    """docs/rules.md: an index table, then every rule's documentation (`python -m tilecheck.explain_rule`)."""
+    """docs/rules.md: an index table, then every rule's documentation (`python -m tilecheck.rule_docs`)."""
     lines = [
         "# tilecheck rules",
         "",
-        "<!-- Generated from the rule classes by `python -m tilecheck.explain_rule docs/rules.md`; do not edit. -->",
+        "<!-- Generated from the rule classes by `python -m tilecheck.rule_docs docs/rules.md`; do not edit. -->",
         "",
         "| code | name | grade | fix | summary |",
         "|---|---|---|---|---|",
@@ -68,62 +66,8 @@ def _anchor(rule: type[Rule]) -> str:
     return f"{rule.NAME}-{rule.CODE.lower()}"
 
 
-def _rules(args: argparse.Namespace) -> tuple[type[Rule], ...]:
-    """Built-in rules, installed plugins, and the local plugins of the working directory's configuration."""
-    import os
-
-    from tilecheck.config import Resolver
-
-    return Resolver(cwd=os.getcwd()).for_directory(os.getcwd()).rules
-
-
-def run_rule(args: argparse.Namespace) -> int:
-    from tilecheck.cli import UsageError, dump_json
-
-    rules = _rules(args)
-    if args.all:
-        if args.code:
-            raise UsageError("give a rule code or --all, not both")
-        if args.output_format == "json":
-            dump_json([as_json(rule) for rule in rules])
-        else:
-            print("\n".join(markdown(rule) for rule in rules), end="")
-        return 0
-    if not args.code:
-        raise UsageError("which rule? (`tilecheck rule TL101`, or `tilecheck rule --all`)")
-    rule = by_code(args.code, rules)
-    if rule is None:
-        raise UsageError(f"unknown rule `{args.code}` (`tilecheck rules` lists them)")
-    if args.output_format == "json":
-        dump_json(as_json(rule))
-    else:
-        print(markdown(rule), end="")
-    return 0
-
-
-def run_rules(args: argparse.Namespace) -> int:
-    from tilecheck.cli import dump_json
-
-    rules = _rules(args)
-    if args.output_format == "json":
-        dump_json(
-            [
-                {k: v for k, v in as_json(r).items() if k in ("code", "name", "grade", "summary", "fixable")}
-                for r in rules
-            ]
-        )
-        return 0
-    if args.output_format == "markdown":
-        print(document(rules), end="")
-        return 0
-    width = max(len(r.NAME) for r in rules)
-    for rule in rules:
-        print(f"{rule.CODE}  {rule.NAME:<{width}}  {rule.GRADE.value:<12}  {rule.summary()}")
-    return 0
-
-
 def main(argv: list[str] | None = None) -> int:
-    """`python -m tilecheck.explain_rule [PATH]`: write (or print) docs/rules.md for the built-in rules."""
+    """`python -m tilecheck.rule_docs [PATH]`: write (or print) docs/rules.md for the built-in rules."""
     import sys
 
     argv = sys.argv[1:] if argv is None else argv

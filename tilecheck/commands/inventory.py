@@ -1,0 +1,28 @@
+"""`tilecheck inventory PATH...`: loop nesting pairs and nested pipeline requests (exits 0)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from tilecheck.commands.options import dump_json, require_paths
+from tilecheck.inventory import build, render_text
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "inventory", help="count loop nesting pairs and nested pipeline requests (exits 0)"
+    )
+    parser.add_argument("paths", nargs="*", default=["."], metavar="PATH")
+    parser.add_argument("--output-format", choices=("text", "json"), default="text")
+    parser.add_argument("--examples", type=int, default=3, metavar="N", help="example locations per pair")
+
+
+def run(args: argparse.Namespace) -> int:
+    require_paths(args.paths)
+    inventory = build(list(args.paths), max(args.examples, 0))
+    if args.output_format == "json":
+        dump_json(inventory.as_json())
+    else:
+        render_text(inventory, sys.stdout)
+    return 0

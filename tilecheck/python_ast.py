@@ -1,0 +1,21 @@
+"""CPython's own parser (`ast.parse`), one thread at a time.
+
+CPython 3.11 and 3.12 keep the AST constructor's recursion depth in interpreter-wide state, so
+two threads building `ast` trees at once can fail with `SystemError: AST constructor recursion
+depth mismatch` (python/cpython#106905). tilecheck's callers of `ast.parse` go through `parse`
+here, which holds one lock while CPython builds the tree: a language server checking two
+buffers in two threads, or the thread-safety test, would otherwise see spurious crashes.
+"""
+
+from __future__ import annotations
+
+import ast
+import threading
+
+_LOCK = threading.Lock()
+
+
+def parse(source: str | bytes, filename: str = "<unknown>") -> ast.Module:
+    """`ast.parse(source, filename)` (raises what it raises: SyntaxError, ValueError, ...)."""
+    with _LOCK:
+        return ast.parse(source, filename)
