@@ -20,10 +20,14 @@ import tempfile
 import tokenize
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from tilecheck.types import Diagnostic, Edit, Fix
+
+if TYPE_CHECKING:
+    from tilecheck.context import Context
 
 MAX_ROUNDS = 10
 _NEWLINE = re.compile(r"\r\n|\r|\n")
@@ -49,7 +53,9 @@ def newline_of(text: str) -> str:
     return match.group() if match else "\n"
 
 
-def replace_node(ctx, node: cst.CSTNode, top: cst.CSTNode, text: str, *, title: str, safe: bool) -> Fix:
+def replace_node(
+    ctx: Context, node: cst.CSTNode, top: cst.CSTNode, text: str, *, title: str, safe: bool
+) -> Fix:
     """A fix replacing the source of `node` (inside module-level statement `top`) by `text`."""
     return Fix(title, (Edit(ctx.span(node, top), text),), safe=safe)
 
@@ -152,7 +158,7 @@ def fix_text(
         candidates = [d for d in result.diagnostics if fixable(d, unsafe)]  # type: ignore[attr-defined]
         if not candidates:
             break
-        new_text, applied = apply_parsing(text, [d.fix for d in candidates])  # type: ignore[misc]
+        new_text, applied = apply_parsing(text, [d.fix for d in candidates if d.fix is not None])
         if not applied or new_text == text:
             break
         fixed += [candidates[i] for i in applied]

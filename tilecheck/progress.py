@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Callable
 from typing import TextIO
 
 DELAY = 1.0  # seconds before the line first appears
@@ -27,7 +28,9 @@ def wanted(output_format: str, stream: TextIO | None = None, environ: dict[str, 
 class ProgressLine:
     """Call with the number of files done; `close()` erases the line (call it before reporting)."""
 
-    def __init__(self, total: int, stream: TextIO | None = None, clock=time.monotonic) -> None:
+    def __init__(
+        self, total: int, stream: TextIO | None = None, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.total = total
         self.stream = stream if stream is not None else sys.stderr
         self.clock = clock

@@ -4,12 +4,18 @@ comment written where `--add-ignore` writes it, the rule's documentation, and
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from tilecheck.server.positions import minimal_edit, overlaps
 from tilecheck.server.session import Checked, Session
 from tilecheck.types import Diagnostic, Grade
+
+if TYPE_CHECKING:
+    from tilecheck.engine import FileAnalysis
 
 FIX_ALL = "source.fixAll.tilecheck"
 SHOW_DOCUMENTATION = "tilecheck.showRuleDocumentation"
@@ -35,7 +41,7 @@ def register(server: LanguageServer, session: Session) -> None:
         return actions
 
 
-def _wanted(kind: str, only: list[str] | None) -> bool:
+def _wanted(kind: str, only: Sequence[str] | None) -> bool:
     """LSP kinds are hierarchical: asking for `source` includes `source.fixAll.tilecheck`."""
     return only is None or any(kind == want or kind.startswith(f"{want}.") for want in only)
 
@@ -95,7 +101,7 @@ def quick_fixes(checked: Checked, diagnostic: Diagnostic, lsp: types.Diagnostic)
     return actions
 
 
-def _only(checked: Checked, diagnostic: Diagnostic):
+def _only(checked: Checked, diagnostic: Diagnostic) -> FileAnalysis:
     """The analysis reduced to one diagnostic: what `add_ignores` suppresses."""
     from tilecheck.engine import FileAnalysis
 

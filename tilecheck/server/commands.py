@@ -3,14 +3,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
 
-from tilecheck.explain_rule import markdown
 from tilecheck.registry import by_code
+from tilecheck.rule_docs import markdown
 from tilecheck.server.code_actions import SHOW_DOCUMENTATION
 from tilecheck.server.convert import documentation_url, repository_url
 from tilecheck.server.session import Session
@@ -84,7 +85,7 @@ def _uri_argument(arguments: tuple[object, ...]) -> str:
     return first
 
 
-async def _off_loop(session: Session, work):
+async def _off_loop(session: Session, work: Callable[[], Any]) -> Any:
     import asyncio
 
     return await asyncio.get_running_loop().run_in_executor(session.executor, work)

@@ -4,6 +4,7 @@ secondary locations, the Unnecessary tag for unused suppressions, and the data c
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -48,7 +49,10 @@ def lsp_diagnostics(checked: Checked) -> list[types.Diagnostic]:
 
 
 def to_lsp(
-    diagnostic: Diagnostic, positions: PositionMap, repository: str | None, locate
+    diagnostic: Diagnostic,
+    positions: PositionMap,
+    repository: str | None,
+    locate: Callable[[Related], types.DiagnosticRelatedInformation],
 ) -> types.Diagnostic:
     fix = diagnostic.fix
     message = diagnostic.message if not diagnostic.help else f"{diagnostic.message}\nhelp: {diagnostic.help}"
@@ -129,6 +133,6 @@ def documentation_url(code: str, repository: str | None) -> str | None:
     rule = by_code(code)
     if rule is None:
         return None
-    from tilecheck.explain_rule import _anchor
+    from tilecheck.rule_docs import _anchor
 
     return f"{repository}/blob/main/docs/rules.md#{_anchor(rule)}"

@@ -9,8 +9,9 @@ from pygls.lsp.server import LanguageServer
 
 from tilecheck.analysis.model import Loop, Request, walk
 from tilecheck.explain import Builder
-from tilecheck.explain_rule import markdown
 from tilecheck.registry import by_code
+from tilecheck.rule import Rule
+from tilecheck.rule_docs import markdown
 from tilecheck.server.positions import contains
 from tilecheck.server.session import Checked, Session
 from tilecheck.suppressions import parse_directives, scan_comments
@@ -42,9 +43,9 @@ def hover_at(checked: Checked, line: int, column: int) -> types.Hover | None:
             codes.append(diagnostic.code)
             spans.append(diagnostic.span)
     for code in codes:
-        rule = by_code(code, rules or None)
-        if rule is not None:
-            parts.append(markdown(rule))
+        documented = by_code(code, rules or None)
+        if documented is not None:
+            parts.append(markdown(documented))
     loops = loop_descriptions(checked, line, column)
     parts += loops[0]
     spans += loops[1]
@@ -58,7 +59,7 @@ def _hover(text: str, checked: Checked, span: Span) -> types.Hover:
     return types.Hover(contents=content, range=checked.positions.range(span))
 
 
-def suppression_code(checked: Checked, line: int, column: int):
+def suppression_code(checked: Checked, line: int, column: int) -> tuple[Span, type[Rule]] | None:
     """(span, rule) of the rule code under the cursor in a suppression comment."""
     if "tilecheck" not in checked.text and "noqa" not in checked.text.lower():
         return None

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import Any
 
 from tilecheck.workspace import Options
 
@@ -43,7 +44,7 @@ class ClientSettings:
             return cls(problems=(f"settings must be an object, got {type(raw).__name__}",))
         problems: list[str] = []
 
-        def read(key: str, kind: str, default):
+        def read(key: str, kind: str, default: Any) -> Any:
             value = raw.get(key, default)
             if value is None or value is default:
                 return default
