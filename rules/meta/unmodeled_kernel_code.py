@@ -99,10 +99,13 @@ class UnmodeledKernelCode(Rule):
         hits = [ctx.source.count("\n", 0, match.start()) + 1 for match in _HINT.finditer(ctx.source)]
         if not hits:
             return
-        covered = _covered_lines(ctx, ctx.model)
+        tree = _parse(ctx.source)
+        if tree is None:
+            return
+        covered = _covered_lines(ctx, ctx.model, tree)
         if all(line in covered for line in hits):
-            return  # the common case: every construct is in a modeled kernel, no second parse
-        found = [item for item in _constructs(ctx.source) if item[1] not in covered]
+            return  # the common case: every construct is in a modeled kernel
+        found = [item for item in _constructs(ctx.source, tree) if item[1] not in covered]
         signals = {alias for alias, _, _, api, _ in found if api in ("prim_func", "Kernel")}
         found = [item for item in found if _is_tilelang(ctx, item[0], signals)]
         if not found:
@@ -141,23 +144,53 @@ class UnmodeledKernelCode(Rule):
         )
 
 
-def _covered_lines(ctx: Context, model: FileModel) -> set[int]:
+def _parse(source: str) -> ast.Module | None:
+    try:
+        return python_ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _covered_lines(ctx: Context, model: FileModel, tree: ast.Module) -> set[int]:
+    """The lines of every modeled kernel and inlined macro, read from CPython's tree: locating the
+    CST functions would regenerate their whole top-level statements (slow on large test files)."""
+    tops = _ast_tops(ctx.module, tree)
     lines: set[int] = set()
+
+    def add(function: cst.FunctionDef, top: cst.CSTNode) -> None:
+        statement = tops.get(id(top))
+        if statement is None:  # a kernel tilecheck read from elsewhere: locate it the slow way
+            span = ctx.span(function, top)
+            lines.update(range(span.line - len(function.decorators), span.end_line + 1))
+            return
+        for node in ast.walk(statement):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function.name.value:
+                start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                lines.update(range(start, (node.end_lineno or node.lineno) + 1))
+
     for kernel in model.kernels:
-        span = ctx.span(kernel.node, kernel.top)
-        lines.update(range(span.line - len(kernel.node.decorators), span.end_line + 1))
+        add(kernel.node, kernel.top)
         for call in kernel.macro_calls:
-            span = ctx.span(call.definition, call.definition_top)
-            lines.update(range(span.line - len(call.definition.decorators), span.end_line + 1))
+            add(call.definition, call.definition_top)
     return lines
 
 
-def _constructs(source: str) -> list[tuple[str, int, int, str, str | None]]:
+def _ast_tops(module: cst.Module, tree: ast.Module) -> dict[int, ast.stmt]:
+    """The CPython statement of each compound module-level CST statement (by identity)."""
+    found: dict[int, ast.stmt] = {}
+    index = 0
+    for statement in module.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            index += len(statement.body)
+            continue
+        if index < len(tree.body):
+            found[id(statement)] = tree.body[index]
+        index += 1
+    return found
+
+
+def _constructs(source: str, tree: ast.Module) -> list[tuple[str, int, int, str, str | None]]:
     """(alias, line, column, api, enclosing plain function) of each TileLang construct."""
-    try:
-        tree = python_ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return []
     lines = source.splitlines()
 
     def column(line: int, offset: int) -> int:  # ast's offsets count UTF-8 bytes
