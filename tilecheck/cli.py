@@ -20,6 +20,7 @@ from tilecheck import __version__
 from tilecheck.config import GRADES, ConfigError, Overrides, Resolver, Settings, describe
 from tilecheck.engine import FileAnalysis, lint_file, lint_source, read_source
 from tilecheck.report import FORMATS, Run, display_path
+from tilecheck.runner import DEFAULT_MEMORY, DEFAULT_TIMEOUT
 from tilecheck.selection import SelectionError, split, validate
 from tilecheck.types import Diagnostic, Grade, Severity
 from tilecheck.workspace import Options, Workspace
@@ -53,6 +54,19 @@ def _add_config_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--backend", metavar="NAME", help="backend capability profile (e.g. cuda-sm90)")
 
 
+def _budget(kind):
+    def parse(value: str):
+        try:
+            number = kind(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+        if number < 0:
+            raise argparse.ArgumentTypeError("must be 0 (no limit) or more")
+        return number or None
+
+    return parse
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="tilecheck", description="Static semantic checks for TileLang kernel loops.")
     parser.add_argument("--version", action="version", version=f"tilecheck {__version__}")
@@ -73,6 +87,20 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="N",
         help="check files in N processes (default: one per core)",
+    )
+    check.add_argument(
+        "--per-file-timeout",
+        type=_budget(float),
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"stop checking a file after SECONDS (TL004; 0: no limit; default {DEFAULT_TIMEOUT:g})",
+    )
+    check.add_argument(
+        "--per-file-memory",
+        type=_budget(int),
+        default=DEFAULT_MEMORY,
+        metavar="MIB",
+        help=f"memory a file may take, in MiB (TL004; 0: no limit; default {DEFAULT_MEMORY})",
     )
     check.add_argument(
         "--exit-non-zero-on-fix", action="store_true", help="exit with 1 when a fix was applied"
@@ -199,6 +227,8 @@ def options_from(args: argparse.Namespace) -> Options:
         output_format=args.output_format if args.command == "check" else None,
         config_path=args.config,
         isolated=args.isolated,
+        per_file_timeout=getattr(args, "per_file_timeout", DEFAULT_TIMEOUT),
+        per_file_memory=getattr(args, "per_file_memory", DEFAULT_MEMORY),
     )
 
 

@@ -62,7 +62,8 @@ class FileAnalysis:
         return FileAnalysis(self.path, self.diagnostics, self.internal_error, self.text)
 
 
-def _meta(path: str, code: str, span: Span, message: str) -> Diagnostic:
+def meta_diagnostic(path: str, code: str, span: Span, message: str) -> Diagnostic:
+    """A diagnostic of one of the engine's own (meta) rules."""
     rule = by_code(code)
     assert rule is not None, code
     return Diagnostic(path, span, rule.CODE, rule.NAME, rule.GRADE, rule.severity(), message)
@@ -94,7 +95,7 @@ def read_source(path: str, limit: int | None = None) -> tuple[bytes | None, Diag
         return None, _unreadable(path, error.strerror or str(error))
     if size > limit:
         message = f"File is too large to check (more than {limit} bytes)"
-        return None, _meta(path, "TL003", Span.point(1, 0), message)
+        return None, meta_diagnostic(path, "TL003", Span.point(1, 0), message)
     return b"".join(chunks), None
 
 
@@ -113,7 +114,7 @@ def _not_regular(mode: int) -> str:
 
 
 def _unreadable(path: str, reason: str) -> Diagnostic:
-    return _meta(path, "TL003", Span.point(1, 0), f"Cannot read file: {reason}")
+    return meta_diagnostic(path, "TL003", Span.point(1, 0), f"Cannot read file: {reason}")
 
 
 def parse(path: str, data: bytes | str) -> tuple[cst.Module | None, str | None, Diagnostic | None]:
@@ -138,7 +139,11 @@ def parse(path: str, data: bytes | str) -> tuple[cst.Module | None, str | None, 
     except (cst.ParserSyntaxError, ValueError) as error:  # the native parser raises both
         return None, text, _cpython_verdict(path, text) or _libcst_limitation(path, error)
     except (RecursionError, MemoryError):
-        return None, text, _meta(path, "TL004", Span.point(1, 0), "File is too deeply nested to parse")
+        return (
+            None,
+            text,
+            meta_diagnostic(path, "TL004", Span.point(1, 0), "File is too deeply nested to parse"),
+        )
     except Exception as error:  # never seen; do not let a parser bug take the run down
         return None, text, _cpython_verdict(path, text) or _libcst_limitation(path, error)
     return module, text, None
@@ -150,7 +155,7 @@ def _decode(path: str, data: bytes) -> tuple[str, Diagnostic | None]:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as error:
         if "unknown encoding" in str(error) or "encoding problem" in str(error):
-            return "", _meta(path, "TL002", Span.point(1, 0), f"Cannot decode file: {error}")
+            return "", meta_diagnostic(path, "TL002", Span.point(1, 0), f"Cannot decode file: {error}")
         encoding = "utf-8"  # undecodable first lines: let the decoder say where
     try:
         text = data.decode(encoding)
@@ -160,7 +165,7 @@ def _decode(path: str, data: bytes) -> tuple[str, Diagnostic | None]:
         column = len(data[data.rfind(b"\n", 0, start) + 1 : start].decode(encoding, "replace"))
         reason = getattr(error, "reason", str(error))
         message = f"Cannot decode file as {encoding}: {reason} (byte {data[start : start + 1]!r})"
-        return "", _meta(path, "TL002", Span.point(line, column), message)
+        return "", meta_diagnostic(path, "TL002", Span.point(line, column), message)
     return (text[1:] if text.startswith("\ufeff") else text), None
 
 
@@ -172,12 +177,12 @@ def _cpython_verdict(path: str, text: str, *, checked: bool = False) -> Diagnost
     except SyntaxError as error:
         line = error.lineno or 1
         column = max((error.offset or 1) - 1, 0)
-        return _meta(path, "TL001", Span.point(line, column), f"Syntax error: {error.msg}")
+        return meta_diagnostic(path, "TL001", Span.point(line, column), f"Syntax error: {error.msg}")
     except (RecursionError, MemoryError):
         message = "File is too deeply nested to parse (CPython's parser gives up on it too)"
-        return _meta(path, "TL004", Span.point(1, 0), message)
+        return meta_diagnostic(path, "TL004", Span.point(1, 0), message)
     except ValueError as error:  # NUL bytes, on older Pythons
-        return _meta(path, "TL001", Span.point(1, 0), f"Syntax error: {error}")
+        return meta_diagnostic(path, "TL001", Span.point(1, 0), f"Syntax error: {error}")
     if checked:
         deep = nesting.too_deep(tree)
         if deep is not None:
@@ -185,7 +190,7 @@ def _cpython_verdict(path: str, text: str, *, checked: bool = False) -> Diagnost
                 f"File is too deeply nested to analyze (an expression nests more than "
                 f"{nesting.MAX_DEPTH} levels)"
             )
-            return _meta(path, "TL004", Span.point(*deep), message)
+            return meta_diagnostic(path, "TL004", Span.point(*deep), message)
     return None
 
 
@@ -206,7 +211,7 @@ def _libcst_limitation(path: str, error: Exception) -> Diagnostic:
         f"File could not be analyzed: it is valid Python, but libcst {version} cannot "
         f"parse it ({reason}); no rule was run on it"
     )
-    return _meta(path, "TL006", span, message)
+    return meta_diagnostic(path, "TL006", span, message)
 
 
 def check_source(
@@ -280,20 +285,24 @@ def _run_rule(rule: type[Rule], ctx: Context, result: FileAnalysis) -> bool:
     except ModelTooLarge as error:
         ctx.diagnostics.clear()
         message = f"Kernel expansion is too large to analyze ({error}); no rule was run on it"
-        result.diagnostics.append(_meta(ctx.path, "TL004", Span.point(1, 0), message))
+        result.diagnostics.append(meta_diagnostic(ctx.path, "TL004", Span.point(1, 0), message))
     except ModelError as error:
         if not result.internal_error:  # report the model's crash once, not once per rule
             result.internal_error = True
             message = f"Building the kernel model crashed: {error}"
-            result.diagnostics.append(_meta(ctx.path, "TL005", Span.point(1, 0), message))
+            result.diagnostics.append(meta_diagnostic(ctx.path, "TL005", Span.point(1, 0), message))
+    except MemoryError:
+        ctx.diagnostics.clear()
+        message = "File is too complex to analyze within the available memory; no rule was run on it"
+        result.diagnostics.append(meta_diagnostic(ctx.path, "TL004", Span.point(1, 0), message))
     except RecursionError:
         ctx.diagnostics.clear()
         message = "File is too deeply nested to analyze; no rule was run on it"
-        result.diagnostics.append(_meta(ctx.path, "TL004", Span.point(1, 0), message))
+        result.diagnostics.append(meta_diagnostic(ctx.path, "TL004", Span.point(1, 0), message))
     except Exception as error:  # a crashing rule must not stop the others
         result.internal_error = True
         message = f"Rule {rule.CODE} ({rule.NAME}) crashed: {type(error).__name__}: {error}"
-        result.diagnostics.append(_meta(ctx.path, "TL005", Span.point(1, 0), message))
+        result.diagnostics.append(meta_diagnostic(ctx.path, "TL005", Span.point(1, 0), message))
     finally:
         ctx.rule = None
     return False

@@ -9,8 +9,6 @@ Nothing here knows of argparse or of the Language Server Protocol.
 
 from __future__ import annotations
 
-import concurrent.futures
-import multiprocessing
 import os
 import threading
 from collections.abc import Iterable, Sequence
@@ -20,6 +18,7 @@ from typing import TYPE_CHECKING
 from tilecheck.config import Overrides, Resolver, Settings
 from tilecheck.discover import discover
 from tilecheck.engine import FileAnalysis, lint_source, read_source
+from tilecheck.runner import DEFAULT_MEMORY, DEFAULT_TIMEOUT, Budget, run_isolated
 from tilecheck.types import Diagnostic, Grade
 
 if TYPE_CHECKING:
@@ -28,7 +27,7 @@ if TYPE_CHECKING:
     from tilecheck.pypto.api import LowerResult
     from tilecheck.rule import Rule
 
-# Files checked per worker process before results come back (keeps IPC cheap).
+# At least this many files per worker process (a fork costs more than checking a few files).
 CHUNK = 4
 
 
@@ -44,6 +43,8 @@ class Options:
     output_format: str | None = None
     config_path: str | None = None  # one configuration file for every file
     isolated: bool = False  # no configuration files at all
+    per_file_timeout: float | None = DEFAULT_TIMEOUT  # seconds per file (None: unlimited)
+    per_file_memory: int | None = DEFAULT_MEMORY  # MiB per file (None: unlimited)
 
     def overrides(self) -> Overrides:
         return Overrides(
@@ -128,17 +129,15 @@ class Workspace:
         return self.check_files(files, jobs=jobs)
 
     def check_files(self, files: Sequence[str], *, jobs: int | None = None) -> CheckRun:
+        """Check `files` in crash-isolated worker processes (`tilecheck.runner`), even with one job:
+        a file that crashes or exhausts its budget costs only its own result."""
         if jobs is not None and jobs < 1:
             raise ValueError("jobs must be at least 1")
         run = CheckRun(list(files))
         tasks = [(path, self.file_settings(path)) for path in run.files]
+        budget = Budget(self.options.per_file_timeout, self.options.per_file_memory)
         workers = min(jobs or os.cpu_count() or 1, len(tasks) // CHUNK or 1)
-        if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
-            results = [check_task(task) for task in tasks]
-        else:
-            context = multiprocessing.get_context("fork")
-            with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
-                results = list(pool.map(check_task, tasks, chunksize=CHUNK))
+        results = run_isolated(tasks, check_task, _task_path, jobs=workers, budget=budget)
         run.analyses = dict(zip(run.files, results, strict=True))
         return run
 
@@ -170,6 +169,10 @@ class Workspace:
         from tilecheck.pypto.api import lower_source
 
         return lower_source(text, path, settings=self.file_settings(path))
+
+
+def _task_path(task: tuple[str, FileSettings]) -> str:
+    return task[0]
 
 
 def check_task(task: tuple[str, FileSettings]) -> FileAnalysis:
