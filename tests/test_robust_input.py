@@ -138,3 +138,64 @@ def test_growing_file_is_cut_at_the_bound_not_at_its_stat_size(tmp_path):
     """/proc files claim size 0 and deliver bytes: the bound counts what is read."""
     data, failure = read_source("/proc/self/status", limit=16)
     assert data is None and "more than 16 bytes" in failure.message
+
+
+def _hostile_tree(tmp_path):
+    os.mkfifo(tmp_path / "pipe.py")
+    os.symlink("/dev/zero", tmp_path / "zero.py")
+    (tmp_path / "deep.py").write_text("X = " + "(" * 1300 + "0" + ")" * 1300 + "\n")
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        (
+            "pipe.py",
+            "tilecheck lower: cannot read {}: Cannot read file: it is a named pipe, not a regular file\n",
+        ),
+        (
+            "zero.py",
+            "tilecheck lower: cannot read {}: Cannot read file: it is a character device, not a regular file\n",
+        ),
+        ("deep.py", "{}:1:205: TL400 cannot parse the file: Syntax error: too many nested parentheses\n"),
+    ],
+)
+def test_lower_reads_through_read_source_and_never_hands_deep_input_to_libcst(tmp_path, name, expected):
+    path = str(_hostile_tree(tmp_path) / name)
+    done = subprocess.run(
+        [sys.executable, "-m", "tilecheck", "lower", path],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert done.stderr == expected.format(path)
+    assert done.returncode in (1, 2)
+
+
+def _tilecheck(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "tilecheck", *args], capture_output=True, text=True, timeout=60, cwd=ROOT
+    )
+
+
+def test_check_and_inventory_of_a_hostile_tree_finish_with_one_diagnostic_per_file(tmp_path):
+    tree = str(_hostile_tree(tmp_path))
+    check = _tilecheck("check", "--output-format", "concise", tree)
+    assert [line.replace(tree + "/", "") for line in check.stdout.splitlines() if ".py:" in line] == [
+        "deep.py:1:205: TL001 [meta] Syntax error: too many nested parentheses",
+        "pipe.py:1:1: TL003 [meta] Cannot read file: it is a named pipe, not a regular file",
+        "zero.py:1:1: TL003 [meta] Cannot read file: it is a character device, not a regular file",
+    ]
+    assert check.returncode == 1
+    inventory = _tilecheck("inventory", tree)
+    assert inventory.returncode == 0, inventory.stderr
+    skipped = sorted(
+        line.replace(tree + "/", "") for line in inventory.stdout.splitlines() if "skipped" in line
+    )
+    assert skipped == [
+        "skipped deep.py: Syntax error: too many nested parentheses",
+        "skipped pipe.py: Cannot read file: it is a named pipe, not a regular file",
+        "skipped zero.py: Cannot read file: it is a character device, not a regular file",
+    ]

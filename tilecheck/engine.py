@@ -6,7 +6,6 @@ pathological nesting and crashing rules all become diagnostics of their own.
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import io
 import os
@@ -170,28 +169,11 @@ def _decode(path: str, data: bytes) -> tuple[str, Diagnostic | None]:
 
 
 def _cpython_verdict(path: str, text: str, *, checked: bool = False) -> Diagnostic | None:
-    """What CPython says about `text`: its syntax error at its position, TL004 when CPython
-    itself gives up (or, with `checked`, when the tree is deeper than libcst can take), else None."""
-    try:
-        tree = compile(text, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
-    except SyntaxError as error:
-        line = error.lineno or 1
-        column = max((error.offset or 1) - 1, 0)
-        return meta_diagnostic(path, "TL001", Span.point(line, column), f"Syntax error: {error.msg}")
-    except (RecursionError, MemoryError):
-        message = "File is too deeply nested to parse (CPython's parser gives up on it too)"
-        return meta_diagnostic(path, "TL004", Span.point(1, 0), message)
-    except ValueError as error:  # NUL bytes, on older Pythons
-        return meta_diagnostic(path, "TL001", Span.point(1, 0), f"Syntax error: {error}")
-    if checked:
-        deep = nesting.too_deep(tree)
-        if deep is not None:
-            message = (
-                f"File is too deeply nested to analyze (an expression nests more than "
-                f"{nesting.MAX_DEPTH} levels)"
-            )
-            return meta_diagnostic(path, "TL004", Span.point(*deep), message)
-    return None
+    refusal = nesting.cpython_verdict(text, path, deep=checked)
+    if refusal is None:
+        return None
+    code = "TL001" if refusal.kind == "syntax" else "TL004"
+    return meta_diagnostic(path, code, Span.point(refusal.line, refusal.column), refusal.message)
 
 
 def _libcst_limitation(path: str, error: Exception) -> Diagnostic:

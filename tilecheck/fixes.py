@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from tilecheck import nesting
 from tilecheck.types import Diagnostic, Edit, Fix
 
 MAX_ROUNDS = 10
@@ -107,6 +108,8 @@ def apply_fixes(source: str, fixes: Iterable[Fix]) -> str:
 
 
 def parses(text: str) -> bool:
+    if nesting.refuse(text) is not None:  # never hand libcst what could crash it
+        return False
     try:
         cst.parse_module(text)
     except Exception:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass
 
 MAX_BRACKETS = 100  # CPython's own limit is 200; flag well below it
 MAX_LOGICAL_LINE = 2000  # characters: chains of operators or calls need long logical lines
@@ -41,6 +42,42 @@ def suspicious(text: str) -> bool:
                 return True
             line_start = match.end()
     return len(text) - line_start > MAX_LOGICAL_LINE
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a text must not be handed to libcst: `syntax` (CPython's own syntax error) or `complex`."""
+
+    kind: str
+    line: int
+    column: int  # 0-based
+    message: str
+
+
+def cpython_verdict(text: str, path: str = "<string>", *, deep: bool = False) -> Refusal | None:
+    """CPython's verdict on `text`: its syntax error at its position, `complex` when CPython
+    gives up on it, or (with `deep`) when its tree nests beyond MAX_DEPTH; None when it is fine."""
+    try:
+        tree = compile(text, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as error:
+        column = max((error.offset or 1) - 1, 0)
+        return Refusal("syntax", error.lineno or 1, column, f"Syntax error: {error.msg}")
+    except (RecursionError, MemoryError):
+        return Refusal(
+            "complex", 1, 0, "File is too deeply nested to parse (CPython's parser gives up on it too)"
+        )
+    except ValueError as error:  # NUL bytes, on older Pythons
+        return Refusal("syntax", 1, 0, f"Syntax error: {error}")
+    where = too_deep(tree) if deep else None
+    if where is not None:
+        message = f"File is too deeply nested to analyze (an expression nests more than {MAX_DEPTH} levels)"
+        return Refusal("complex", *where, message)
+    return None
+
+
+def refuse(text: str, path: str = "<string>") -> Refusal | None:
+    """Why `text` must not reach libcst, decided cheaply for ordinary files; None when it may."""
+    return cpython_verdict(text, path, deep=True) if suspicious(text) else None
 
 
 def too_deep(tree: ast.AST, limit: int = MAX_DEPTH) -> tuple[int, int] | None:
