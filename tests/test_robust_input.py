@@ -84,7 +84,7 @@ def test_the_pre_check_passes_ordinary_code_without_work():
 
 def test_valid_python_libcst_rejects_is_a_parser_limitation_not_a_syntax_error():
     result = check_source("x = 1\n(pars): bool = True\n", "k.py")
-    assert codes(result) == [("TL006", 2, 9)]
+    assert codes(result) == [("TL007", 2, 9)]
     message = result.diagnostics[0].message
     assert message.startswith("File could not be analyzed: it is valid Python, but libcst ")
     assert "cannot parse it (its parser stops at line 2, column 9); no rule was run on it" in message

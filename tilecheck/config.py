@@ -35,7 +35,7 @@ CONFIG_FILES = (".tilecheck.toml", "tilecheck.toml", "pyproject.toml")
 OUTPUT_FORMATS = ("full", "concise", "json", "json-lines", "sarif", "github")
 GRADES = tuple(grade.value for grade in Grade if grade is not Grade.META)
 ALWAYS_ON = frozenset(
-    {"TL001", "TL002", "TL003", "TL004", "TL005", "TL006"}
+    {"TL001", "TL002", "TL003", "TL004", "TL005", "TL007"}
 )  # the engine reports them regardless
 
 # Ruff's default exclusions, plus what tilecheck always skipped.

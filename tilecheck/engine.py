@@ -193,7 +193,7 @@ def _libcst_limitation(path: str, error: Exception) -> Diagnostic:
         f"File could not be analyzed: it is valid Python, but libcst {version} cannot "
         f"parse it ({reason}); no rule was run on it"
     )
-    return meta_diagnostic(path, "TL006", span, message)
+    return meta_diagnostic(path, "TL007", span, message)
 
 
 def check_source(

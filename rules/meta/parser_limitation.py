@@ -25,7 +25,7 @@ class ParserLimitation(Rule):
     All. Reported by the engine itself, not by a check over the kernel model.
     """
 
-    CODE = "TL006"
+    CODE = "TL007"
     NAME = "parser-limitation"
     GRADE = Grade.META
     MODEL = "none"
