@@ -9,7 +9,7 @@ crash, an internal error (TL005), a budget overrun, exit status 2, output that d
 the runs, JSON or SARIF that does not validate, or `lower` output beyond its cap. Failing cases
 are kept in the output directory.
 
-    python tools/fuzz.py [--check 10000] [--lower 2000] [--seed N] [--out fuzz-failures]
+    python tools/fuzz.py [--check 10000] [--lower 2000] [--seed N] [--out build/fuzz-failures]
 """
 
 from __future__ import annotations
@@ -381,7 +381,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lower", type=int, default=2_000, help="cases for `lower` (default 2,000)")
     parser.add_argument("--batch", type=int, default=100)
     parser.add_argument("--seed", type=int, default=12)
-    parser.add_argument("--out", default="fuzz-failures", help="where failing cases are kept")
+    parser.add_argument("--out", default="build/fuzz-failures", help="where failing cases are kept")
     args = parser.parse_args(argv)
     tilelang, pypto = seeds()
     print(f"fuzz: {len(tilelang)} TileLang and {len(pypto)} PyPTO seeds", flush=True)
