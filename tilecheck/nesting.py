@@ -62,10 +62,15 @@ def cpython_verdict(text: str, path: str = "<string>", *, deep: bool = False) ->
     except SyntaxError as error:
         column = max((error.offset or 1) - 1, 0)
         return Refusal("syntax", error.lineno or 1, column, f"Syntax error: {error.msg}")
-    except (RecursionError, MemoryError):
+    except RecursionError:
         return Refusal(
             "complex", 1, 0, "File is too deeply nested to parse (CPython's parser gives up on it too)"
         )
+    except MemoryError:  # CPython's parser stack, or the worker's memory budget
+        message = (
+            "File is too complex to parse: CPython's parser runs out of memory on it (too deep or too large)"
+        )
+        return Refusal("complex", 1, 0, message)
     except ValueError as error:  # NUL bytes, on older Pythons
         return Refusal("syntax", 1, 0, f"Syntax error: {error}")
     where = too_deep(tree) if deep else None
