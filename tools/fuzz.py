@@ -327,8 +327,8 @@ def lower_batch(paths: list[str]) -> list[tuple[str, str]]:
 
 
 class Campaign:
-    def __init__(self, out: str, kind: str) -> None:
-        self.out, self.kind = out, kind
+    def __init__(self, out: str, kind: str, progress: bool = False) -> None:
+        self.out, self.kind, self.progress = out, kind, progress
         self.cases = 0
         self.failures: list[tuple[str, str]] = []
         self.seconds = 0.0
@@ -349,6 +349,8 @@ class Campaign:
             shutil.rmtree(directory, ignore_errors=True)
             self.seconds += time.monotonic() - started
             self.cases += len(batch)
+            if self.progress and self.cases % (10 * len(batch)) == 0:
+                print(f"  {self.kind}: {self.cases} cases, {len(self.failures)} failure(s)", file=sys.stderr)
 
     def summary(self) -> str:
         lines = [f"{self.kind}: {self.cases} cases in {self.seconds:.0f} s, {len(self.failures)} failure(s)"]
@@ -356,8 +358,10 @@ class Campaign:
         return "\n".join(lines)
 
 
-def campaign(kind: str, sources: list[str], total: int, batch: int, seed: int, out: str) -> Campaign:
-    state = Campaign(out, kind)
+def campaign(
+    kind: str, sources: list[str], total: int, batch: int, seed: int, out: str, progress: bool = False
+) -> Campaign:
+    state = Campaign(out, kind, progress)
 
     @hypothesis.seed(seed)
     @settings(
@@ -387,10 +391,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"fuzz: {len(tilelang)} TileLang and {len(pypto)} PyPTO seeds", flush=True)
     results = []
     if args.check:
-        results.append(campaign("check", tilelang + pypto, args.check, args.batch, args.seed, args.out))
+        results.append(campaign("check", tilelang + pypto, args.check, args.batch, args.seed, args.out, True))
         print(results[-1].summary(), flush=True)
     if args.lower:
-        results.append(campaign("lower", pypto, args.lower, args.batch, args.seed, args.out))
+        results.append(campaign("lower", pypto, args.lower, args.batch, args.seed, args.out, True))
         print(results[-1].summary(), flush=True)
     return 1 if any(result.failures for result in results) else 0
 
