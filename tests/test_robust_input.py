@@ -184,9 +184,9 @@ def test_check_and_inventory_of_a_hostile_tree_finish_with_one_diagnostic_per_fi
     tree = str(_hostile_tree(tmp_path))
     check = _tilecheck("check", "--output-format", "concise", tree)
     assert [line.replace(tree + "/", "") for line in check.stdout.splitlines() if ".py:" in line] == [
-        "deep.py:1:205: TL001 [meta] Syntax error: too many nested parentheses",
-        "pipe.py:1:1: TL003 [meta] Cannot read file: it is a named pipe, not a regular file",
-        "zero.py:1:1: TL003 [meta] Cannot read file: it is a character device, not a regular file",
+        "deep.py:1:205: error: TL001 [meta] Syntax error: too many nested parentheses",
+        "pipe.py:1:1: error: TL003 [meta] Cannot read file: it is a named pipe, not a regular file",
+        "zero.py:1:1: error: TL003 [meta] Cannot read file: it is a character device, not a regular file",
     ]
     assert check.returncode == 1
     inventory = _tilecheck("inventory", tree)

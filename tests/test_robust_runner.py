@@ -182,7 +182,7 @@ def test_cli_budget_options(tmp_path, capsys, monkeypatch):
     (tmp_path / "k.py").write_text(KERNEL)
     status = main([str(tmp_path / "k.py"), "--output-format", "concise", "--per-file-timeout", "0.5"])
     out = capsys.readouterr().out
-    assert "k.py:1:1: TL004 [meta] File is too complex to analyze within the budget" in out
+    assert "k.py:1:1: error: TL004 [meta] File is too complex to analyze within the budget" in out
     assert status == 1
     assert main([str(tmp_path / "k.py"), "--per-file-timeout", "-1"]) == 2
     assert "must be 0 (no limit) or more" in capsys.readouterr().err
