@@ -131,7 +131,7 @@ def parse(path: str, data: bytes | str) -> tuple[cst.Module | None, str | None, 
             return None, None, failure
     if nesting.suspicious(text):
         failure = _cpython_verdict(path, text, checked=True)
-        if failure is not None:
+        if failure is not None and failure.code == "TL004":  # other syntax errors: libcst says where
             return None, text, failure
     try:
         module = cst.parse_module(text)

@@ -61,6 +61,9 @@ def cpython_verdict(text: str, path: str = "<string>", *, deep: bool = False) ->
         tree = compile(text, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
     except SyntaxError as error:
         column = max((error.offset or 1) - 1, 0)
+        if error.msg.startswith("too many"):  # CPython's nesting limits: brackets, indentation, blocks
+            message = f"File is too deeply nested to parse: {error.msg}"
+            return Refusal("complex", error.lineno or 1, column, message)
         return Refusal("syntax", error.lineno or 1, column, f"Syntax error: {error.msg}")
     except RecursionError:
         return Refusal(
