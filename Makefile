@@ -2,7 +2,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint typecheck format oracle bench visibility clean
+.PHONY: demo test lint typecheck format oracle bench visibility fuzz sweep clean
 
 # Runtime install (for the demo) and dev install (for the tests), each redone when pyproject.toml changes.
 $(VENV)/.runtime: pyproject.toml
@@ -48,6 +48,14 @@ bench: $(VENV)/.dev
 # How many Kernel/Pipelined/Parallel bodies of the shared corpus the model sees (issue 10 §6).
 visibility: $(VENV)/.runtime
 	$(BIN)/python tools/visibility.py ../shared/corpus/tilelang
+
+# Robustness evidence (issue 12; not part of `make test`): 10,000 fuzzed `check` and 2,000 `lower`
+# cases; every .py of the standard library and the shared corpus through check and lower.
+fuzz: $(VENV)/.dev
+	$(BIN)/python tools/fuzz.py
+
+sweep: $(VENV)/.dev
+	$(BIN)/python tools/sweep.py
 
 clean:
 	rm -rf build dist *.egg-info .pytest_cache .ruff_cache

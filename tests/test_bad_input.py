@@ -61,9 +61,13 @@ def test_long_operator_chain_is_refused_quickly():
     assert codes(check_source(source)) == [("TL004", 1, 1)]
 
 
-def test_deep_indentation_is_too_complex():
+def test_deep_indentation_is_cpythons_syntax_error():
     source = "".join(" " * i + "if x:\n" for i in range(150)) + " " * 150 + "pass\n"
-    assert [c for c, _, _ in codes(check_source(source))] == ["TL004"]
+    result = check_source(source)
+    assert codes(result) == [("TL004", 101, 1)]
+    assert (
+        result.diagnostics[0].message == "File is too deeply nested to parse: too many levels of indentation"
+    )
 
 
 def test_missing_file(tmp_path):

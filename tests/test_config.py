@@ -238,14 +238,20 @@ def test_optimization_findings_cannot_be_configured_up(project, capsys):
 
 
 def test_backend_from_configuration(project, capsys, monkeypatch):
-    seen = []
     import tilecheck.engine
 
     original = tilecheck.engine.check_source
+    record = project / "seen.txt"  # files are checked in worker processes: spy through a file
 
     def spy(data, path="<string>", rules=None, backend=None, **kwargs):
-        seen.append(backend)
+        with open(record, "a") as handle:
+            handle.write(f"{backend}\n")
         return original(data, path, rules, backend, **kwargs)
+
+    def seen():
+        found = record.read_text().splitlines() if record.exists() else []
+        record.unlink(missing_ok=True)
+        return found
 
     monkeypatch.setattr(tilecheck.engine, "check_source", spy)
     write(
@@ -258,10 +264,9 @@ def test_backend_from_configuration(project, capsys, monkeypatch):
         },
     )
     run(capsys, "k.py", "sub/k.py")
-    assert seen == ["cuda-sm90", "mine"]
-    seen.clear()
+    assert seen() == ["cuda-sm90", "mine"]
     run(capsys, "k.py", "--backend", "hip-gfx942")
-    assert seen == ["hip-gfx942"]
+    assert seen() == ["hip-gfx942"]
 
 
 @pytest.mark.parametrize(
@@ -389,10 +394,11 @@ def test_debug_config_shows_origins(project, capsys):
     assert '  extend-select     = ["TL9"]  # command line' in lines
     assert '  backend           = "cuda-sm90"  # pyproject.toml [tool.tilecheck]' in lines
     assert '  per-file-ignores  = {"k.py": ["TL105"]}  # sub/tilecheck.toml' in lines
-    rules = lines[lines.index("Rules enabled for this file (12):") + 1 :]
+    rules = lines[lines.index("Rules enabled for this file (13):") + 1 :]
     assert rules[0] == "  TL001  syntax-error  [meta, error]"
     assert [row.split()[0] for row in rules] == [
-        "TL001", "TL002", "TL003", "TL004", "TL005", "TL101", "TL102", "TL103", "TL901", "TL902", "TL903", "TL904",
+        "TL001", "TL002", "TL003", "TL004", "TL005", "TL007", "TL101", "TL102", "TL103", "TL901", "TL902", "TL903",
+        "TL904",
     ]  # fmt: skip
 
 
@@ -411,7 +417,7 @@ def test_debug_config_json(project, capsys):
     data = json.loads(run(capsys, "debug-config", "k.py", "--output-format", "json").out)
     assert data["configuration"] == ["tilecheck.toml"]
     assert data["settings"]["select"] == {"value": ["TL104"], "origin": "tilecheck.toml"}
-    assert data["rules"] == ["TL001", "TL002", "TL003", "TL004", "TL005", "TL104"]
+    assert data["rules"] == ["TL001", "TL002", "TL003", "TL004", "TL005", "TL007", "TL104"]
     assert data["excluded"] is False
 
 

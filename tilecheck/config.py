@@ -44,7 +44,9 @@ __all__ = [
 ]
 
 GRADES = tuple(grade.value for grade in Grade if grade is not Grade.META)
-ALWAYS_ON = frozenset({"TL001", "TL002", "TL003", "TL004", "TL005"})  # the engine reports them regardless
+ALWAYS_ON = frozenset(
+    {"TL001", "TL002", "TL003", "TL004", "TL005", "TL007"}
+)  # the engine reports them regardless
 
 # Ruff's default exclusions, plus what tilecheck always skipped.
 DEFAULT_EXCLUDE = (

@@ -6,12 +6,11 @@ pathological nesting and crashing rules all become diagnostics of their own.
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import io
-import itertools
 import os
 import re
+import stat
 import tokenize
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -19,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from tilecheck import python_ast
+from tilecheck import nesting
 from tilecheck.analysis.scope import ModelTooLarge
 from tilecheck.backends.profile import Profile, profile_of
 from tilecheck.consequences import fold
@@ -62,47 +61,90 @@ class FileAnalysis:
         return FileAnalysis(self.path, self.diagnostics, self.internal_error, self.text)
 
 
-def _meta(path: str, code: str, span: Span, message: str) -> Diagnostic:
+def meta_diagnostic(path: str, code: str, span: Span, message: str) -> Diagnostic:
+    """A diagnostic of one of the engine's own (meta) rules."""
     rule = by_code(code)
     assert rule is not None, code
     return Diagnostic(path, span, rule.CODE, rule.NAME, rule.GRADE, rule.severity(), message)
 
 
-def read_source(path: str) -> tuple[bytes | None, Diagnostic | None]:
+def read_source(path: str, limit: int | None = None) -> tuple[bytes | None, Diagnostic | None]:
+    """The bytes of the regular file `path`, or a TL003 diagnostic; never blocks, never reads more
+    than `limit` (MAX_FILE_BYTES) bytes however large the file claims or turns out to be."""
+    limit = MAX_FILE_BYTES if limit is None else limit
     try:
-        size = os.path.getsize(path)
-        if size > MAX_FILE_BYTES:
-            message = f"File is too large to check ({size} bytes; the limit is {MAX_FILE_BYTES})"
-            return None, _meta(path, "TL003", Span.point(1, 0), message)
-        with open(path, "rb") as handle:
-            return handle.read(), None
+        problem = _not_regular(os.stat(path).st_mode)  # before opening: opening a device can act
+        if problem:
+            return None, _unreadable(path, problem)
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+        with open(descriptor, "rb", buffering=0, closefd=True) as handle:
+            problem = _not_regular(os.fstat(descriptor).st_mode)  # it may have been swapped meanwhile
+            if problem:
+                return None, _unreadable(path, problem)
+            chunks, size = [], 0
+            while size <= limit:
+                chunk = handle.read(min(1 << 20, limit + 1 - size))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+    except BlockingIOError:
+        return None, _unreadable(path, "reading it would block")
     except OSError as error:
-        reason = error.strerror or str(error)
-        return None, _meta(path, "TL003", Span.point(1, 0), f"Cannot read file: {reason}")
+        return None, _unreadable(path, error.strerror or str(error))
+    if size > limit:
+        message = f"File is too large to check (more than {limit} bytes)"
+        return None, meta_diagnostic(path, "TL003", Span.point(1, 0), message)
+    return b"".join(chunks), None
+
+
+def _not_regular(mode: int) -> str:
+    if stat.S_ISREG(mode):
+        return ""
+    kinds = (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a named pipe"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    )
+    kind = next((name for test, name in kinds if test(mode)), "not a regular file")
+    return f"it is {kind}, not a regular file"
+
+
+def _unreadable(path: str, reason: str) -> Diagnostic:
+    return meta_diagnostic(path, "TL003", Span.point(1, 0), f"Cannot read file: {reason}")
 
 
 def parse(path: str, data: bytes | str) -> tuple[cst.Module | None, str | None, Diagnostic | None]:
-    """Parse once; a failure is one diagnostic at the error's position."""
+    """Parse once; a failure is one diagnostic at the error's position.
+
+    Input that could crash or stall libcst's native parser (which segfaults at about 1,270
+    nested brackets) never reaches it: `nesting.suspicious` spots it cheaply, and then CPython's
+    own parser decides, so the file gets CPython's verdict at CPython's position.
+    """
     if isinstance(data, str):
         text = data
     else:
         text, failure = _decode(path, data)
         if failure is not None:
             return None, None, failure
-    too_deep = _brackets_too_deep(path, text)
-    if too_deep is not None:
-        return None, text, too_deep
-    if _too_complex(text):
-        message = "File is too deeply nested to analyze (an expression nests more than 1000 levels)"
-        return None, text, _meta(path, "TL004", Span.point(1, 0), message)
+    if nesting.suspicious(text):
+        failure = _cpython_verdict(path, text, checked=True)
+        if failure is not None and failure.code == "TL004":  # other syntax errors: libcst says where
+            return None, text, failure
     try:
         module = cst.parse_module(text)
-    except cst.ParserSyntaxError as error:
-        return None, text, _syntax_error(path, text, error)
+    except (cst.ParserSyntaxError, ValueError) as error:  # the native parser raises both
+        return None, text, _cpython_verdict(path, text) or _libcst_limitation(path, error)
     except (RecursionError, MemoryError):
-        return None, text, _meta(path, "TL004", Span.point(1, 0), "File is too deeply nested to parse")
-    except Exception as error:  # the native parser reports some errors with other types
-        return None, text, _meta(path, "TL001", Span.point(1, 0), f"Syntax error: {error}")
+        return (
+            None,
+            text,
+            meta_diagnostic(path, "TL004", Span.point(1, 0), "File is too deeply nested to parse"),
+        )
+    except Exception as error:  # never seen; do not let a parser bug take the run down
+        return None, text, _cpython_verdict(path, text) or _libcst_limitation(path, error)
     return module, text, None
 
 
@@ -112,7 +154,7 @@ def _decode(path: str, data: bytes) -> tuple[str, Diagnostic | None]:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as error:
         if "unknown encoding" in str(error) or "encoding problem" in str(error):
-            return "", _meta(path, "TL002", Span.point(1, 0), f"Cannot decode file: {error}")
+            return "", meta_diagnostic(path, "TL002", Span.point(1, 0), f"Cannot decode file: {error}")
         encoding = "utf-8"  # undecodable first lines: let the decoder say where
     try:
         text = data.decode(encoding)
@@ -122,79 +164,36 @@ def _decode(path: str, data: bytes) -> tuple[str, Diagnostic | None]:
         column = len(data[data.rfind(b"\n", 0, start) + 1 : start].decode(encoding, "replace"))
         reason = getattr(error, "reason", str(error))
         message = f"Cannot decode file as {encoding}: {reason} (byte {data[start : start + 1]!r})"
-        return "", _meta(path, "TL002", Span.point(line, column), message)
+        return "", meta_diagnostic(path, "TL002", Span.point(line, column), message)
     return (text[1:] if text.startswith("\ufeff") else text), None
 
 
-_MAX_BRACKETS = 200  # CPython's tokenizer refuses deeper nesting of (), [] and {} (MAXLEVEL)
-_BRACKET_STEP = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
-_NOT_BRACKETS = re.compile(r"[^()\[\]{}]+")
-
-
-def _brackets_too_deep(path: str, text: str) -> Diagnostic | None:
-    """CPython refuses more than 200 nested brackets, but libcst parses them at a cost that
-    grows much faster than the file (1,000 nested lists, 2 KB: 7 s and 950 MB): refuse such a
-    file first. The bracket count is a cheap upper bound; CPython's parser decides."""
-    if sum(map(text.count, "([{")) <= _MAX_BRACKETS:
+def _cpython_verdict(path: str, text: str, *, checked: bool = False) -> Diagnostic | None:
+    refusal = nesting.cpython_verdict(text, path, deep=checked)
+    if refusal is None:
         return None
-    brackets = _NOT_BRACKETS.sub("", text)
-    if max(itertools.accumulate(map(_BRACKET_STEP.__getitem__, brackets)), default=0) <= _MAX_BRACKETS:
-        return None
-    try:
-        compile(text, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
-    except SyntaxError as error:
-        if "too many nested parentheses" in str(error.msg):
-            column = max((error.offset or 1) - 1, 0)
-            message = f"File is too deeply nested to parse: {error.msg}"
-            return _meta(path, "TL004", Span.point(error.lineno or 1, column), message)
-    except (RecursionError, MemoryError, ValueError):
-        pass
-    return None
+    code = "TL001" if refusal.kind == "syntax" else "TL004"
+    return meta_diagnostic(path, code, Span.point(refusal.line, refusal.column), refusal.message)
 
 
-_DEEP_HINT = 2000  # only files with a line this long can hide a pathological expression
+def _libcst_limitation(path: str, error: Exception) -> Diagnostic:
+    """Valid Python (CPython parses it) that libcst cannot parse: say so, not "syntax error"."""
+    if isinstance(error, cst.ParserSyntaxError):
+        reason = str(error.message).strip().splitlines()[0].split(": expected one of")[0]
+        where = re.search(r"error at (\d+):(\d+)", reason)  # where libcst's parser stopped
+        span = Span.point(int(where[1]), int(where[2])) if where else Span.point(error.raw_line, 0)
+        if where:
+            reason = f"its parser stops at line {span.line}, column {span.column + 1}"
+    else:
+        span, reason = Span.point(1, 0), f"{type(error).__name__}: {error}".splitlines()[0]
+    import importlib.metadata  # rare path: keep the import off start-up
 
-
-def _too_complex(text: str) -> bool:
-    """libcst's parser is quadratic on very long operator chains; refuse them cheaply first."""
-    if not text or max(map(len, text.splitlines()), default=0) < _DEEP_HINT:
-        return False
-    try:
-        tree = python_ast.parse(text)
-    except (RecursionError, MemoryError):
-        return True
-    except (SyntaxError, ValueError):
-        return False  # libcst reports it
-    stack: list[tuple[ast.AST, int]] = [(tree, 0)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > 1000:
-            return True
-        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
-    return False
-
-
-def _syntax_error(path: str, text: str, error: cst.ParserSyntaxError) -> Diagnostic:
-    """Locate with CPython's parser when it agrees the file is invalid: its positions are exact."""
-    message = str(error.message).strip().splitlines()[0]
-    if "indentation levels" in message or "too many nested" in message:
-        return _meta(
-            path,
-            "TL004",
-            Span.point(error.raw_line, error.raw_column),
-            f"File is too deeply nested to parse: {message}",
-        )
-    try:
-        # Not under `path`: CPython re-reads the error's line from that file when it exists, so an
-        # unsaved buffer would get columns measured on the saved text.
-        python_ast.parse(text, "<tilecheck>")
-    except SyntaxError as exact:
-        if exact.lineno is not None:
-            column = max((exact.offset or 1) - 1, 0)
-            return _meta(path, "TL001", Span.point(exact.lineno, column), f"Syntax error: {exact.msg}")
-    except (RecursionError, MemoryError, ValueError):
-        pass
-    return _meta(path, "TL001", Span.point(error.raw_line, error.raw_column), f"Syntax error: {message}")
+    version = importlib.metadata.version("libcst")
+    message = (
+        f"File could not be analyzed: it is valid Python, but libcst {version} cannot "
+        f"parse it ({reason}); no rule was run on it"
+    )
+    return meta_diagnostic(path, "TL007", span, message)
 
 
 def check_source(
@@ -263,20 +262,24 @@ def _run_rule(rule: type[Rule], ctx: Context, result: FileAnalysis) -> bool:
     except ModelTooLarge as error:
         ctx.diagnostics.clear()
         message = f"Kernel expansion is too large to analyze ({error}); no rule was run on it"
-        result.diagnostics.append(_meta(ctx.path, "TL004", Span.point(1, 0), message))
+        result.diagnostics.append(meta_diagnostic(ctx.path, "TL004", Span.point(1, 0), message))
     except ModelError as error:
         if not result.internal_error:  # report the model's crash once, not once per rule
             result.internal_error = True
             message = f"Building the kernel model crashed: {error}"
-            result.diagnostics.append(_meta(ctx.path, "TL005", Span.point(1, 0), message))
+            result.diagnostics.append(meta_diagnostic(ctx.path, "TL005", Span.point(1, 0), message))
+    except MemoryError:
+        ctx.diagnostics.clear()
+        message = "File is too complex to analyze within the available memory; no rule was run on it"
+        result.diagnostics.append(meta_diagnostic(ctx.path, "TL004", Span.point(1, 0), message))
     except RecursionError:
         ctx.diagnostics.clear()
         message = "File is too deeply nested to analyze; no rule was run on it"
-        result.diagnostics.append(_meta(ctx.path, "TL004", Span.point(1, 0), message))
+        result.diagnostics.append(meta_diagnostic(ctx.path, "TL004", Span.point(1, 0), message))
     except Exception as error:  # a crashing rule must not stop the others
         result.internal_error = True
         message = f"Rule {rule.CODE} ({rule.NAME}) crashed: {type(error).__name__}: {error}"
-        result.diagnostics.append(_meta(ctx.path, "TL005", Span.point(1, 0), message))
+        result.diagnostics.append(meta_diagnostic(ctx.path, "TL005", Span.point(1, 0), message))
     finally:
         ctx.rule = None
     return False

@@ -9,8 +9,6 @@ Nothing here knows of argparse or of the Language Server Protocol.
 
 from __future__ import annotations
 
-import concurrent.futures
-import multiprocessing
 import os
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -22,6 +20,7 @@ from tilecheck.discover import discover
 from tilecheck.engine import FileAnalysis, lint_source, read_source
 from tilecheck.errors import UsageError
 from tilecheck.prefilter import cannot_have_findings
+from tilecheck.runner import DEFAULT_MEMORY, DEFAULT_TIMEOUT, Budget, run_isolated
 from tilecheck.scheduling import file_size, largest_first, worker_count
 from tilecheck.selection import SelectionError, validate
 from tilecheck.types import Diagnostic, Grade
@@ -53,6 +52,8 @@ class Options:
     cache_dir: str | None = None  # default: TILECHECK_CACHE_DIR, else .tilecheck_cache in the project root
     respect_gitignore: bool | None = None  # None: the configuration's `respect-gitignore` (default true)
     allow_plugins: bool | None = None  # local plugins: None asks the environment and the trust list
+    per_file_timeout: float | None = DEFAULT_TIMEOUT  # seconds per file (None: unlimited)
+    per_file_memory: int | None = DEFAULT_MEMORY  # MiB per file (None: unlimited)
 
     def overrides(self) -> Overrides:
         return Overrides(
@@ -178,16 +179,23 @@ class Workspace:
     def check_files(
         self, files: Sequence[str], *, jobs: int | None = None, progress: Progress | None = None
     ) -> CheckRun:
-        """Check `files`; `progress(done)` is called as results arrive (e.g. a progress line)."""
+        """Check `files` in crash-isolated worker processes (`tilecheck.runner`), even with one job:
+        a file that crashes or exhausts its budget costs only its own result. `progress(done)` is
+        called as results arrive (e.g. a progress line)."""
         if jobs is not None and jobs < 1:
             raise ValueError("jobs must be at least 1")
         run = CheckRun(list(files))
         tasks = [(path, self.file_settings(path)) for path in run.files]
+        budget = Budget(self.options.per_file_timeout, self.options.per_file_memory)
         cache = self.result_cache()
         if cache is not None:
-            run.analyses = cache.check(tasks, lambda missed, done: check_tasks(missed, jobs, done), progress)
+            run.analyses = cache.check(
+                tasks, lambda missed, done: check_tasks(missed, jobs, done, budget), progress
+            )
         else:
-            results = check_tasks([(path, settings, None) for path, settings in tasks], jobs, progress)
+            results = check_tasks(
+                [(path, settings, None) for path, settings in tasks], jobs, progress, budget
+            )
             run.analyses = dict(zip(run.files, results, strict=True))
         return run
 
@@ -238,29 +246,26 @@ class Workspace:
 
 
 def check_tasks(
-    tasks: Sequence[Task], jobs: int | None, progress: Progress | None = None
+    tasks: Sequence[Task], jobs: int | None, progress: Progress | None = None, budget: Budget | None = None
 ) -> list[FileAnalysis]:
-    """Check `(path, settings, bytes or None)` tasks, in worker processes when that pays (one
-    file at a time, largest first: see `tilecheck.scheduling`); results in task order."""
+    """Check `(path, settings, bytes or None)` tasks in crash-isolated workers (`tilecheck.runner`),
+    one file at a time, largest first (`tilecheck.scheduling`); results in task order."""
     sizes = [file_size(path, data) for path, _, data in tasks]
-    workers = worker_count(jobs, sizes)
     order = largest_first(sizes)
-    results: dict[int, FileAnalysis] = {}
-    if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
-        done: Iterable[FileAnalysis] = map(check_task, [tasks[index] for index in order])
-        for index, result in zip(order, done, strict=True):
-            results[index] = result
-            if progress is not None:
-                progress(len(results))
-    else:
-        context = multiprocessing.get_context("fork")
-        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
-            done = pool.map(check_task, [tasks[index] for index in order], chunksize=1)
-            for index, result in zip(order, done, strict=True):
-                results[index] = result
-                if progress is not None:
-                    progress(len(results))
+    done = run_isolated(
+        [tasks[index] for index in order],
+        check_task,
+        _task_path,
+        jobs=max(worker_count(jobs, sizes), 1),
+        budget=budget or Budget(DEFAULT_TIMEOUT, DEFAULT_MEMORY),
+        progress=progress,
+    )
+    results = dict(zip(order, done, strict=True))
     return [results[index] for index in range(len(tasks))]
+
+
+def _task_path(task: Task) -> str:
+    return task[0]
 
 
 def check_task(task: Task) -> FileAnalysis:

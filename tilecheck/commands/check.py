@@ -7,6 +7,7 @@ import difflib
 import io
 import os
 import sys
+from collections.abc import Callable
 from types import TracebackType
 from typing import TextIO
 
@@ -16,8 +17,24 @@ from tilecheck.errors import UsageError
 from tilecheck.progress import ProgressLine
 from tilecheck.progress import wanted as progress_wanted
 from tilecheck.report import OUTPUT_FORMATS, Run, display_path, statistics
+from tilecheck.runner import DEFAULT_MEMORY, DEFAULT_TIMEOUT
 from tilecheck.types import Diagnostic, Grade, Severity
 from tilecheck.workspace import Workspace
+
+
+def _budget(kind: type[int] | type[float]) -> Callable[[str], float | None]:
+    """A per-file budget: a non-negative number, 0 meaning no limit (None)."""
+
+    def parse(value: str) -> float | None:
+        try:
+            number = kind(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+        if number < 0:
+            raise argparse.ArgumentTypeError("must be 0 (no limit) or more")
+        return number or None
+
+    return parse
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -36,6 +53,20 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         default=None,
         metavar="N",
         help="check files in N processes (default: one per core)",
+    )
+    check.add_argument(
+        "--per-file-timeout",
+        type=_budget(float),
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"stop checking a file after SECONDS (TL004; 0: no limit; default {DEFAULT_TIMEOUT:g})",
+    )
+    check.add_argument(
+        "--per-file-memory",
+        type=_budget(int),
+        default=DEFAULT_MEMORY,
+        metavar="MIB",
+        help=f"memory a file may take, in MiB (TL004; 0: no limit; default {DEFAULT_MEMORY})",
     )
     check.add_argument(
         "--exit-non-zero-on-fix", action="store_true", help="exit with 1 when a fix was applied"

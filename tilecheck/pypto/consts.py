@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from tilecheck import nesting
 from tilecheck.analysis.imports import dotted_name
 from tilecheck.dependencies import find_module
 from tilecheck.pypto.cstutil import MAX_INT_BITS, bounded, int_value
@@ -151,10 +152,17 @@ class ModuleConstants:
             return self._cache[file]
         if len(self._cache) > 64:
             return None
+        from tilecheck.engine import read_source  # the engine's rules import this module
+
+        data, failure = read_source(file)  # a regular file of bounded size, read without blocking
         try:
-            with open(file, encoding="utf-8") as handle:
-                module = cst.parse_module(handle.read())
-        except (OSError, UnicodeDecodeError, cst.ParserSyntaxError, RecursionError):
+            if failure is not None or data is None:
+                raise OSError(failure.message if failure else file)
+            text = data.decode("utf-8")
+            if nesting.refuse(text, file) is not None:  # would crash libcst
+                raise RecursionError(file)
+            module = cst.parse_module(text)
+        except (OSError, UnicodeDecodeError, cst.ParserSyntaxError, RecursionError, MemoryError, ValueError):
             self._cache[file] = None  # type: ignore[assignment]
             return None
         return ModuleConstants(module, file, self._cache)

@@ -1,0 +1,188 @@
+"""Crash-isolated workers and per-file budgets (issue 12 §1, §2): faults are injected into the
+worker through the function it runs, never through a hook in tilecheck itself."""
+
+from __future__ import annotations
+
+import faulthandler
+import json
+import os
+import signal
+import time
+
+import pytest
+
+import tilecheck.workspace
+from tilecheck.cli import main
+from tilecheck.engine import FileAnalysis
+from tilecheck.runner import Budget, run_isolated
+from tilecheck.workspace import Options, Workspace
+
+KERNEL = """import tilelang.language as T
+
+
+@T.prim_func
+def main(A: T.Tensor((64,), "float32")):
+    with T.Kernel(1, threads=128) as bx:
+        loc = T.alloc_local((64,), "float32")
+        for i in T.Parallel(64):
+            loc[i] = A[i]
+"""
+
+
+def _pid_of(path: str) -> FileAnalysis:
+    return FileAnalysis(path, text=str(os.getpid()))
+
+
+def _faulty(fault):
+    def work(path: str) -> FileAnalysis:
+        if os.path.basename(path) == "bad.py":
+            fault()
+        return _pid_of(path)
+
+    return work
+
+
+def _segfault():
+    faulthandler.disable()  # pytest's, inherited by the worker: keep the test output clean
+    os.kill(os.getpid(), signal.SIGSEGV)
+
+
+def _abort():
+    faulthandler.disable()
+    os.abort()
+
+
+def _run(files, work, jobs=1, budget=None):
+    return run_isolated(files, work, str, jobs=jobs, budget=budget or Budget())
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_segfault_costs_only_its_file(jobs):
+    files = ["a.py", "b.py", "bad.py", "c.py", "d.py"]
+    results = _run(files, _faulty(_segfault), jobs=jobs)
+    assert [r.path for r in results] == files
+    [crash] = results[2].diagnostics
+    assert (crash.code, crash.span.line, crash.span.column) == ("TL005", 1, 0)
+    assert crash.message == (
+        "The worker process checking this file died: it was killed by signal 11 (SIGSEGV); its memory "
+        "limit was 2048 MiB (per-file-memory). The other files were checked"
+    )
+    assert results[2].internal_error
+    assert all(not r.diagnostics and not r.internal_error for i, r in enumerate(results) if i != 2)
+    assert os.getpid() not in {int(r.text) for i, r in enumerate(results) if i != 2}
+
+
+def test_abort_and_exit_codes_are_named():
+    results = _run(["bad.py", "ok.py"], _faulty(_abort))
+    assert "killed by signal 6 (SIGABRT)" in results[0].diagnostics[0].message
+    results = _run(["bad.py", "ok.py"], _faulty(lambda: os._exit(3)))
+    assert "it exited with code 3;" in results[0].diagnostics[0].message
+    results = _run(["bad.py", "ok.py"], _faulty(lambda: os.kill(os.getpid(), signal.SIGKILL)))
+    assert (
+        "signal 9 (SIGKILL), possibly by the kernel's out-of-memory killer"
+        in results[0].diagnostics[0].message
+    )
+    assert results[1].diagnostics == []
+
+
+def test_workers_are_forked_once_and_reused():
+    files = [f"f{i}.py" for i in range(12)]
+    results = _run(files, _pid_of, jobs=2)
+    assert len({r.text for r in results}) == 2
+
+
+def test_a_file_over_the_time_budget_is_stopped_and_reported_too_complex():
+    started = time.monotonic()
+    results = _run(["a.py", "bad.py", "c.py"], _faulty(lambda: time.sleep(60)), budget=Budget(seconds=1))
+    assert time.monotonic() - started < 20
+    [slow] = results[1].diagnostics
+    assert (slow.code, slow.span.line) == ("TL004", 1)
+    assert slow.message == (
+        "File is too complex to analyze within the budget: checking it took longer than 1 s "
+        "(per-file-timeout); no rule was run on it"
+    )
+    assert not results[1].internal_error
+    assert results[0].diagnostics == results[2].diagnostics == []
+
+
+def _allocate():
+    hoard = bytearray(1024 * 1024 * 1024)  # 1 GiB: beyond the 200 MiB budget below
+    hoard[0] = 1
+
+
+def test_a_file_over_the_memory_budget_fails_inside_its_worker():
+    results = _run(["bad.py", "b.py", "c.py"], _faulty(_allocate), budget=Budget(memory=200))
+    [heavy] = results[0].diagnostics
+    assert heavy.code == "TL004"
+    assert heavy.message == (
+        "File is too complex to analyze within the budget: checking it needed more than 200 MiB "
+        "(per-file-memory); no rule was run on it"
+    )
+    assert [r.diagnostics for r in results[1:]] == [[], []]
+
+
+def test_an_exception_outside_the_engine_is_an_internal_error_for_that_file():
+    def broken():
+        raise KeyError("boom")
+
+    results = _run(["bad.py", "ok.py"], _faulty(broken))
+    assert results[0].diagnostics[0].message == "Checking this file crashed: KeyError: 'boom'"
+    assert results[0].internal_error and results[1].diagnostics == []
+
+
+def _crash_on_bad(real):
+    def lint(data, path, settings):
+        if os.path.basename(path) == "bad.py":
+            _segfault()
+        return real(data, path, settings)
+
+    return lint
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_cli_reports_every_other_file_and_exits_2(tmp_path, capsys, monkeypatch, jobs):
+    monkeypatch.setattr(tilecheck.workspace, "lint_source", _crash_on_bad(tilecheck.workspace.lint_source))
+    for name in ("a.py", "bad.py", "c.py", "d.py", "e.py", "f.py", "g.py", "h.py", "i.py"):
+        (tmp_path / name).write_text(KERNEL)
+    status = main([str(tmp_path), "--output-format", "json", "--jobs", jobs])
+    found = [(os.path.basename(d["path"]), d["code"]) for d in json.loads(capsys.readouterr().out)]
+    expected = [(name, "TL104") for name in ("a.py", "c.py", "d.py", "e.py", "f.py", "g.py", "h.py", "i.py")]
+    assert found == [*expected[:1], ("bad.py", "TL005"), *expected[1:]]
+    assert status == 2
+
+
+def test_workspace_results_are_detached_and_budget_options_apply(tmp_path, monkeypatch):
+    real = tilecheck.workspace.lint_source
+
+    def slow(data, path, settings):
+        if os.path.basename(path) == "bad.py":
+            time.sleep(60)
+        return real(data, path, settings)
+
+    monkeypatch.setattr(tilecheck.workspace, "lint_source", slow)
+    (tmp_path / "a.py").write_text(KERNEL)
+    (tmp_path / "bad.py").write_text(KERNEL)
+    workspace = Workspace(Options(isolated=True, per_file_timeout=1), cwd=str(tmp_path))
+    run = workspace.check_paths([str(tmp_path)], jobs=1)
+    first, second = (run.analyses[path] for path in run.files)
+    assert [d.code for d in first.diagnostics] == ["TL104"]
+    assert first.module is None and first.context is None and first.text == KERNEL
+    assert [d.code for d in second.diagnostics] == ["TL004"]
+    assert not run.internal_error
+
+
+def test_cli_budget_options(tmp_path, capsys, monkeypatch):
+    real = tilecheck.workspace.lint_source
+
+    def slow(data, path, settings):
+        time.sleep(3)
+        return real(data, path, settings)
+
+    monkeypatch.setattr(tilecheck.workspace, "lint_source", slow)
+    (tmp_path / "k.py").write_text(KERNEL)
+    status = main([str(tmp_path / "k.py"), "--output-format", "concise", "--per-file-timeout", "0.5"])
+    out = capsys.readouterr().out
+    assert "k.py:1:1: error: TL004 [meta] File is too complex to analyze within the budget" in out
+    assert status == 1
+    assert main([str(tmp_path / "k.py"), "--per-file-timeout", "-1"]) == 2
+    assert "must be 0 (no limit) or more" in capsys.readouterr().err

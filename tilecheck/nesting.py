@@ -1,0 +1,103 @@
+"""Spotting source that could crash or stall libcst's native parser, cheaply, before parsing.
+
+libcst 1.9 segfaults at about 1,270 nested brackets and needs minutes on a few thousand chained
+calls; CPython rejects more than 200 nested brackets and protects itself from deep nesting.
+`suspicious` is a single regular-expression pass over brackets and line ends (no tokenizing):
+it flags any file whose bracket depth or logical-line length could hide deep nesting, so that
+CPython's parser, and `too_deep` on its tree, decide before libcst sees the file. Brackets inside
+strings and comments are counted too: that can only flag a file, never miss one.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+from tilecheck import python_ast
+
+MAX_BRACKETS = 100  # CPython's own limit is 200; flag well below it
+MAX_LOGICAL_LINE = 2000  # characters: chains of operators or calls need long logical lines
+MAX_DEPTH = 1000  # syntax-tree depth libcst parses safely (it crashes beyond about 8,000)
+
+_SCAN = re.compile(r"[(\[{]|[)\]}]|\\\r?\n|\n")
+_OPEN = frozenset("([{")
+_CLOSE = frozenset(")]}")
+
+
+def suspicious(text: str) -> bool:
+    """True when `text` may nest deeply enough to endanger libcst (false alarms are possible)."""
+    if len(text) < MAX_LOGICAL_LINE and text.count("(") + text.count("[") + text.count("{") <= MAX_BRACKETS:
+        return False
+    depth = 0
+    line_start = 0
+    for match in _SCAN.finditer(text):
+        token = match.group()
+        if token in _OPEN:
+            depth += 1
+            if depth > MAX_BRACKETS:
+                return True
+        elif token in _CLOSE:
+            depth = max(depth - 1, 0)
+        elif token == "\n" and depth == 0:
+            if match.start() - line_start > MAX_LOGICAL_LINE:
+                return True
+            line_start = match.end()
+    return len(text) - line_start > MAX_LOGICAL_LINE
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a text must not be handed to libcst: `syntax` (CPython's own syntax error) or `complex`."""
+
+    kind: str
+    line: int
+    column: int  # 0-based
+    message: str
+
+
+def cpython_verdict(text: str, path: str = "<string>", *, deep: bool = False) -> Refusal | None:
+    """CPython's verdict on `text`: its syntax error at its position, `complex` when CPython
+    gives up on it, or (with `deep`) when its tree nests beyond MAX_DEPTH; None when it is fine."""
+    try:
+        # Not under `path`: CPython re-reads an error's line from that file when it exists, so an
+        # unsaved editor buffer would get columns measured on the saved text. One thread at a time.
+        tree = python_ast.parse(text, "<tilecheck>")
+    except SyntaxError as error:
+        column = max((error.offset or 1) - 1, 0)
+        if error.msg.startswith("too many"):  # CPython's nesting limits: brackets, indentation, blocks
+            message = f"File is too deeply nested to parse: {error.msg}"
+            return Refusal("complex", error.lineno or 1, column, message)
+        return Refusal("syntax", error.lineno or 1, column, f"Syntax error: {error.msg}")
+    except RecursionError:
+        return Refusal(
+            "complex", 1, 0, "File is too deeply nested to parse (CPython's parser gives up on it too)"
+        )
+    except MemoryError:  # CPython's parser stack, or the worker's memory budget
+        message = (
+            "File is too complex to parse: CPython's parser runs out of memory on it (too deep or too large)"
+        )
+        return Refusal("complex", 1, 0, message)
+    except ValueError as error:  # NUL bytes, on older Pythons
+        return Refusal("syntax", 1, 0, f"Syntax error: {error}")
+    where = too_deep(tree) if deep else None
+    if where is not None:
+        message = f"File is too deeply nested to analyze (an expression nests more than {MAX_DEPTH} levels)"
+        return Refusal("complex", *where, message)
+    return None
+
+
+def refuse(text: str, path: str = "<string>") -> Refusal | None:
+    """Why `text` must not reach libcst, decided cheaply for ordinary files; None when it may."""
+    return cpython_verdict(text, path, deep=True) if suspicious(text) else None
+
+
+def too_deep(tree: ast.AST, limit: int = MAX_DEPTH) -> tuple[int, int] | None:
+    """The (line, column) of the first node nested more than `limit` levels deep, if any."""
+    stack = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return getattr(node, "lineno", 1), getattr(node, "col_offset", 0)
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return None
