@@ -44,6 +44,7 @@ oracle: $(VENV)/.dev
 
 bench: $(VENV)/.dev
 	$(BIN)/python tools/bench.py
+	$(BIN)/python tools/bench_server.py
 
 # How many Kernel/Pipelined/Parallel bodies of the shared corpus the model sees (issue 10 §6).
 visibility: $(VENV)/.runtime

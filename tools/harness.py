@@ -4,7 +4,6 @@ timing each file, and classifying the outcomes."""
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import os
@@ -14,6 +13,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from tilecheck.cli import build_parser
 from tilecheck.commands.lower import run_lower
 from tilecheck.engine import FileAnalysis
 from tilecheck.runner import Budget, run_isolated
@@ -51,7 +51,7 @@ def _timed(work):
 def _lower(path: str) -> FileAnalysis:
     """`tilecheck lower PATH` (printing the lowered source), captured."""
     out, err = io.StringIO(), io.StringIO()
-    args = argparse.Namespace(files=[path], backend=None, output=None, diff=False, write=False)
+    args = build_parser("lower").parse_args(["lower", "--isolated", path])  # the command's own defaults
     status = run_lower(args, stdout=out, stderr=err)
     report = {"status": status, "stdout": out.getvalue(), "stderr": err.getvalue()}
     return FileAnalysis(path, text=json.dumps(report))
