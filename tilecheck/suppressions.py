@@ -14,6 +14,8 @@ diagnostics with a fix that removes them. `add_ignores` writes a baseline.
 
 from __future__ import annotations
 
+import dataclasses
+import difflib
 import io
 import re
 import tokenize
@@ -258,9 +260,7 @@ class Suppressions:
             ours = [e for e in directive.entries if e.ours]
             unknown = [e for e in ours if e.rule is None]
             if unknown and UNKNOWN in enabled:
-                names = ", ".join(f"`{e.text}`" for e in unknown)
-                message = f"Unknown rule code{'s' if len(unknown) > 1 else ''} {names} in suppression"
-                found.append(self._meta(path, UNKNOWN, directive, message, unknown))
+                found.append(self._unknown(path, directive, unknown))
             unmatched = [e for e in ours if e.unmatched]
             if unmatched and UNMATCHED in enabled:
                 found.append(self._unmatched(path, directive, unmatched))
@@ -289,6 +289,24 @@ class Suppressions:
         message = f"`tilecheck: enable` of {names} has no matching `disable` before it"
         return self._meta(path, UNMATCHED, directive, message, entries)
 
+    def _unknown(self, path: str, directive: Directive, unknown: list[Entry]) -> Diagnostic:
+        """TL902. A typo gets its correction as the fix; a removal would throw away what the user
+        meant to suppress, so it is never a safe fix here."""
+        names = ", ".join(f"`{e.text}`" for e in unknown)
+        message = f"Unknown rule code{'s' if len(unknown) > 1 else ''} {names} in suppression"
+        corrections = {e.text: _closest_rule(e.text) for e in unknown}
+        meant = [f"`{corrections[e.text]}`" for e in unknown if corrections[e.text]]
+        diagnostic = self._meta(path, UNKNOWN, directive, message, unknown, safe=False)
+        if not meant or directive.codes_span is None or len(meant) != len(unknown):
+            return diagnostic
+        text = ", ".join(corrections.get(e.text) or e.text for e in directive.entries)
+        start, end = directive.codes_span
+        line = directive.comment.line
+        fix = Fix(f"Replace with {', '.join(meant)}", (Edit(Span(line, start, line, end), text),), safe=False)
+        return dataclasses.replace(
+            diagnostic, message=f"{message} (did you mean {', '.join(meant)}?)", fix=fix
+        )
+
     def _meta(
         self, path: str, code: str, directive: Directive, message: str, remove: list[Entry], safe: bool = True
     ) -> Diagnostic:
@@ -312,6 +330,15 @@ class Suppressions:
             rule.HELP or None,
             fix,
         )
+
+
+def _closest_rule(text: str) -> str | None:
+    """The rule name (or code) `text` most likely misspells, if one is close enough."""
+    from tilecheck.registry import builtin_rules
+
+    names = [rule.NAME for rule in builtin_rules()] + [rule.CODE for rule in builtin_rules()]
+    close = difflib.get_close_matches(text, names, n=1, cutoff=0.85)
+    return close[0] if close else None
 
 
 # -- removing --------------------------------------------------------------------------------

@@ -12,7 +12,10 @@ class UnknownSuppressionCode(Rule):
     Reports codes and names in `# tilecheck: ...[...]` comments that are neither a rule
     code nor a rule name (built-in or from a loaded plugin), and `TL` codes in `# noqa`
     comments that are not tilecheck rules. Other tools' noqa codes (`E501`) are left alone.
-    The fix removes the unknown codes, or the whole comment when none is left.
+    A misspelt rule name gets a suggestion (`did you mean `parallel-indexed-local`?`) and
+    the correction as its fix; otherwise the fix removes the unknown codes, or the whole
+    comment when none is left. Both fixes are unsafe (`--unsafe-fixes`): the correction starts
+    suppressing a finding, and the removal throws away what the comment meant to suppress.
 
     ## Why is this bad?
     A misspelt code suppresses nothing, so the finding it was meant to silence still shows,
@@ -54,5 +57,10 @@ class UnknownSuppressionCode(Rule):
             at=((1, 8),),
             fixed="x = 1  # noqa: E501\n",
         ),
-        Invalid("x = 1  # tilecheck: file-ignore[nested-paralel]\n", at=((1, 8),), fixed="x = 1\n"),
+        Invalid(
+            "x = 1  # tilecheck: file-ignore[nested-paralel]\n",
+            at=((1, 8),),
+            message="(did you mean `nested-parallel`?)",
+            fixed="x = 1  # tilecheck: file-ignore[nested-parallel]\n",
+        ),
     ]
