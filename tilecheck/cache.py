@@ -78,11 +78,8 @@ def _digest(*parts: str | bytes) -> str:
 
 
 def _file_digest(path: str) -> str | None:
-    try:
-        with open(path, "rb") as handle:
-            return hashlib.sha256(handle.read()).hexdigest()
-    except OSError:
-        return None
+    data = _read(path)  # a FIFO or a device never blocks the run
+    return hashlib.sha256(data).hexdigest() if data is not None else None
 
 
 def tool_fingerprint() -> str:
@@ -303,15 +300,12 @@ class ResultCache:
 
 
 def _read(path: str) -> bytes | None:
-    from tilecheck.engine import MAX_FILE_BYTES
+    """The bytes the engine would check; None for what it reports instead (a FIFO, a device,
+    too large, unreadable): read through `engine.read_source`, never blocking."""
+    from tilecheck.engine import read_source
 
-    try:
-        if os.path.getsize(path) > MAX_FILE_BYTES:
-            return None  # the engine reports it
-        with open(path, "rb") as handle:
-            return handle.read()
-    except OSError:
-        return None
+    data, failure = read_source(path)
+    return data if failure is None else None
 
 
 def _write_atomic(path: str, text: str) -> None:
