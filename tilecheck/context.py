@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from functools import cached_property
 from typing import TypeVar
@@ -11,6 +12,7 @@ import libcst as cst
 from tilecheck.analysis.frontend import analyze
 from tilecheck.analysis.imports import ImportTable
 from tilecheck.analysis.model import FileModel, Site
+from tilecheck.analysis.project import ProjectModules, may_define_kernels
 from tilecheck.analysis.scope import ModelTooLarge
 from tilecheck.backends.profile import Profile
 from tilecheck.locate import Locator
@@ -36,6 +38,7 @@ class Context:
         self._model: FileModel | None = None
         self._model_error: ModelError | None = None
         self._memo: dict[str, object] = {}
+        self._locators: dict[str, Locator] = {}
 
     def memo(self, key: str, compute: Callable[[], T]) -> T:
         """`compute()` once per file for every rule that asks under `key` (e.g. one analysis that
@@ -46,6 +49,10 @@ class Context:
 
     @cached_property
     def imports(self) -> ImportTable:
+        """The file's module-level imports; in a file that may define kernels, imports of the
+        project's own modules are followed (read, never imported) for this check only."""
+        if may_define_kernels(self.source):
+            return ProjectModules().imports_of(self.module, self.path)
         return ImportTable.from_module(self.module)
 
     @property
@@ -58,7 +65,7 @@ class Context:
         if self._model is None:
             if self._model_error is not None:
                 raise self._model_error
-            if "tilelang" not in self.source:  # imports may also sit inside functions
+            if not may_define_kernels(self.source):  # imports may also sit inside functions
                 self._model = FileModel()
             else:
                 try:
@@ -73,8 +80,19 @@ class Context:
                     raise self._model_error from error
         return self._model
 
-    def span(self, node: cst.CSTNode, top: cst.CSTNode) -> Span:
-        return self.locator.span(node, top)
+    def span(self, node: cst.CSTNode, top: cst.CSTNode, path: str | None = None) -> Span:
+        """Where `node` is: in this file, or in the project module `path` (a macro from it)."""
+        if path is None or self._model is None or path not in self._model.modules:
+            return self.locator.span(node, top)
+        locator = self._locators.get(path)
+        if locator is None:
+            module = self._model.modules[path]
+            locator = self._locators[path] = Locator(module.module, module.source)
+        return locator.span(node, top)
+
+    def related(self, node: cst.CSTNode, top: cst.CSTNode, path: str | None, message: str) -> Related:
+        """A secondary location, in this file or in the project module `path`."""
+        return Related(self.span(node, top, path), message, path=path)
 
     def line_of(self, node: cst.CSTNode, top: cst.CSTNode) -> int:
         return self.span(node, top).line
@@ -89,8 +107,15 @@ class Context:
         if not site.origin:
             return ""
         inner = site.origin[-1]
-        line = self.line_of(site.node, site.top)
-        return f" (in macro `{inner.name}`, line {line})"
+        line = self.span(site.node, site.top, inner.path).line
+        where = f"{self.display_path(inner.path)}, line" if inner.path else "line"
+        return f" (in macro `{inner.name}`, {where} {line})"
+
+    def display_path(self, path: str) -> str:
+        """A project module's path relative to the checked file's folder when it is below it."""
+        base = os.path.dirname(os.path.abspath(self.path))
+        relative = os.path.relpath(path, base) if path.startswith(base + os.sep) else path
+        return relative.replace(os.sep, "/")
 
     def report(
         self,
@@ -120,13 +145,11 @@ class Context:
         """For an item inlined from a macro: the inner call sites and the item in the definition."""
         related = []
         for outer, inner in zip(site.origin, site.origin[1:], strict=False):
-            related.append(
-                Related(
-                    self.span(inner.call, inner.call_top), f"`{outer.name}` calls macro `{inner.name}` here"
-                )
-            )
+            message = f"`{outer.name}` calls macro `{inner.name}` here"
+            related.append(self.related(inner.call, inner.call_top, outer.path, message))
         if site.origin:
-            related.append(Related(self.span(site.node, site.top), f"in macro `{site.origin[-1].name}`"))
+            inner = site.origin[-1]
+            related.append(self.related(site.node, site.top, inner.path, f"in macro `{inner.name}`"))
         return tuple(related)
 
     def report_at(

@@ -1,6 +1,7 @@
 """Which other files the analysis of a file may read: what a cached result depends on.
 
-The TileLang model reads nothing but the file itself. The PyPTO checks read the module-level
+The TileLang model reads the project modules a kernel file takes `T`, macros or loaders from
+(`tilecheck/analysis/project.py`), with `find_module` below. The PyPTO checks read the module-level
 constants of project modules the file imports (`tilecheck/pypto/consts.py`), found in the
 file's folder and the folders above it, and follow those modules' imports in turn. This module
 lists, for a PyPTO file, every file such an import can resolve to, transitively, and every
@@ -14,13 +15,16 @@ import ast
 import os
 from collections.abc import Iterator
 
-MAX_FILES = 64  # as many as the constant reader follows
+MAX_FILES = 64  # as many as the constant reader follows (the TileLang reader follows fewer)
+# Words without which a file defines no TileLang kernel, even with `T` from a helper module
+# (the prefilter's and the kernel model's test as well).
+KERNEL_HINTS = ("tilelang", "prim_func", "Kernel(", "macro")
 _PARENT_FOLDERS = 6  # an absolute import is looked up in the file's folder and 5 above it
 
 
 def imported_files(path: str, text: str | None) -> list[str]:
     """Absolute paths (present or not) whose content can change `path`'s results, sorted."""
-    if not text or "pypto" not in text:
+    if not text or ("pypto" not in text and not any(word in text for word in KERNEL_HINTS)):
         return []
     origin = os.path.abspath(path)
     found: set[str] = set()
@@ -48,6 +52,12 @@ def _candidates(file: str, source: str) -> Iterator[tuple[str, bool]]:
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             base = node.module or ""
+            if node.level and not base:  # `from . import T`: the package's `__init__.py`
+                folder = os.path.dirname(file)
+                for _ in range(node.level - 1):
+                    folder = os.path.dirname(folder)
+                init = os.path.join(folder, "__init__.py")
+                yield init, os.path.isfile(init)
             names = [base] if base else []
             names += [f"{base}.{alias.name}" if base else alias.name for alias in node.names]
             for name in names:

@@ -24,8 +24,9 @@ class UnmodeledKernelCode(Rule):
     Reports, once per file, the `@T.prim_func` kernels and the `T.Kernel`, `T.Pipelined`
     and `T.Parallel` constructs that lie outside every kernel tilecheck modeled, and says
     why when it knows: the name `T` does not resolve to `tilelang.language` (imported from a
-    module tilecheck does not read), or the construct is in a plain Python function, which
-    tilecheck does not follow into. It is a note: nothing is wrong with the code, but no
+    module tilecheck could not follow: not in the project, unreadable, too large, not
+    parsable, or more imports away than tilecheck follows; the note names it), or the
+    construct is in a plain Python function, which tilecheck does not follow into. It is a note: nothing is wrong with the code, but no
     rule looked at it, so a clean report says nothing about it.
 
     ## Why is this bad?
@@ -35,7 +36,7 @@ class UnmodeledKernelCode(Rule):
 
     ## Example
     ```python
-    from .tilelang_utils import T   # tilecheck does not follow this import
+    from .tilelang_utils import T   # a module tilecheck cannot find or read
 
     @T.prim_func
     def main(A: T.Tensor((64,), "float32")):
@@ -70,7 +71,7 @@ class UnmodeledKernelCode(Rule):
             'from mypkg.tl_utils import T\n\n\n@T.prim_func\ndef main(A: T.Tensor((8,), "float32")):\n'
             "    with T.Kernel(1) as bx:\n        A[0] = 0\n",
             at=((4, 2),),
-            message="it comes from `mypkg.tl_utils`, which tilecheck does not read",
+            message="it comes from `mypkg.tl_utils`, which tilecheck could not follow (no such file in the project)",
         ),
         Invalid(
             "from mylib import my_wrap\nimport tilelang.language as T\n\n\n@my_wrap\ndef main(A):\n"
@@ -84,7 +85,7 @@ class UnmodeledKernelCode(Rule):
             at=((4, 2),),
             message="TileLang code that tilecheck did not check: `T.prim_func` at line 4, `T.Kernel` at line 6 "
             "and `T.Parallel` at line 7 (`T` is not resolved to `tilelang.language`: it comes from "
-            "`.tilelang_utils`, which tilecheck does not read)",
+            "`.tilelang_utils`, which tilecheck could not follow (no such file in the project))",
         ),
         Invalid(
             'import tilelang.language as T\n\n\ndef fill(A):\n    for i in T.Parallel(8):\n        A[i] = 0\n\n\n'
@@ -130,8 +131,8 @@ class UnmodeledKernelCode(Rule):
             )
         if macros:
             reasons.append(
-                f"it is in macro {_names(macros)}, which no kernel tilecheck modeled calls by name; macros "
-                "returned by functions or stored in variables are not followed"
+                f"it is in macro {_names(macros)}, which no kernel tilecheck modeled in this file calls; a "
+                "macro is checked where a kernel calls it"
             )
         why = "; ".join(reason for reason in reasons if reason) or (
             "it is not in a kernel tilecheck recognises: a `@T.prim_func` function, a `@T.macro` it calls, "
@@ -274,6 +275,9 @@ def _reason(ctx: Context, alias: str) -> str:
     qualified = ctx.imports.qualify(cst.Name(alias))
     if qualified in TILELANG_PACKAGES:
         return ""
+    unresolved = ctx.imports.unresolved.get(alias)
+    if unresolved is not None:  # a project import tilecheck followed as far as it could
+        return f"`{alias}` is not resolved to `tilelang.language`: it comes from {unresolved}"
     origin = _import_origin(ctx.source, alias)
     if origin is None:
         return f"`{alias}` is not resolved to `tilelang.language`"

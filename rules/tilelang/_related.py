@@ -10,7 +10,7 @@ from tilecheck.types import Related
 
 def related(ctx: Context, site: Site, message: str) -> Related:
     """`site` where it is written (inside its macro for inlined code), labelled `message`."""
-    return Related(ctx.span(site.node, site.top), message)
+    return ctx.related(site.node, site.top, site.path, message)
 
 
 def enclosing_parallel(ctx: Context, loop: Loop) -> Related:
@@ -27,7 +27,7 @@ def allocation(ctx: Context, buffer: Buffer) -> tuple[Related, ...]:
         label = f"`{buffer.name}` is allocated with `T.{buffer.api}`"
     else:
         label = f"`{buffer.name}` is allocated here"
-    return (Related(ctx.span(buffer.node, buffer.top), label),)
+    return (ctx.related(buffer.node, buffer.top, buffer.path, label),)
 
 
 def tile_op_rewrite(api: str, line: int) -> str:

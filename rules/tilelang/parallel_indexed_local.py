@@ -131,7 +131,12 @@ def _fragment_fix(ctx: Context, buffer: Buffer) -> Fix | None:
     out; offered only for a plain `<module>.alloc_local(...)` call.
     """
     call = buffer.node
-    if buffer.api != "alloc_local" or buffer.top is None or not isinstance(call, cst.Call):
+    if (
+        buffer.api != "alloc_local"
+        or buffer.top is None
+        or buffer.path is not None
+        or not isinstance(call, cst.Call)
+    ):
         return None
     func = call.func
     if not isinstance(func, cst.Attribute) or func.attr.value != "alloc_local":

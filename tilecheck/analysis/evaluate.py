@@ -26,6 +26,7 @@ from tilecheck.analysis.values import (
     Buffer,
     BufferValue,
     Constness,
+    InstanceValue,
     LoopVarList,
     ModuleRef,
     PyCallable,
@@ -118,6 +119,8 @@ class ExpressionEvaluator:
         if api is not None:
             return PyValue() if api in DTYPES else UNKNOWN
         base = self.value(node.value, frame, sink)
+        if isinstance(base, InstanceValue):
+            return base.attributes.get(node.attr.value, UNKNOWN)
         if isinstance(base, (BufferValue, RegionValue)) and node.attr.value == "shape":
             return ShapeValue(base.buffer)
         if isinstance(base, BufferValue) and node.attr.value == "dtype":
@@ -320,7 +323,8 @@ class ExpressionEvaluator:
                 shape = tuple(v if isinstance(v, Value) else PyConst(v) for v in shape_value.value)
             elif isinstance(shape_value, (PyConst, PyValue, TirExpr)):
                 shape = (shape_value,)
-        return Buffer(name="", scope=scope, node=node, shape=shape, api=api, top=frame.top)
+        path = frame.origin[-1].path if frame.origin else None
+        return Buffer(name="", scope=scope, node=node, shape=shape, api=api, top=frame.top, path=path)
 
     def op_call(self, api: str, node: cst.Call, frame: Frame, sink: Sink) -> Value:
         """Any other TileLang call: record it as an operation and evaluate its arguments."""

@@ -9,7 +9,12 @@ resolved to a dotted qualified name (`T.Parallel` -> `tilelang.language.Parallel
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
+
+if TYPE_CHECKING:
+    from tilecheck.analysis.project import ProjectFunction, ProjectModule
 
 TILELANG = "tilelang.language"
 # TileLang's language facade and the dialects it re-exports: the same loop constructs.
@@ -33,12 +38,31 @@ def _module_name(node: cst.BaseExpression) -> str:
 
 
 class ImportTable:
-    """Maps names bound by module-level imports to the qualified names they stand for."""
+    """Maps names bound by module-level imports to the qualified names they stand for.
 
-    __slots__ = ("_aliases",)
+    With the project's own modules read (`tilecheck.analysis.project`), a name may also stand
+    for a project module (`import pkg.tl as tlu`, then `tlu.T.Parallel`) or for a function
+    defined in one (`from .common import load_tile`); `unresolved` names the imports of
+    project modules that could not be followed, with the reason.
+    """
 
-    def __init__(self, aliases: dict[str, str]) -> None:
+    __slots__ = ("_aliases", "functions", "modules", "unresolved")
+
+    def __init__(
+        self,
+        aliases: dict[str, str],
+        modules: dict[str, ProjectModule] | None = None,
+        functions: dict[str, ProjectFunction] | None = None,
+        unresolved: dict[str, str] | None = None,
+    ) -> None:
         self._aliases = aliases
+        self.modules = modules or {}
+        self.functions = functions or {}
+        self.unresolved = unresolved or {}
+
+    @property
+    def aliases(self) -> dict[str, str]:
+        return self._aliases
 
     @classmethod
     def from_module(cls, module: cst.Module) -> ImportTable:
@@ -56,11 +80,18 @@ class ImportTable:
         name = dotted_name(node)
         if name is None:
             return None
-        head, _, rest = name.partition(".")
-        target = self._aliases.get(head)
-        if target is None:
-            return None
-        return f"{target}.{rest}" if rest else target
+        parts = name.split(".")
+        table: ImportTable = self
+        for index, part in enumerate(parts):
+            target = table._aliases.get(part)
+            if target is not None:
+                rest = parts[index + 1 :]
+                return ".".join([target, *rest])
+            module = table.modules.get(part)
+            if module is None:
+                return None
+            table = module.imports  # `tlu.T`: `T` as `tlu`'s module binds it
+        return None
 
     def api(self, node: cst.BaseExpression, package: str = TILELANG) -> str | None:
         """The member name under `package` (`Parallel` for `T.Parallel`), else None."""

@@ -11,11 +11,14 @@ from tilecheck.analysis.model import (
     Stmt,
     StmtKind,
 )
-from tilecheck.analysis.scope import DefinedFunction, Env, Frame, Sink
+from tilecheck.analysis.project import loader_returns
+from tilecheck.analysis.scope import DefinedFunction, Env, Frame, Sink, bind_python
 from tilecheck.analysis.syntax import parameters, suite_body
 from tilecheck.analysis.values import (
     UNKNOWN,
+    ModuleRef,
     PyCallable,
+    PyConst,
     PyValue,
     TirExpr,
     Value,
@@ -47,6 +50,10 @@ class MacroInliner:
 
     def inline_call(self, call: cst.Call, callee: PyCallable, frame: Frame, sink: Sink) -> Value:
         function = callee.function
+        if isinstance(function, DefinedFunction) and not function.is_macro and frame.depth < MAX_MACRO_DEPTH:
+            made = self.python_result(function, call, frame, sink)
+            if made is not None:
+                return made
         if (
             not isinstance(function, DefinedFunction)
             or not function.is_macro
@@ -60,7 +67,7 @@ class MacroInliner:
             sink.unknown = True
             return UNKNOWN
         definition = function.node
-        origin = MacroCall(definition.name.value, call, frame.top, definition, function.top)
+        origin = MacroCall(definition.name.value, call, frame.top, definition, function.top, function.path)
         if self.interpreter.state.kernel is not None:
             self.interpreter.state.kernel.macro_calls.append(origin)
         inner = Frame(
@@ -95,6 +102,71 @@ class MacroInliner:
             self.macro_argument(name, value, nodes.get(name, call), frame, inner, sink, arg_sink)
         self.interpreter.block(suite_body(definition.body), inner, sink.out)
         return inner.env.names.get("<return>", UNKNOWN)
+
+    def python_result(
+        self, function: DefinedFunction, call: cst.Call, frame: Frame, sink: Sink
+    ) -> Value | None:
+        """What a plain function returns when tilecheck can tell without running TileLang: the
+        modules a lazy loader imports and returns (`tilelang, T = load_tilelang()`), or the
+        `@T.macro` a factory defines and returns (`load = make_loader(4)`), closed over the
+        call's arguments. None for any other function."""
+        body = suite_body(function.node.body)
+        last = body[-1] if body else None
+        if not isinstance(last, cst.SimpleStatementLine) or not isinstance(last.body[-1], cst.Return):
+            return None
+        returned = last.body[-1].value
+        loaded = loader_returns(
+            function.node, self.evaluator.imports if function.path is None else function.imports
+        )
+        if loaded is not None and returned is not None:
+            self.evaluator.arguments(call, frame, sink)
+            modules = [UNKNOWN if name is None else ModuleRef(name) for name in loaded]
+            return modules[0] if isinstance(returned, cst.Name) else PyConst(tuple(modules))
+        if not isinstance(returned, cst.Name):
+            return None
+        nested = {s.name.value: s for s in body if isinstance(s, cst.FunctionDef)}
+        made = nested.get(returned.value)
+        if made is None or "macro" not in self.evaluator.decorator_apis(made, function.env):
+            return None
+        env = self.closure(function, call, frame, sink)
+        for statement in body:
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.Assign):
+                        value = self.evaluator.value(small.value, Frame(env, function.top), Sink([]))
+                        for target in small.targets:
+                            bind_python(target.target, value, env)
+            elif isinstance(statement, cst.FunctionDef):
+                is_macro = "macro" in self.evaluator.decorator_apis(statement, env)
+                env.bind(statement.name.value, PyCallable(DefinedFunction(
+                    statement, function.top, env, is_macro, function.path, function.imports)))  # fmt: skip
+        return env.lookup(returned.value)
+
+    def closure(self, function: DefinedFunction, call: cst.Call, frame: Frame, sink: Sink) -> Env:
+        """A factory's parameters bound to the call's arguments (defaults, else unknown)."""
+        env = Env(function.env)
+        values = self.evaluator.arguments(call, frame, sink)
+        params = parameters(function.node)
+        given: dict[str, Value] = {}
+        positional = [
+            v for arg, v in zip(call.args, values, strict=True) if arg.keyword is None and not arg.star
+        ]
+        for param, value in zip(params, positional, strict=False):
+            given[param.name.value] = value
+        for arg, value in zip(call.args, values, strict=True):
+            if arg.keyword is not None:
+                given[arg.keyword.value] = value
+        for param in params:
+            name = param.name.value
+            if name in given:
+                env.bind(name, given[name])
+            elif param.default is not None:
+                env.bind(
+                    name, self.evaluator.value(param.default, Frame(function.env, function.top), Sink([]))
+                )
+            else:
+                env.bind(name, PyValue())
+        return env
 
     def macro_argument(
         self,

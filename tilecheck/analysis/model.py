@@ -14,10 +14,14 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from tilecheck.analysis.values import Buffer, Constness, Value, Var
+
+if TYPE_CHECKING:
+    from tilecheck.analysis.project import ProjectModule
 
 
 @dataclass(frozen=True)
@@ -27,6 +31,7 @@ class MacroCall:
     call_top: cst.CSTNode
     definition: cst.FunctionDef
     definition_top: cst.CSTNode
+    path: str | None = None  # the project file defining the macro; None for the checked file
 
 
 @dataclass(eq=False)
@@ -36,6 +41,11 @@ class Site:
     node: cst.CSTNode
     top: cst.CSTNode
     origin: tuple[MacroCall, ...] = ()
+
+    @property
+    def path(self) -> str | None:
+        """The project file `node` is written in (a macro imported from it), None for this file."""
+        return self.origin[-1].path if self.origin else None
 
     @property
     def report_node(self) -> cst.CSTNode:
@@ -212,6 +222,8 @@ class FileModel:
     kernels: list[Kernel] = field(default_factory=list)
     macros: dict[str, cst.FunctionDef] = field(default_factory=dict)
     malformed: list[Malformed] = field(default_factory=list)
+    # Project modules read to resolve imports (by path), to locate code inlined from them.
+    modules: dict[str, ProjectModule] = field(default_factory=dict)
 
 
 def children(item: Item) -> Iterator[Item]:

@@ -9,6 +9,7 @@ import libcst as cst
 from tilecheck.analysis.imports import ImportTable, bindings, try_imports
 from tilecheck.analysis.language import TENSOR_ANNOTATIONS
 from tilecheck.analysis.model import FileModel
+from tilecheck.analysis.project import ProjectFunction, ProjectModule
 from tilecheck.analysis.scope import BuildState, DefinedFunction, Env, Frame, Sink, bind_python
 from tilecheck.analysis.statements import KernelInterpreter
 from tilecheck.analysis.syntax import (
@@ -21,7 +22,9 @@ from tilecheck.analysis.syntax import (
     suite_body,
 )
 from tilecheck.analysis.values import (
+    UNKNOWN,
     BufferValue,
+    InstanceValue,
     ModuleRef,
     PyCallable,
     PyConst,
@@ -46,6 +49,8 @@ class PythonLevel:
         self.evaluator = self.interpreter.evaluator
         self.factories: list[DefinedFunction] = []  # functions that define a kernel
         self.functions: list[DefinedFunction] = []  # module-level plain functions
+        self.project_functions: dict[tuple[int, str], DefinedFunction] = {}
+        self.project_envs: dict[int, Env] = {}
 
     def run(self) -> FileModel:
         """Read the module as Python, then build each kernel factory once per distinct call.
@@ -55,6 +60,8 @@ class PythonLevel:
         TileLang sees those values; without such a call its parameters are unknown.
         """
         module_env = Env()
+        for name, function in self.imports.functions.items():
+            module_env.bind(name, PyCallable(self.project_function(function)))
         self.python_block(self.module.body, module_env, top=None)
         # Function bodies see the module as it is when they run: read them after the module.
         for function in self.functions:
@@ -68,6 +75,47 @@ class PythonLevel:
             for env in self.instantiations(factory):
                 self.python_block(suite_body(factory.node.body), env, factory.top)
         return self.state.model
+
+    def project_function(self, function: ProjectFunction) -> DefinedFunction:
+        """A function imported from a project module (a macro, a loader, a macro factory), in an
+        environment of that module's own names; read once per module."""
+        key = (id(function.module), function.node.name.value)
+        known = self.project_functions.get(key)
+        if known is not None:
+            return known
+        env = self.project_env(function.module)
+        is_macro = "macro" in self.evaluator.decorator_apis(function.node, env)
+        made = DefinedFunction(
+            function.node, function.top, env, is_macro, function.module.path, function.module.imports
+        )
+        self.project_functions[key] = made
+        return made
+
+    def project_env(self, module: ProjectModule) -> Env:
+        """The module-level names of a project module that its functions read: its TileLang
+        imports, its functions, its literal constants; every name of the checked file's imports
+        it does not bind is shadowed (it is not that module's `T`)."""
+        env = self.project_envs.get(id(module))
+        if env is not None:
+            return env
+        env = self.project_envs[id(module)] = Env()
+        self.state.model.modules[module.path] = module
+        for name in (*self.imports.aliases, *self.imports.modules, *self.imports.functions):
+            env.bind(name, UNKNOWN)
+        for name, qualified in module.imports.aliases.items():
+            env.bind(name, ModuleRef(qualified))
+        for name, imported in module.imports.functions.items():
+            env.bind(name, PyCallable(self.project_function(imported)))
+        for name, (node, top) in module.functions.items():
+            env.bind(name, PyCallable(self.project_function(ProjectFunction(module, node, top))))
+        for statement in module.module.body:
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.Assign) and not _calls(small.value):
+                        value = self.evaluator.value(small.value, Frame(env, statement), Sink([]))
+                        for target in small.targets:
+                            bind_python(target.target, value, env)
+        return env
 
     def follow_arguments(self) -> None:
         """Re-read plain functions called with known values (`run_gemm(512, 1024, 768)`), so
@@ -135,8 +183,7 @@ class PythonLevel:
                 # Kernels built in methods (instance, static or class methods): each method is
                 # read like a nested factory, its parameters (`self` too) unknown. Methods do
                 # not see the class body's names, so only the methods are read.
-                methods = [s for s in suite_body(statement.body) if isinstance(s, cst.FunctionDef)]
-                self.python_block(methods, Env(env), anchor)
+                self.class_methods(statement, env, anchor)
             elif isinstance(statement, (cst.For, cst.While, cst.With, cst.Try)):
                 # `try: import tilelang.language as T` / `except ImportError: T = None`: the
                 # kernels are written for the import that succeeds.
@@ -144,6 +191,53 @@ class PythonLevel:
                 self.forget_assigned(statement, env, keep=imported)
                 inner = statement.body.body if isinstance(statement.body, cst.IndentedBlock) else ()
                 self.python_block(inner, env, anchor)
+
+    def class_methods(self, statement: cst.ClassDef, env: Env, anchor: cst.CSTNode) -> None:
+        """Each method read like a nested factory; `self.X` / `cls.X` is the literal of a class
+        attribute `X = 64` or of the `__init__` default behind `self.X = x` (unless the file
+        constructs the class with arguments), else unknown as any unresolved value."""
+        methods = [s for s in suite_body(statement.body) if isinstance(s, cst.FunctionDef)]
+        attributes = self.class_attributes(statement, env)
+        constructed = _constructed_with_arguments(self.module, statement.name.value)
+        instance = dict(attributes)
+        for method in methods:
+            if method.name.value == "__init__" and not constructed:
+                instance.update(_init_defaults(method, lambda node: self.literal(node, env)))
+        class_env = Env(env)
+        for method in methods:
+            apis = self.evaluator.decorator_apis(method, class_env)
+            names = {_decorator_name(d.decorator) for d in method.decorators}
+            params = parameters(method)
+            if (
+                "prim_func" in apis
+                or "staticmethod" in names
+                or not params
+                or self.is_eager_kernel(method, env)
+            ):
+                self.python_block([method], class_env, anchor)
+                continue
+            inner = self.factory_env(method, class_env, None)
+            receiver = attributes if "classmethod" in names else instance
+            inner.bind(params[0].name.value, InstanceValue(receiver))
+            self.python_block(suite_body(method.body), inner, anchor)
+
+    def class_attributes(self, statement: cst.ClassDef, env: Env) -> dict[str, Value]:
+        found: dict[str, Value] = {}
+        for line in suite_body(statement.body):
+            if isinstance(line, cst.SimpleStatementLine):
+                for small in line.body:
+                    if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                        target = small.targets[0].target
+                        value = self.literal(small.value, env)
+                        if isinstance(target, cst.Name) and value is not None:
+                            found[target.value] = value
+        return found
+
+    def literal(self, node: cst.BaseExpression, env: Env) -> PyConst | None:
+        if _calls(node):
+            return None
+        value = self.evaluator.value(node, Frame(env, node), Sink([]))
+        return value if isinstance(value, PyConst) else None
 
     def is_eager_kernel(self, function: cst.FunctionDef, env: Env) -> bool:
         """`@tilelang.jit` on the kernel itself (eager JIT): tensor parameters, no inner prim_func."""
@@ -248,6 +342,66 @@ class PythonLevel:
                 literal = default.value if isinstance(default, PyConst) else None
                 inner.bind(name, PyValue(is_int=is_int, default=literal))
         return inner
+
+
+def _decorator_name(node: cst.BaseExpression) -> str | None:
+    node = node.func if isinstance(node, cst.Call) else node
+    return node.value if isinstance(node, cst.Name) else None
+
+
+def _constructed_with_arguments(module: cst.Module, name: str) -> bool:
+    """Whether the file calls `name(...)` with arguments anywhere (then `__init__`'s defaults
+    are not the values)."""
+    found = False
+
+    class Finder(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            nonlocal found
+            if isinstance(node.func, cst.Name) and node.func.value == name and node.args:
+                found = True
+
+    module.visit(Finder())
+    return found
+
+
+def _init_defaults(init: cst.FunctionDef, literal) -> dict[str, Value]:
+    """`self.X = x` in `__init__` where `x` is a parameter with a literal default."""
+    params = parameters(init)
+    if not params:
+        return {}
+    receiver = params[0].name.value
+    defaults = {p.name.value: literal(p.default) for p in params[1:] if p.default is not None}
+    found: dict[str, Value] = {}
+    for line in suite_body(init.body):
+        if not isinstance(line, cst.SimpleStatementLine):
+            continue
+        for small in line.body:
+            if not isinstance(small, cst.Assign) or len(small.targets) != 1:
+                continue
+            target = small.targets[0].target
+            if (
+                isinstance(target, cst.Attribute)
+                and isinstance(target.value, cst.Name)
+                and target.value.value == receiver
+                and isinstance(small.value, cst.Name)
+                and defaults.get(small.value.value) is not None
+            ):
+                found[target.attr.value] = defaults[small.value.value]
+    return found
+
+
+def _calls(node: cst.BaseExpression) -> bool:
+    """Whether an expression contains a call (a project module's constants are read without them)."""
+    found = False
+
+    class Finder(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> bool:
+            nonlocal found
+            found = True
+            return False
+
+    node.visit(Finder())
+    return found
 
 
 def _value_key(value: Value | None) -> object:

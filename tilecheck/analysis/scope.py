@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from tilecheck.analysis.imports import ImportTable
 from tilecheck.analysis.model import Access, FileModel, Item, Kernel, MacroCall, OpCall, Site
 from tilecheck.analysis.values import PyConst, PyValue, Value
 
@@ -117,13 +118,24 @@ class Sink:
 
 
 class DefinedFunction:
-    """A function defined in the file: a macro (inlined by TileLang) or a plain helper."""
+    """A function defined in the file or in a project module it imports from: a macro
+    (inlined by TileLang), a macro factory, a lazy loader, or a plain helper."""
 
-    def __init__(self, node: cst.FunctionDef, top: cst.CSTNode, env: Env, is_macro: bool) -> None:
+    def __init__(
+        self,
+        node: cst.FunctionDef,
+        top: cst.CSTNode,
+        env: Env,
+        is_macro: bool,
+        path: str | None = None,
+        imports: ImportTable | None = None,
+    ) -> None:
         self.node = node
         self.top = top
         self.env = env
         self.is_macro = is_macro
+        self.path = path  # the project file defining it; None for the checked file
+        self.imports = imports or ImportTable({})  # the import table of that project file
         # Argument lists of the calls seen in the file (for factories: one build each).
         self.call_sites: list[list[tuple[str | None, Value]]] = []
 

@@ -66,6 +66,7 @@ class Buffer:
     shape: tuple[Value, ...] | None = None
     api: str | None = None  # "alloc_local", "alloc_fragment", "param", ...
     top: cst.CSTNode | None = None  # the module-level statement holding `node`, to locate it
+    path: str | None = None  # the project file holding `node` (a macro from it); None: this file
 
     @property
     def is_local(self) -> bool:
@@ -106,6 +107,13 @@ class ModuleRef(Value):
     """A name bound by an import inside a function (`import tilelang.language as T`)."""
 
     qualified: str
+
+
+@dataclass(frozen=True, eq=False)
+class InstanceValue(Value):
+    """`self` (or `cls`) in a method: the literal attributes its class gives (`self.block_M`)."""
+
+    attributes: dict[str, Value]
 
 
 @dataclass(frozen=True, eq=False)
