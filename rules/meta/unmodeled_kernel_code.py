@@ -172,7 +172,8 @@ def _covered_lines(ctx: Context, model: FileModel, tree: ast.Module) -> set[int]
     for kernel in model.kernels:
         add(kernel.node, kernel.top)
         for call in kernel.macro_calls:
-            add(call.definition, call.definition_top)
+            if call.path is None:  # a macro of another project module covers no line here
+                add(call.definition, call.definition_top)
     return lines
 
 

@@ -39,6 +39,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from digest import is_kernel_file, sha256_file
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 FAMILIES = {
@@ -49,16 +51,12 @@ FAMILIES = {
 CACHE_FORMAT = 1
 
 
-def sha256_file(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def expand(items: list[str]) -> list[Path]:
     out: list[Path] = []
     for item in items:
         p = Path(item)
         if p.is_dir():
-            out.extend(q for q in sorted(p.rglob("*.py")) if q.name != "__init__.py")
+            out.extend(q for q in sorted(p.rglob("*.py")) if is_kernel_file(q))
         elif p.exists():
             out.append(p)
         else:

@@ -74,6 +74,12 @@ frag      T.alloc_fragment indexed by the var of a T.Parallel whose extent is a
           ``T.parallel(bx, bx + 8)``; write / read / under if / under serial /
           alias / Bind / unused var / symbolic serial / nested const P.
 
+PROJECTS (``--projects``, default 120): packages ``pNNNN/`` whose ``kernel.py`` takes ``T``
+from a helper module (relative, under ``try:``, re-exported by ``__init__.py``, as a module
+attribute, from a lazy loader), may build its kernel in a class method, and may import its
+macros from ``_common.py`` or make them there with a factory; see ``kernelgen/projects.py``.
+The oracle imports ``kernel.py`` as ``pNNNN.kernel``.
+
 Each kernel takes its first snippet from a shuffled coverage queue of every
 (family, variant) pair (so all variants appear once ``--count`` exceeds the
 queue length, ~170), then 0-2 more random snippets; snippets are sometimes
@@ -105,6 +111,8 @@ from kernelgen.context import FUNC_POOL, IMPORTS, Ctx, indent
 from kernelgen.loops import CHAIN_VARIANTS, RANGE_VARIANTS, fam_chain, fam_range
 from kernelgen.macros import MACRO_VARIANTS, fam_macro, fam_macro_buffer_only
 from kernelgen.pipelines import PIPE_VARIANTS, fam_pipe
+from kernelgen.projects import HELPER_VARIANTS, HOME_VARIANTS, MACRO_VARIANTS as PROJECT_MACRO_VARIANTS
+from kernelgen.projects import as_project
 from kernelgen.tileops import TILEOP_VARIANTS, fam_tileop
 
 # =========================================================================== assembly
@@ -205,7 +213,20 @@ def coverage_queue(rng: random.Random) -> list[tuple[str, str]]:
     return q
 
 
-def generate(seed: int, count: int) -> list[tuple[str, str, list[str]]]:
+def generate_projects(seed: int, count: int) -> list[tuple[str, dict[str, str], list[str]]]:
+    """`count` packages `pNNNN/` (see kernelgen/projects.py), from their own random stream so
+    that the single-file kernels stay the same; macros are drawn twice as often, so that they
+    have macros to move."""
+    rng = random.Random(seed * 7919 + 1)
+    out = []
+    for index, (_, text, tags) in enumerate(generate(seed + 1, count, macro_share=0.5)):
+        package = f"p{index:04d}"
+        files, variants = as_project(text, package, random.Random(rng.getrandbits(64)))
+        out.append((package, files, tags + variants))
+    return out
+
+
+def generate(seed: int, count: int, macro_share: float = 0.0) -> list[tuple[str, str, list[str]]]:
     rng = random.Random(seed)
     queue = coverage_queue(rng)
     fams = list(FAMILY_WEIGHTS)
@@ -215,7 +236,9 @@ def generate(seed: int, count: int) -> list[tuple[str, str, list[str]]]:
         krng = random.Random(rng.getrandbits(64))
         ctx = Ctx(krng)
         picks: list[tuple[str, str | None]] = []
-        if queue:
+        if macro_share and krng.random() < macro_share:
+            picks.append(("macro", krng.choice(MACRO_VARIANTS)))
+        elif queue:
             picks.append(queue.pop())
         else:
             picks.append((krng.choices(fams, weights)[0], None))
@@ -238,11 +261,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=20240601)
     ap.add_argument("--count", type=int, default=400)
     ap.add_argument("--out", default="build/oracle/kernels")
+    ap.add_argument("--projects", type=int, default=120, help="multi-file projects pNNNN/ to write as well")
     ap.add_argument("--keep", action="store_true", help="do not delete existing k*.py files in --out")
     args = ap.parse_args(argv)
     out = Path(args.out)
     if out.exists() and not args.keep:
         for p in out.glob("k*.py"):
+            p.unlink()
+        for p in out.glob("p[0-9]*/*.py"):
             p.unlink()
     out.mkdir(parents=True, exist_ok=True)
     files = generate(args.seed, args.count)
@@ -250,7 +276,14 @@ def main(argv: list[str] | None = None) -> int:
     for name, text, tags in files:
         (out / name).write_text(text)
         manifest[name] = tags
+    for package, project_files, tags in generate_projects(args.seed, args.projects):
+        for relative, text in project_files.items():
+            (out / package).mkdir(exist_ok=True)
+            (out / package / relative).write_text(text)
+        manifest[f"{package}/kernel.py"] = tags
     all_variants = {f"{fam}:{v}" for fam, (_, vs) in FAMILIES.items() for v in vs}
+    all_variants |= {f"helper:{v}" for v in HELPER_VARIANTS} | {f"home:{v}" for v in HOME_VARIANTS}
+    all_variants |= {f"macros:{v}" for v in PROJECT_MACRO_VARIANTS} if args.projects else set()
     covered = {t for tags in manifest.values() for t in tags}
     missing = sorted(v for v in all_variants if not any(t.startswith(v) for t in covered))
     (out / "manifest.json").write_text(
@@ -260,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     )
     print(
-        f"[oracle/generate] wrote {len(files)} kernels to {out} (seed {args.seed}); "
+        f"[oracle/generate] wrote {len(files)} kernels and {args.projects} projects to {out} (seed {args.seed}); "
         f"{len(all_variants) - len(missing)}/{len(all_variants)} template variants covered"
     )
     if missing:

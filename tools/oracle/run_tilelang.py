@@ -54,12 +54,10 @@ import threading
 import time
 from pathlib import Path
 
+from digest import is_kernel_file, package_root, sha256_file
+
 FAMILIES = ("NestedLoopChecker", "ParallelLocalIndexChecker", "FragmentLoopChecker")
 CACHE_FORMAT = 1
-
-
-def sha256_file(path: str | Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def expand_paths(items: list[str]) -> list[str]:
@@ -67,7 +65,7 @@ def expand_paths(items: list[str]) -> list[str]:
     for item in items:
         p = Path(item)
         if p.is_dir():
-            out.extend(str(q) for q in sorted(p.rglob("*.py")) if q.name != "__init__.py")
+            out.extend(str(q) for q in sorted(p.rglob("*.py")) if is_kernel_file(q))
         else:
             out.append(str(p))
     return out
@@ -117,6 +115,7 @@ def _find_kernels(module) -> dict:
 
 
 def _check_one(path: str, counter: int) -> dict:
+    import importlib
     import importlib.util
     import traceback
     import warnings
@@ -140,9 +139,16 @@ def _check_one(path: str, counter: int) -> dict:
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            spec = importlib.util.spec_from_file_location(modname, path)
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
+            root = package_root(Path(path))
+            if root is None:
+                spec = importlib.util.spec_from_file_location(modname, path)
+                module = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(module)
+            else:  # a file of a generated project: imported as its package's module
+                if str(root.parent) not in sys.path:
+                    sys.path.insert(0, str(root.parent))
+                relative = Path(path).resolve().relative_to(root.parent).with_suffix("")
+                module = importlib.import_module(".".join(relative.parts))
         rec["warnings"] = sorted({f"{w.category.__name__}: {w.message}" for w in caught})[:5]
         kernels = _find_kernels(module)
         if isinstance(getattr(module, "BUILD_ERRORS", None), dict) and module.BUILD_ERRORS:
