@@ -30,7 +30,6 @@ for none).  Extra arguments: ``$TILECHECK_EXTRA_ARGS``.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import shlex

@@ -111,8 +111,8 @@ from kernelgen.context import FUNC_POOL, IMPORTS, Ctx, indent
 from kernelgen.loops import CHAIN_VARIANTS, RANGE_VARIANTS, fam_chain, fam_range
 from kernelgen.macros import MACRO_VARIANTS, fam_macro, fam_macro_buffer_only
 from kernelgen.pipelines import PIPE_VARIANTS, fam_pipe
-from kernelgen.projects import HELPER_VARIANTS, HOME_VARIANTS, MACRO_VARIANTS as PROJECT_MACRO_VARIANTS
-from kernelgen.projects import as_project
+from kernelgen.projects import HELPER_VARIANTS, HOME_VARIANTS, as_project
+from kernelgen.projects import MACRO_VARIANTS as PROJECT_MACRO_VARIANTS
 from kernelgen.tileops import TILEOP_VARIANTS, fam_tileop
 
 # =========================================================================== assembly
