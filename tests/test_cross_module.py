@@ -3,6 +3,7 @@ imported): `fixtures/projects/`, the bounds of that reading, and the cache's inv
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 from pathlib import Path
@@ -169,3 +170,58 @@ def test_the_cache_depends_on_the_helper_modules(tmp_path):
     assert (hits, misses) == (1, 2)  # __init__.py hits; helpers.py and the kernel that reads it miss
     assert [code for *_, code in found] == ["TL006"]
     shutil.rmtree(tmp_path / ".tilecheck_cache")
+
+
+# TileLang 0.1.15's verdict on each fixture kernel, imported as its package's module in the
+# oracle venv (`tools/oracle/questions.py fixtures/projects`, recorded in tools/oracle/ANSWERS.md).
+ORACLE = {
+    ("cross_macros.py", "imported_macro"): "Nested",
+    ("cross_macros.py", "imported_local_store"): "LocalIndex",
+    ("cross_macros.py", "factory_macro"): "Nested",
+    ("cross_macros.py", "macro_in_variable"): "Nested",
+    ("cross_macros.py", "clean"): None,
+    ("lazy_loader.py", "violating"): "Nested",
+    ("lazy_loader.py", "clean"): None,
+    ("local_loader.py", "violating"): "LocalIndex",
+    ("local_loader.py", "clean"): None,
+    ("methods.py", "violating"): "Nested",
+    ("methods.py", "clean"): None,
+    ("module_alias.py", "violating"): "Nested",
+    ("module_alias.py", "clean"): None,
+    ("package_reexport.py", "violating"): "Nested",
+    ("package_reexport.py", "clean"): None,
+    ("relative_import.py", "violating"): "LocalIndex",
+    ("relative_import.py", "clean"): None,
+}
+FAMILY = {"TL101": "Nested", "TL102": "Nested", "TL103": "Nested", "TL104": "LocalIndex", "TL105": "Fragment"}
+
+
+def test_the_fixture_projects_agree_with_tilelang():
+    assert {name for name, _ in ORACLE} == {path.name for path in KERNEL_FILES}
+    for (name, kernel), verdict in ORACLE.items():
+        path = PROJECT / name
+        (function,) = [
+            node
+            for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.FunctionDef) and node.name == kernel
+        ][:1]
+        lines = range(function.lineno, (function.end_lineno or function.lineno) + 1)
+        families = {FAMILY[d.code] for d in check_file(str(path)).diagnostics if d.span.line in lines}
+        assert families == ({verdict} if verdict else set()), (name, kernel)
+
+
+def test_every_file_the_resolver_reads_is_a_cache_dependency(tmp_path):
+    write(tmp_path, {
+        "proj/lib/__init__.py": "from .tl import T\n",
+        "proj/lib/tl.py": "import tilelang.language as T\n",
+        "proj/lib/mac.py": "from . import T\n\n\n@T.macro\ndef zero(A):\n    for i in T.Parallel(4):\n"
+                           "        A[i] = 0\n",
+        "proj/k.py": "import lib\nfrom lib.mac import zero\n\n\n@lib.T.prim_func\n"
+                     "def main(A: lib.T.Tensor((4,), \"float32\")):\n    with lib.T.Kernel(1) as bx:\n"
+                     "        for i in lib.T.Parallel(4):\n            A[i] = 1\n            zero(A)\n",
+    })  # fmt: skip
+    kernel = tmp_path / "proj" / "k.py"
+    assert codes(kernel) == [(10, 13, "TL101")]
+    dependencies = set(imported_files(str(kernel), kernel.read_text()))
+    for name in ("lib/__init__.py", "lib/tl.py", "lib/mac.py"):
+        assert str(tmp_path / "proj" / name) in dependencies

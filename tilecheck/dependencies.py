@@ -64,7 +64,9 @@ def _candidates(file: str, source: str) -> Iterator[tuple[str, bool]]:
                 yield from _lookups(file, node.level, name)
         elif isinstance(node, ast.Import):
             for alias in node.names:
-                yield from _lookups(file, 0, alias.name)
+                parts = alias.name.split(".")
+                for end in range(1, len(parts) + 1):  # `import a.b` binds `a`: a/__init__.py too
+                    yield from _lookups(file, 0, ".".join(parts[:end]))
 
 
 def find_module(file: str, level: int, dotted_name: str) -> str | None:
