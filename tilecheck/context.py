@@ -69,7 +69,7 @@ class Context:
                 self._model = FileModel()
             else:
                 try:
-                    self._model = analyze(self.module, self.imports)
+                    self._model = analyze(self.module, self.imports, self.source)
                 except (RecursionError, ModelTooLarge):
                     raise
                 except MemoryError:
@@ -86,8 +86,9 @@ class Context:
             return self.locator.span(node, top)
         locator = self._locators.get(path)
         if locator is None:
-            module = self._model.modules[path]
-            locator = self._locators[path] = Locator(module.module, module.source)
+            project = self._model.modules[path]
+            assert project.module is not None  # only parsed modules hold inlined code
+            locator = self._locators[path] = Locator(project.module, project.source)
         return locator.span(node, top)
 
     def related(self, node: cst.CSTNode, top: cst.CSTNode, path: str | None, message: str) -> Related:

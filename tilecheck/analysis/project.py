@@ -6,16 +6,21 @@ load_tile` (a `@T.macro`) all come from files of the checked project. `ProjectMo
 them as `tilecheck.dependencies.find_module` does (relative imports from the importing file's
 folder, absolute ones from it and the folders above it), parses each once per check, and
 resolves its module-level imports in turn, up to `MAX_DEPTH` imports away from the checked
-file, `MAX_FILES` files and `MAX_BYTES` bytes per file. A file that cannot be found, read or
-parsed leaves the import unresolved, with the reason (TL006 reports it). The cache lists
+file, `MAX_FILES` files and `MAX_BYTES` bytes per file. Project modules are read with CPython's
+parser (an order of magnitude faster than libcst); libcst parses one only when a macro, loader
+or macro factory of it is used. A file that cannot be found, read or parsed leaves the import
+unresolved, with the reason (TL006 reports it). The cache lists
 every file this can read as a dependency (`tilecheck.dependencies.imported_files`), so editing
 a helper module re-checks the kernels that import it.
 """
 
 from __future__ import annotations
 
+import ast
+import io
 import os
-from collections.abc import Iterator
+import tokenize
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -36,83 +41,141 @@ def may_define_kernels(source: str) -> bool:
     return any(word in source for word in KERNEL_HINTS)
 
 
+@dataclass(frozen=True)
+class ImportSpec:
+    """One module-level import, from either parser: `from <level><module> import names` (or
+    `import module as bound` with `is_from` False; `names` then holds (module, bound))."""
+
+    is_from: bool
+    level: int
+    module: str
+    names: tuple[tuple[str, str | None], ...]  # (name, `as` name)
+    star: bool = False
+
+
+@dataclass(frozen=True)
+class LoaderCall:
+    """`tilelang, T = load_tilelang()` at module level: the targets and the function called."""
+
+    callee: str
+    targets: tuple[tuple[tuple[str, ...], bool], ...]  # each target's names, and whether a tuple
+
+
+@dataclass(frozen=True)
+class LoaderShape:
+    """A function's local imports and the names its last `return` returns."""
+
+    imports: tuple[tuple[str, str], ...]
+    returned: tuple[str, ...]
+
+    def modules(self, table: ImportTable) -> list[str | None] | None:
+        local = dict(self.imports)
+        values = [local.get(name) or table.aliases.get(name) for name in self.returned]
+        return values if any(values) else None
+
+
 @dataclass(eq=False)
 class ProjectModule:
-    """A project file read while resolving imports: its tree, source and resolved imports."""
+    """A project file read while resolving imports: its source, its resolved imports and the
+    module-level functions tilecheck follows (macros, lazy loaders, macro factories); the
+    libcst tree is parsed on first use."""
 
     path: str
-    module: cst.Module
     source: str
     imports: ImportTable = field(default_factory=lambda: ImportTable({}))
-    # Module-level functions by name, with the module-level statement holding each.
-    functions: dict[str, tuple[cst.FunctionDef, cst.CSTNode]] = field(default_factory=dict)
+    followed: frozenset[str] = frozenset()  # macros, loaders and macro factories by name
+    loaders: dict[str, LoaderShape] = field(default_factory=dict)
+    _tree: cst.Module | None = None
+    _parse_failed: bool = False
+
+    @property
+    def module(self) -> cst.Module | None:
+        if self._tree is None and not self._parse_failed:
+            try:
+                self._tree = cst.parse_module(self.source)
+            except (cst.ParserSyntaxError, RecursionError, MemoryError, ValueError):
+                self._parse_failed = True
+        return self._tree
+
+    def function(self, name: str) -> tuple[cst.FunctionDef, cst.CSTNode] | None:
+        module = self.module
+        if module is None:
+            return None
+        for statement in module.body:
+            if isinstance(statement, cst.FunctionDef) and statement.name.value == name:
+                return statement, statement
+        return None
 
 
 @dataclass(frozen=True, eq=False)
 class ProjectFunction:
-    """A function defined in a project module (a macro, a loader, a macro factory)."""
+    """A macro, loader or macro factory defined in a project module, by name."""
 
     module: ProjectModule
-    node: cst.FunctionDef
-    top: cst.CSTNode
+    name: str
 
 
 class ProjectModules:
-    """The project files one check reads, each parsed once; owned by that check (no global
-    state). `read` lists the files read, `modules` the ones parsed, by path."""
+    """The project files one check reads, each read once; owned by that check (no global
+    state). `modules` holds the ones read, by path."""
 
     def __init__(self) -> None:
         self.modules: dict[str, ProjectModule] = {}
         self._failed: dict[str, str] = {}
         self._loading: set[str] = set()
 
-    def imports_of(self, module: cst.Module, path: str | None, depth: int = 0) -> ImportTable:
-        """The import table of `module` (the file at `path`), its project imports followed."""
+    def imports_of(self, module: cst.Module, path: str | None) -> ImportTable:
+        """The import table of the checked file's `module`, its project imports followed."""
         table = ImportTable.from_module(module)
-        if path is None or depth >= MAX_DEPTH:
+        if path is None:
             return table
-        origin = os.path.abspath(path)
-        functions = _functions(module)
-        for small in _module_imports(module):
-            self._bind(small, origin, depth, table)
-        for small in _module_assignments(module):
-            self._bind_loader(small, table, functions)
+        specs, calls, loaders = _cst_shapes(module)
+        self._resolve(table, os.path.abspath(path), 0, specs, calls, loaders)
         return table
+
+    def _resolve(
+        self,
+        table: ImportTable,
+        origin: str,
+        depth: int,
+        specs: Sequence[ImportSpec],
+        calls: Sequence[LoaderCall],
+        loaders: dict[str, LoaderShape],
+    ) -> None:
+        if depth >= MAX_DEPTH:
+            return
+        for spec in specs:
+            if spec.is_from:
+                self._bind_from(spec, origin, depth, table)
+            else:
+                self._bind_import(spec, origin, depth, table)
+        for call in calls:
+            self._bind_loader(call, table, loaders)
 
     # -- imports ---------------------------------------------------------------------------
 
-    def _bind(self, small: cst.Import | cst.ImportFrom, origin: str, depth: int, table: ImportTable) -> None:
-        if isinstance(small, cst.Import):
-            for alias in small.names:
-                name = dotted_name(alias.name) or ""
-                if name.split(".", 1)[0] in EXTERNAL:
-                    continue
-                bound = (
-                    alias.asname.name.value
-                    if alias.asname and isinstance(alias.asname.name, cst.Name)
-                    else None
-                )
-                target = name if bound else name.split(".", 1)[0]
-                module = self._load(find_module(origin, 0, target), depth)
-                if module is not None:
-                    table.aliases.pop(bound or target, None)
-                    table.modules[bound or target] = module
-            return
-        level = len(small.relative)
-        base = dotted_name(small.module) if small.module is not None else ""
-        if base is None or (level == 0 and base.split(".", 1)[0] in EXTERNAL):
+    def _bind_import(self, spec: ImportSpec, origin: str, depth: int, table: ImportTable) -> None:
+        for name, asname in spec.names:
+            if name.split(".", 1)[0] in EXTERNAL:
+                continue
+            target = name if asname else name.split(".", 1)[0]
+            module = self._load(find_module(origin, 0, target), depth)
+            if module is not None:
+                table.aliases.pop(asname or target, None)
+                table.modules[asname or target] = module
+
+    def _bind_from(self, spec: ImportSpec, origin: str, depth: int, table: ImportTable) -> None:
+        level, base = spec.level, spec.module
+        if level == 0 and base.split(".", 1)[0] in EXTERNAL:
             return
         shown = "." * level + base
         package = self._load(_package(origin, level, base), depth)
-        if isinstance(small.names, cst.ImportStar):
+        if spec.star:
             if package is not None:
                 _merge_public(package, table)
             return
-        for alias in small.names:
-            name = dotted_name(alias.name) or ""
-            bound = (
-                alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else name
-            )
+        for name, asname in spec.names:
+            bound = asname or name
             table.aliases.pop(bound, None)  # `pkg.utils.T` is not an external name once resolved
             submodule = self._load(find_module(origin, level, f"{base}.{name}" if base else name), depth)
             if submodule is not None:
@@ -127,28 +190,22 @@ class ProjectModules:
             else:
                 table.unresolved[bound] = f"`{shown}`, where tilecheck does not find what binds `{name}`"
 
-    def _bind_loader(self, assign: cst.Assign, table: ImportTable, functions: dict) -> None:
+    def _bind_loader(self, call: LoaderCall, table: ImportTable, loaders: dict[str, LoaderShape]) -> None:
         """`tilelang, T = load_tilelang()`: the names the loader returns, when they are modules."""
-        call = assign.value
-        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name):
-            return
-        name = call.func.value
-        if name in functions:
-            returned = loader_returns(functions[name][0], table)
-        elif name in table.functions:
-            function = table.functions[name]
-            returned = loader_returns(function.node, function.module.imports)
+        if call.callee in loaders:
+            returned = loaders[call.callee].modules(table)
+        elif call.callee in table.functions:
+            function = table.functions[call.callee]
+            shape = function.module.loaders.get(function.name)
+            returned = shape.modules(function.module.imports) if shape is not None else None
         else:
             return
         if returned is None:
             return
-        for target in assign.targets:
-            names = _target_names(target.target)
-            if names is None:
-                continue
-            if len(names) == 1 and len(returned) == 1:
+        for names, is_tuple in call.targets:
+            if len(names) == 1 and len(returned) == 1 and not is_tuple:
                 pairs = [(names[0], returned[0])]
-            elif len(names) == len(returned) and isinstance(target.target, (cst.Tuple, cst.List)):
+            elif len(names) == len(returned) and is_tuple:
                 pairs = list(zip(names, returned, strict=True))
             else:
                 continue
@@ -170,15 +227,16 @@ class ProjectModules:
         if len(self.modules) + len(self._failed) >= MAX_FILES:
             self._failed[path] = f"more than {MAX_FILES} project files"
             return None
-        parsed = _parse(path)
+        parsed = _read(path)
         if isinstance(parsed, str):
             self._failed[path] = parsed
             return None
-        module, source = parsed
+        source, tree = parsed
+        specs, calls, loaders, followed = _ast_shapes(tree)
+        project = ProjectModule(path, source, ImportTable(_ast_aliases(specs)), followed, loaders)
         self._loading.add(path)
         try:
-            project = ProjectModule(path, module, source, functions=_functions(module))
-            project.imports = self.imports_of(module, path, depth + 1)
+            self._resolve(project.imports, path, depth + 1, specs, calls, loaders)
         finally:
             self._loading.discard(path)
         self.modules[path] = project
@@ -189,42 +247,197 @@ def loader_returns(function: cst.FunctionDef, table: ImportTable) -> list[str | 
     """What a lazy loader returns (`return tilelang, T` after `import tilelang.language as T`):
     the qualified name of each returned module (None for anything else), or None when the
     function does not end in such a return."""
+    shape = _cst_loader(function)
+    return shape.modules(table) if shape is not None else None
+
+
+# -- shapes from libcst (the checked file) ----------------------------------------------------
+
+
+def _cst_shapes(module: cst.Module) -> tuple[list[ImportSpec], list[LoaderCall], dict[str, LoaderShape]]:
+    specs: list[ImportSpec] = []
+    calls: list[LoaderCall] = []
+    for statement in _cst_flat(module.body):
+        for small in statement.body:
+            if isinstance(small, cst.Import):
+                names = tuple((dotted_name(a.name) or "", _cst_asname(a)) for a in small.names)
+                specs.append(ImportSpec(False, 0, "", names))
+            elif isinstance(small, cst.ImportFrom):
+                base = dotted_name(small.module) if small.module is not None else ""
+                if base is None:
+                    continue
+                if isinstance(small.names, cst.ImportStar):
+                    specs.append(ImportSpec(True, len(small.relative), base, (), star=True))
+                else:
+                    names = tuple((dotted_name(a.name) or "", _cst_asname(a)) for a in small.names)
+                    specs.append(ImportSpec(True, len(small.relative), base, names))
+            elif isinstance(small, cst.Assign) and isinstance(small.value, cst.Call):
+                func = small.value.func
+                if isinstance(func, cst.Name):
+                    targets = tuple(
+                        (tuple(names), isinstance(t.target, (cst.Tuple, cst.List)))
+                        for t in small.targets
+                        if (names := _cst_target_names(t.target)) is not None
+                    )
+                    calls.append(LoaderCall(func.value, targets))
+    loaders: dict[str, LoaderShape] = {}
+    for statement in module.body:
+        if isinstance(statement, cst.FunctionDef):
+            shape = _cst_loader(statement)
+            if shape is not None:
+                loaders[statement.name.value] = shape
+    return specs, calls, loaders
+
+
+def _cst_loader(function: cst.FunctionDef) -> LoaderShape | None:
     local: dict[str, str] = {}
     returned: cst.BaseExpression | None = None
-    for statement in _flat_statements(suite_body(function.body)):
+    for statement in _cst_flat(suite_body(function.body)):
         for small in statement.body:
             if isinstance(small, (cst.Import, cst.ImportFrom)):
                 local.update(bindings(small))
             elif isinstance(small, cst.Return) and small.value is not None:
                 returned = small.value
-    if returned is None:
-        return None
-    names = _target_names(returned)
-    if names is None:
-        return None
-    values = [local.get(name) or table.aliases.get(name) for name in names]
-    return values if any(values) else None
+    names = _cst_target_names(returned) if returned is not None else None
+    return LoaderShape(tuple(local.items()), tuple(names)) if names else None
 
 
-def _flat_statements(body: list[cst.BaseStatement] | tuple) -> Iterator[cst.SimpleStatementLine]:
+def _cst_flat(body: Sequence[cst.BaseStatement]) -> Iterator[cst.SimpleStatementLine]:
     """Simple statements of a body and of its `try:`/`else:`/`if` blocks (not nested functions)."""
     for statement in body:
         if isinstance(statement, cst.SimpleStatementLine):
             yield statement
         elif isinstance(statement, (cst.Try, cst.If)):
-            yield from _flat_statements(suite_body(statement.body))
+            yield from _cst_flat(suite_body(statement.body))
             orelse = statement.orelse
             if isinstance(orelse, cst.Else):
-                yield from _flat_statements(suite_body(orelse.body))
+                yield from _cst_flat(suite_body(orelse.body))
 
 
-def _target_names(node: cst.BaseExpression) -> list[str] | None:
+def _cst_asname(alias: cst.ImportAlias) -> str | None:
+    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+        return alias.asname.name.value
+    return None
+
+
+def _cst_target_names(node: cst.BaseExpression) -> list[str] | None:
     if isinstance(node, cst.Name):
         return [node.value]
     if isinstance(node, (cst.Tuple, cst.List)):
         names = [e.value.value for e in node.elements if isinstance(e.value, cst.Name)]
         return names if len(names) == len(node.elements) else None
     return None
+
+
+# -- shapes from CPython's parser (project modules) -------------------------------------------
+
+
+def _ast_shapes(
+    tree: ast.Module,
+) -> tuple[list[ImportSpec], list[LoaderCall], dict[str, LoaderShape], frozenset[str]]:
+    specs: list[ImportSpec] = []
+    calls: list[LoaderCall] = []
+    for node in _ast_flat(tree.body):
+        if isinstance(node, ast.Import):
+            specs.append(ImportSpec(False, 0, "", tuple((a.name, a.asname) for a in node.names)))
+        elif isinstance(node, ast.ImportFrom):
+            star = any(a.name == "*" for a in node.names)
+            names = () if star else tuple((a.name, a.asname) for a in node.names)
+            specs.append(ImportSpec(True, node.level, node.module or "", names, star=star))
+        elif (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Call)
+            and isinstance(node.value.func, ast.Name)
+        ):
+            targets = tuple(
+                (tuple(names), isinstance(t, (ast.Tuple, ast.List)))
+                for t in node.targets
+                if (names := _ast_target_names(t)) is not None
+            )
+            calls.append(LoaderCall(node.value.func.id, targets))
+    loaders: dict[str, LoaderShape] = {}
+    followed: set[str] = set()
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        shape = _ast_loader(node)
+        if shape is not None:
+            loaders[node.name] = shape
+        if shape is not None or _ast_is_macro(node) or _ast_returns_macro(node):
+            followed.add(node.name)
+    return specs, calls, loaders, frozenset(followed)
+
+
+def _ast_aliases(specs: Sequence[ImportSpec]) -> dict[str, str]:
+    """The external names the imports bind, as `ImportTable.from_module` reads them."""
+    aliases: dict[str, str] = {}
+    for spec in specs:
+        if not spec.is_from:
+            for name, asname in spec.names:
+                if asname:
+                    aliases[asname] = name
+                else:
+                    aliases[name.split(".", 1)[0]] = name.split(".", 1)[0]
+        elif spec.level == 0 and spec.module and not spec.star:
+            for name, asname in spec.names:
+                aliases[asname or name] = f"{spec.module}.{name}"
+    return aliases
+
+
+def _ast_loader(function: ast.FunctionDef) -> LoaderShape | None:
+    local: dict[str, str] = {}
+    returned: ast.expr | None = None
+    for node in _ast_flat(function.body):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    local[alias.asname] = alias.name
+                else:
+                    local[alias.name.split(".", 1)[0]] = alias.name.split(".", 1)[0]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            for alias in node.names:
+                local[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        elif isinstance(node, ast.Return) and node.value is not None:
+            returned = node.value
+    names = _ast_target_names(returned) if returned is not None else None
+    return LoaderShape(tuple(local.items()), tuple(names)) if names and local else None
+
+
+def _ast_is_macro(function: ast.FunctionDef) -> bool:
+    for decorator in function.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if isinstance(target, ast.Attribute) and target.attr == "macro":
+            return True
+    return False
+
+
+def _ast_returns_macro(function: ast.FunctionDef) -> bool:
+    last = function.body[-1] if function.body else None
+    if not isinstance(last, ast.Return) or not isinstance(last.value, ast.Name):
+        return False
+    name = last.value.id
+    return any(isinstance(n, ast.FunctionDef) and n.name == name and _ast_is_macro(n) for n in function.body)
+
+
+def _ast_flat(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
+    for node in body:
+        if isinstance(node, (ast.Try, ast.If)):
+            yield from _ast_flat(node.body)
+            yield from _ast_flat(node.orelse)
+        else:
+            yield node
+
+
+def _ast_target_names(node: ast.expr) -> list[str] | None:
+    if isinstance(node, ast.Name):
+        return [node.id]
+    if isinstance(node, (ast.Tuple, ast.List)):
+        names = [e.id for e in node.elts if isinstance(e, ast.Name)]
+        return names if len(names) == len(node.elts) else None
+    return None
+
+
+# -- names between modules --------------------------------------------------------------------
 
 
 def _export(package: ProjectModule, name: str, bound: str, table: ImportTable) -> bool:
@@ -236,9 +449,8 @@ def _export(package: ProjectModule, name: str, bound: str, table: ImportTable) -
         table.modules[bound] = own.modules[name]
     elif name in own.functions:
         table.functions[bound] = own.functions[name]
-    elif name in package.functions:
-        node, top = package.functions[name]
-        table.functions[bound] = ProjectFunction(package, node, top)
+    elif name in package.followed:
+        table.functions[bound] = ProjectFunction(package, name)
     else:
         return False
     return True
@@ -246,12 +458,8 @@ def _export(package: ProjectModule, name: str, bound: str, table: ImportTable) -
 
 def _merge_public(package: ProjectModule, table: ImportTable) -> None:
     """`from .utils import *`: every public name the module binds that tilecheck follows."""
-    for name in [
-        *package.imports.aliases,
-        *package.imports.modules,
-        *package.imports.functions,
-        *package.functions,
-    ]:
+    own = package.imports
+    for name in [*own.aliases, *own.modules, *own.functions, *package.followed]:
         if not name.startswith("_"):
             _export(package, name, name, table)
 
@@ -269,30 +477,8 @@ def _package(origin: str, level: int, base: str) -> str | None:
     return init if os.path.isfile(init) else None
 
 
-def _module_imports(module: cst.Module) -> Iterator[cst.Import | cst.ImportFrom]:
-    for statement in _flat_statements(module.body):
-        for small in statement.body:
-            if isinstance(small, (cst.Import, cst.ImportFrom)):
-                yield small
-
-
-def _module_assignments(module: cst.Module) -> Iterator[cst.Assign]:
-    for statement in _flat_statements(module.body):
-        for small in statement.body:
-            if isinstance(small, cst.Assign):
-                yield small
-
-
-def _functions(module: cst.Module) -> dict[str, tuple[cst.FunctionDef, cst.CSTNode]]:
-    found: dict[str, tuple[cst.FunctionDef, cst.CSTNode]] = {}
-    for statement in module.body:
-        if isinstance(statement, cst.FunctionDef):
-            found[statement.name.value] = (statement, statement)
-    return found
-
-
-def _parse(path: str) -> tuple[cst.Module, str] | str:
-    """The parsed file, or why it could not be read."""
+def _read(path: str) -> tuple[str, ast.Module] | str:
+    """The file's source and CPython tree, or why it could not be read."""
     try:
         if not os.path.isfile(path):
             return "not a regular file"
@@ -303,8 +489,14 @@ def _parse(path: str) -> tuple[cst.Module, str] | str:
     except OSError as error:
         return f"unreadable: {error.strerror or error}"
     try:
-        module = cst.parse_module(data)
-        source = module.code
-    except (cst.ParserSyntaxError, UnicodeDecodeError, RecursionError, MemoryError, ValueError):
+        source = _decode(data)
+        tree = ast.parse(source)
+    except (SyntaxError, UnicodeDecodeError, LookupError, RecursionError, MemoryError, ValueError):
         return "it does not parse"
-    return module, source
+    return source, tree
+
+
+def _decode(data: bytes) -> str:
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    text = data.decode(encoding)
+    return text[1:] if text.startswith("\ufeff") else text

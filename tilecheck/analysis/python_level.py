@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import libcst as cst
@@ -41,15 +42,16 @@ class PythonLevel:
     and the calls that instantiate them. Kernels found on the way are built by the kernel
     interpreter, with which it shares the build state."""
 
-    def __init__(self, module: cst.Module, imports: ImportTable) -> None:
+    def __init__(self, module: cst.Module, imports: ImportTable, source: str | None = None) -> None:
         self.module = module
+        self.source = source  # the module's text when the caller has it (else generated once)
         self.imports = imports
         self.state = BuildState()
         self.interpreter = KernelInterpreter(self.state, imports)
         self.evaluator = self.interpreter.evaluator
         self.factories: list[DefinedFunction] = []  # functions that define a kernel
         self.functions: list[DefinedFunction] = []  # module-level plain functions
-        self.project_functions: dict[tuple[int, str], DefinedFunction] = {}
+        self.project_functions: dict[tuple[int, str], DefinedFunction | None] = {}
         self.project_envs: dict[int, Env] = {}
 
     def run(self) -> FileModel:
@@ -61,7 +63,9 @@ class PythonLevel:
         """
         module_env = Env()
         for name, function in self.imports.functions.items():
-            module_env.bind(name, PyCallable(self.project_function(function)))
+            made = self.project_function(function)
+            if made is not None:
+                module_env.bind(name, PyCallable(made))
         self.python_block(self.module.body, module_env, top=None)
         # Function bodies see the module as it is when they run: read them after the module.
         for function in self.functions:
@@ -76,39 +80,46 @@ class PythonLevel:
                 self.python_block(suite_body(factory.node.body), env, factory.top)
         return self.state.model
 
-    def project_function(self, function: ProjectFunction) -> DefinedFunction:
-        """A function imported from a project module (a macro, a loader, a macro factory), in an
-        environment of that module's own names; read once per module."""
-        key = (id(function.module), function.node.name.value)
-        known = self.project_functions.get(key)
-        if known is not None:
-            return known
+    def project_function(self, function: ProjectFunction) -> DefinedFunction | None:
+        """A macro, loader or macro factory imported from a project module, in an environment
+        of that module's own names; None when the module does not parse with libcst."""
+        key = (id(function.module), function.name)
+        if key in self.project_functions:
+            return self.project_functions[key]
+        self.project_functions[key] = None  # a cycle of modules binding each other's names
+        found = function.module.function(function.name)
+        if found is None:
+            return None
+        node, top = found
         env = self.project_env(function.module)
-        is_macro = "macro" in self.evaluator.decorator_apis(function.node, env)
-        made = DefinedFunction(
-            function.node, function.top, env, is_macro, function.module.path, function.module.imports
-        )
+        is_macro = "macro" in self.evaluator.decorator_apis(node, env)
+        made = DefinedFunction(node, top, env, is_macro, function.module.path, function.module.imports)
         self.project_functions[key] = made
         return made
 
-    def project_env(self, module: ProjectModule) -> Env:
+    def project_env(self, project: ProjectModule) -> Env:
         """The module-level names of a project module that its functions read: its TileLang
-        imports, its functions, its literal constants; every name of the checked file's imports
-        it does not bind is shadowed (it is not that module's `T`)."""
-        env = self.project_envs.get(id(module))
+        imports, the functions tilecheck follows, its literal constants; every name of the
+        checked file's imports it does not bind is shadowed (it is not that module's `T`)."""
+        env = self.project_envs.get(id(project))
         if env is not None:
             return env
-        env = self.project_envs[id(module)] = Env()
-        self.state.model.modules[module.path] = module
+        env = self.project_envs[id(project)] = Env()
+        module = project.module
+        if module is None:
+            return env
+        self.state.model.modules[project.path] = project
         for name in (*self.imports.aliases, *self.imports.modules, *self.imports.functions):
             env.bind(name, UNKNOWN)
-        for name, qualified in module.imports.aliases.items():
+        for name, qualified in project.imports.aliases.items():
             env.bind(name, ModuleRef(qualified))
-        for name, imported in module.imports.functions.items():
-            env.bind(name, PyCallable(self.project_function(imported)))
-        for name, (node, top) in module.functions.items():
-            env.bind(name, PyCallable(self.project_function(ProjectFunction(module, node, top))))
-        for statement in module.module.body:
+        functions = [*project.imports.functions.items()]
+        functions += [(name, ProjectFunction(project, name)) for name in sorted(project.followed)]
+        for name, imported in functions:
+            made = self.project_function(imported)
+            if made is not None:
+                env.bind(name, PyCallable(made))
+        for statement in module.body:
             if isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
                     if isinstance(small, cst.Assign) and not _calls(small.value):
@@ -198,7 +209,9 @@ class PythonLevel:
         constructs the class with arguments), else unknown as any unresolved value."""
         methods = [s for s in suite_body(statement.body) if isinstance(s, cst.FunctionDef)]
         attributes = self.class_attributes(statement, env)
-        constructed = _constructed_with_arguments(self.module, statement.name.value)
+        if self.source is None:
+            self.source = self.module.code
+        constructed = _constructed_with_arguments(self.source, statement.name.value)
         instance = dict(attributes)
         for method in methods:
             if method.name.value == "__init__" and not constructed:
@@ -349,19 +362,10 @@ def _decorator_name(node: cst.BaseExpression) -> str | None:
     return node.value if isinstance(node, cst.Name) else None
 
 
-def _constructed_with_arguments(module: cst.Module, name: str) -> bool:
-    """Whether the file calls `name(...)` with arguments anywhere (then `__init__`'s defaults
-    are not the values)."""
-    found = False
-
-    class Finder(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            nonlocal found
-            if isinstance(node.func, cst.Name) and node.func.value == name and node.args:
-                found = True
-
-    module.visit(Finder())
-    return found
+def _constructed_with_arguments(source: str, name: str) -> bool:
+    """Whether the file may call `name(...)` with arguments (then `__init__`'s defaults are
+    not the values); read from the text, conservatively (a comment counts too)."""
+    return re.search(rf"(?<![\w.]){re.escape(name)}\(\s*[^)\s]", source) is not None
 
 
 def _init_defaults(init: cst.FunctionDef, literal) -> dict[str, Value]:
