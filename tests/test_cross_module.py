@@ -225,3 +225,19 @@ def test_every_file_the_resolver_reads_is_a_cache_dependency(tmp_path):
     dependencies = set(imported_files(str(kernel), kernel.read_text()))
     for name in ("lib/__init__.py", "lib/tl.py", "lib/mac.py"):
         assert str(tmp_path / "proj" / name) in dependencies
+
+
+def test_a_kernel_calling_a_macro_from_an_unparsable_module_gets_the_note(tmp_path):
+    write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/common.py": "import tilelang.language as T\n\n\n@T.macro\ndef load(A):\n    A[0] = (\n",
+        "pkg/k.py": "import tilelang.language as T\n\nfrom .common import load\n\n\n@T.prim_func\n"
+                    "def main(A: T.Tensor((64,), \"float32\")):\n    with T.Kernel(1) as bx:\n"
+                    "        for i in T.Parallel(64):\n            load(A)\n",
+    })  # fmt: skip
+    (note,) = check_file(str(tmp_path / "pkg" / "k.py")).diagnostics
+    assert (note.code, note.span.line, note.span.column) == ("TL006", 10, 12)
+    assert note.message == (
+        "TileLang code that tilecheck did not check: what the kernel calls as `load` (line 10) "
+        "(`load` comes from `.common`, which tilecheck could not follow (it does not parse))"
+    )

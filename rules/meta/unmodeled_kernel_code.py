@@ -26,7 +26,9 @@ class UnmodeledKernelCode(Rule):
     why when it knows: the name `T` does not resolve to `tilelang.language` (imported from a
     module tilecheck could not follow: not in the project, unreadable, too large, not
     parsable, or more imports away than tilecheck follows; the note names it), or the
-    construct is in a plain Python function, which tilecheck does not follow into. It is a note: nothing is wrong with the code, but no
+    construct is in a plain Python function, which tilecheck does not follow into. A kernel
+    that calls a name imported from a project module tilecheck could not follow (a macro in an
+    unparsable `common.py`) gets the note too, at the first call. It is a note: nothing is wrong with the code, but no
     rule looked at it, so a clean report says nothing about it.
 
     ## Why is this bad?
@@ -105,11 +107,13 @@ class UnmodeledKernelCode(Rule):
             return
         covered = _covered_lines(ctx, ctx.model, tree)
         if all(line in covered for line in hits):
+            _report_unfollowed_calls(ctx, tree, covered)
             return  # the common case: every construct is in a modeled kernel
         found = [item for item in _constructs(ctx.source, tree) if item[1] not in covered]
         signals = {alias for alias, _, _, api, _ in found if api in ("prim_func", "Kernel")}
         found = [item for item in found if _is_tilelang(ctx, item[0], signals)]
         if not found:
+            _report_unfollowed_calls(ctx, tree, covered)
             return
         names = sorted({alias for alias, _, _, _, _ in found})
         parts = [f"`{alias}.{api}` at line {line}" for alias, line, _, api, _ in found[:_MAX_LISTED]]
@@ -143,6 +147,34 @@ class UnmodeledKernelCode(Rule):
             Span.point(line, column),
             f"TileLang code that tilecheck did not check: {listed}{more} ({why})",
         )
+
+
+def _report_unfollowed_calls(ctx: Context, tree: ast.Module, covered: set[int]) -> None:
+    """Calls in modeled kernels of names imported from project modules tilecheck could not
+    follow (`from .common import load_tile`, `common.py` unparsable): the callee's body, a
+    macro perhaps, was not checked."""
+    unresolved = {name: why for name, why in ctx.imports.unresolved.items() if why.startswith("`.")}
+    if not unresolved:
+        return
+    calls = sorted(
+        (node.lineno, node.col_offset, node.func.id)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in unresolved
+        and node.lineno in covered
+    )
+    if not calls:
+        return
+    line, column, _ = calls[0]
+    names = sorted({name for *_, name in calls})
+    parts = [f"`{name}` (line {min(ln for ln, _, n in calls if n == name)})" for name in names]
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    why = "; ".join(f"`{name}` comes from {unresolved[name]}" for name in names)
+    ctx.report_at(
+        Span.point(line, column),
+        f"TileLang code that tilecheck did not check: what the kernel calls as {listed} ({why})",
+    )
 
 
 def _parse(source: str) -> ast.Module | None:
