@@ -275,17 +275,17 @@ def _cst_shapes(module: cst.Module) -> tuple[list[ImportSpec], list[LoaderCall],
                 func = small.value.func
                 if isinstance(func, cst.Name):
                     targets = tuple(
-                        (tuple(names), isinstance(t.target, (cst.Tuple, cst.List)))
+                        (tuple(found), isinstance(t.target, (cst.Tuple, cst.List)))
                         for t in small.targets
-                        if (names := _cst_target_names(t.target)) is not None
+                        if (found := _cst_target_names(t.target)) is not None
                     )
                     calls.append(LoaderCall(func.value, targets))
     loaders: dict[str, LoaderShape] = {}
-    for statement in module.body:
-        if isinstance(statement, cst.FunctionDef):
-            shape = _cst_loader(statement)
+    for definition in module.body:
+        if isinstance(definition, cst.FunctionDef):
+            shape = _cst_loader(definition)
             if shape is not None:
-                loaders[statement.name.value] = shape
+                loaders[definition.name.value] = shape
     return specs, calls, loaders
 
 
@@ -350,9 +350,9 @@ def _ast_shapes(
             and isinstance(node.value.func, ast.Name)
         ):
             targets = tuple(
-                (tuple(names), isinstance(t, (ast.Tuple, ast.List)))
+                (tuple(found), isinstance(t, (ast.Tuple, ast.List)))
                 for t in node.targets
-                if (names := _ast_target_names(t)) is not None
+                if (found := _ast_target_names(t)) is not None
             )
             calls.append(LoaderCall(node.value.func.id, targets))
     loaders: dict[str, LoaderShape] = {}

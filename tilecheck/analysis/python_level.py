@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import libcst as cst
 
@@ -62,8 +62,8 @@ class PythonLevel:
         TileLang sees those values; without such a call its parameters are unknown.
         """
         module_env = Env()
-        for name, function in self.imports.functions.items():
-            made = self.project_function(function)
+        for name, imported in self.imports.functions.items():
+            made = self.project_function(imported)
             if made is not None:
                 module_env.bind(name, PyCallable(made))
         self.python_block(self.module.body, module_env, top=None)
@@ -368,7 +368,9 @@ def _constructed_with_arguments(source: str, name: str) -> bool:
     return re.search(rf"(?<![\w.]){re.escape(name)}\(\s*[^)\s]", source) is not None
 
 
-def _init_defaults(init: cst.FunctionDef, literal) -> dict[str, Value]:
+def _init_defaults(
+    init: cst.FunctionDef, literal: Callable[[cst.BaseExpression], PyConst | None]
+) -> dict[str, Value]:
     """`self.X = x` in `__init__` where `x` is a parameter with a literal default."""
     params = parameters(init)
     if not params:
@@ -383,14 +385,14 @@ def _init_defaults(init: cst.FunctionDef, literal) -> dict[str, Value]:
             if not isinstance(small, cst.Assign) or len(small.targets) != 1:
                 continue
             target = small.targets[0].target
+            default = defaults.get(small.value.value) if isinstance(small.value, cst.Name) else None
             if (
                 isinstance(target, cst.Attribute)
                 and isinstance(target.value, cst.Name)
                 and target.value.value == receiver
-                and isinstance(small.value, cst.Name)
-                and defaults.get(small.value.value) is not None
+                and default is not None
             ):
-                found[target.attr.value] = defaults[small.value.value]
+                found[target.attr.value] = default
     return found
 
 
