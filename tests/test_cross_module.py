@@ -241,3 +241,36 @@ def test_a_kernel_calling_a_macro_from_an_unparsable_module_gets_the_note(tmp_pa
         "TileLang code that tilecheck did not check: what the kernel calls as `load` (line 10) "
         "(`load` comes from `.common`, which tilecheck could not follow (it does not parse))"
     )
+
+
+METHOD_KERNEL = '''import tilelang.language as T
+
+
+class Pipelines:
+    def __init__(self, stages=2):
+        self.stages = stages
+
+    def build(self):
+        @T.prim_func
+        def main(A: T.Tensor((64,), "float32")):
+            with T.Kernel(1, threads=128) as bx:
+                for i in T.Parallel(64):
+                    for k in T.Pipelined(4, num_stages=self.stages):
+                        A[i] = A[i] + 1.0
+
+        return main
+'''
+
+
+@pytest.mark.parametrize(
+    ("construction", "expected"),
+    [
+        ("KERNEL = Pipelines().build()\n", [(13, 30, "TL102")]),  # the `__init__` default: 2
+        ("KERNEL = Pipelines(stages=0).build()\n", []),  # another value: unknown, no finding
+        ("KERNEL = Pipelines(0).build()\n", []),
+    ],
+)
+def test_self_attributes_take_the_init_default_unless_constructed_with_arguments(tmp_path, construction, expected):
+    path = tmp_path / "k.py"
+    path.write_text(METHOD_KERNEL + "\n\n" + construction)
+    assert codes(path) == expected
