@@ -243,7 +243,7 @@ def test_a_kernel_calling_a_macro_from_an_unparsable_module_gets_the_note(tmp_pa
     )
 
 
-METHOD_KERNEL = '''import tilelang.language as T
+METHOD_KERNEL = """import tilelang.language as T
 
 
 class Pipelines:
@@ -259,7 +259,7 @@ class Pipelines:
                         A[i] = A[i] + 1.0
 
         return main
-'''
+"""
 
 
 @pytest.mark.parametrize(
@@ -270,7 +270,9 @@ class Pipelines:
         ("KERNEL = Pipelines(0).build()\n", []),
     ],
 )
-def test_self_attributes_take_the_init_default_unless_constructed_with_arguments(tmp_path, construction, expected):
+def test_self_attributes_take_the_init_default_unless_constructed_with_arguments(
+    tmp_path, construction, expected
+):
     path = tmp_path / "k.py"
     path.write_text(METHOD_KERNEL + "\n\n" + construction)
     assert codes(path) == expected

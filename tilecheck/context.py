@@ -69,7 +69,7 @@ class Context:
                 self._model = FileModel()
             else:
                 try:
-                    self._model = analyze(self.module, self.imports, self.source)
+                    self._model = analyze(self.module, self.imports)
                 except (RecursionError, ModelTooLarge):
                     raise
                 except MemoryError:

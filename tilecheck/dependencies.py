@@ -18,7 +18,7 @@ from collections.abc import Iterator
 MAX_FILES = 64  # as many as the constant reader follows (the TileLang reader follows fewer)
 # Words without which a file defines no TileLang kernel, even with `T` from a helper module
 # (the prefilter's and the kernel model's test as well).
-KERNEL_HINTS = ("tilelang", "prim_func", "Kernel(", "macro")
+KERNEL_HINTS = ("tilelang", "prim_func", "Kernel(", ".macro")
 _PARENT_FOLDERS = 6  # an absolute import is looked up in the file's folder and 5 above it
 
 

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 # `tilecheck.analysis.project.KERNEL_HINTS` (a kernel whose `T` comes from a helper module
 # need not name tilelang), and PyPTO's import.
-KERNEL_WORDS = (b"tilelang", b"prim_func", b"Kernel(", b"macro", b"pypto")
+KERNEL_WORDS = (b"tilelang", b"prim_func", b"Kernel(", b".macro", b"pypto")
 SUPPRESSION_WORDS = (b"tilecheck", b"noqa", b"NOQA", b"Noqa")  # as suppressions.may_have_suppressions
 LONG_LINE = 2000  # the engine looks for pathological nesting only in files with lines this long
 BUILTIN_PREFIX = "tilecheck.rules."

@@ -27,6 +27,6 @@ from tilecheck.analysis.model import FileModel
 from tilecheck.analysis.python_level import PythonLevel
 
 
-def analyze(module: cst.Module, imports: ImportTable | None = None, source: str | None = None) -> FileModel:
-    """The kernel model of a parsed module (`source`: its text, when the caller has it)."""
-    return PythonLevel(module, imports or ImportTable.from_module(module), source).run()
+def analyze(module: cst.Module, imports: ImportTable | None = None) -> FileModel:
+    """The kernel model of a parsed module."""
+    return PythonLevel(module, imports or ImportTable.from_module(module)).run()

@@ -42,9 +42,9 @@ class PythonLevel:
     and the calls that instantiate them. Kernels found on the way are built by the kernel
     interpreter, with which it shares the build state."""
 
-    def __init__(self, module: cst.Module, imports: ImportTable, source: str | None = None) -> None:
+    def __init__(self, module: cst.Module, imports: ImportTable) -> None:
         self.module = module
-        self.source = source  # the module's text when the caller has it (else generated once)
+        self.source: str | None = None  # the module's text, generated once if a class needs it
         self.imports = imports
         self.state = BuildState()
         self.interpreter = KernelInterpreter(self.state, imports)
@@ -209,13 +209,12 @@ class PythonLevel:
         constructs the class with arguments), else unknown as any unresolved value."""
         methods = [s for s in suite_body(statement.body) if isinstance(s, cst.FunctionDef)]
         attributes = self.class_attributes(statement, env)
-        if self.source is None:
-            self.source = self.module.code
-        constructed = _constructed_with_arguments(self.source, statement.name.value)
         instance = dict(attributes)
         for method in methods:
-            if method.name.value == "__init__" and not constructed:
-                instance.update(_init_defaults(method, lambda node: self.literal(node, env)))
+            if method.name.value == "__init__":
+                defaults = _init_defaults(method, lambda node: self.literal(node, env))
+                if defaults and not self.constructed_with_arguments(statement.name.value):
+                    instance.update(defaults)
         class_env = Env(env)
         for method in methods:
             apis = self.evaluator.decorator_apis(method, class_env)
@@ -233,6 +232,11 @@ class PythonLevel:
             receiver = attributes if "classmethod" in names else instance
             inner.bind(params[0].name.value, InstanceValue(receiver))
             self.python_block(suite_body(method.body), inner, anchor)
+
+    def constructed_with_arguments(self, name: str) -> bool:
+        if self.source is None:
+            self.source = self.module.code
+        return _constructed_with_arguments(self.source, name)
 
     def class_attributes(self, statement: cst.ClassDef, env: Env) -> dict[str, Value]:
         found: dict[str, Value] = {}
