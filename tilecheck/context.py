@@ -39,6 +39,7 @@ class Context:
         self._model_error: ModelError | None = None
         self._memo: dict[str, object] = {}
         self._locators: dict[str, Locator] = {}
+        self._foreign_tops: dict[int, str] | None = None
 
     def memo(self, key: str, compute: Callable[[], T]) -> T:
         """`compute()` once per file for every rule that asks under `key` (e.g. one analysis that
@@ -81,7 +82,9 @@ class Context:
         return self._model
 
     def span(self, node: cst.CSTNode, top: cst.CSTNode, path: str | None = None) -> Span:
-        """Where `node` is: in this file, or in the project module `path` (a macro from it)."""
+        """Where `node` is: in this file, or in the project module holding `top` (a macro
+        inlined from it; `path` names that module when the caller knows it)."""
+        path = path or self.module_of(top)
         if path is None or self._model is None or path not in self._model.modules:
             return self.locator.span(node, top)
         locator = self._locators.get(path)
@@ -90,6 +93,19 @@ class Context:
             assert project.module is not None  # only parsed modules hold inlined code
             locator = self._locators[path] = Locator(project.module, project.source)
         return locator.span(node, top)
+
+    def module_of(self, top: cst.CSTNode) -> str | None:
+        """The project module whose module-level statement `top` is; None for this file's."""
+        if self._model is None or not self._model.modules:
+            return None
+        if self._foreign_tops is None:
+            self._foreign_tops = {
+                id(statement): path
+                for path, project in self._model.modules.items()
+                if project.module is not None
+                for statement in project.module.body
+            }
+        return self._foreign_tops.get(id(top))
 
     def related(self, node: cst.CSTNode, top: cst.CSTNode, path: str | None, message: str) -> Related:
         """A secondary location, in this file or in the project module `path`."""

@@ -179,7 +179,9 @@ class Builder:
             f"`{call.name}` (called at line {self.ctx.line_of(call.call, call.call_top)})"
             for call in item.site.origin
         )
-        return [f"inlined from macro {chain}; written at {display_path(self.ctx.path)}:{own}"]
+        return [
+            f"inlined from macro {chain}; written at {display_path(item.site.path or self.ctx.path)}:{own}"
+        ]
 
     def source_line(self, item: Item) -> int | None:
         return self.ctx.line_of(item.site.node, item.site.top) if item.site.origin else None
