@@ -276,3 +276,37 @@ def test_self_attributes_take_the_init_default_unless_constructed_with_arguments
     path = tmp_path / "k.py"
     path.write_text(METHOD_KERNEL + "\n\n" + construction)
     assert codes(path) == expected
+
+
+BUILDER = """import tilelang.language as T
+
+
+class Builder:
+    def make_kernel(self, with_tail=False):
+        @T.prim_func
+        def main(A: T.Tensor((64, 64), "float32")):
+            with T.Kernel(1, threads=128) as bx:
+                for i in T.Parallel(8):
+                    if with_tail:
+                        A[i, 0] = 1.0
+                        for j in T.Parallel(8):
+                            A[i, j] = 2.0
+
+        return main
+
+
+"""
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        ("KERNEL = Builder().make_kernel(with_tail=True)\n", [(12, 34, "TL101")]),
+        ("builder = Builder()\nKERNEL = builder.make_kernel(True)\n", [(12, 34, "TL101")]),
+        ("KERNEL = Builder().make_kernel()\n", []),  # the default: the branch is not built
+    ],
+)
+def test_a_kernel_factory_method_is_built_with_the_arguments_of_its_calls(tmp_path, call, expected):
+    path = tmp_path / "k.py"
+    path.write_text(BUILDER + call)
+    assert codes(path) == expected

@@ -53,6 +53,7 @@ class PythonLevel:
         self.functions: list[DefinedFunction] = []  # module-level plain functions
         self.project_functions: dict[tuple[int, str], DefinedFunction | None] = {}
         self.project_envs: dict[int, Env] = {}
+        self.kernel_methods: dict[str, list[DefinedFunction]] = {}  # kernel factories in classes
 
     def run(self) -> FileModel:
         """Read the module as Python, then build each kernel factory once per distinct call.
@@ -152,12 +153,25 @@ class PythonLevel:
     def instantiations(self, factory: DefinedFunction) -> list[Env]:
         seen: dict[tuple, Env] = {}
         for arguments in factory.call_sites:
-            env = self.factory_env(factory.node, factory.env, arguments)
+            env = self.factory_env(factory.node, factory.env, arguments, factory.receiver)
             key = tuple(_value_key(env.names.get(p.name.value)) for p in parameters(factory.node))
             seen.setdefault(key, env)
         if not seen or len(seen) > MAX_INSTANTIATIONS:
-            return [self.factory_env(factory.node, factory.env, None)]
+            return [self.factory_env(factory.node, factory.env, None, factory.receiver)]
         return list(seen.values())
+
+    def method_call(self, call: cst.Call, frame: Frame) -> None:
+        """`Builder().make_kernel(64)`: a call site of a module-level class's kernel factory
+        (any receiver: methods of that name in the file's classes all take it)."""
+        if not isinstance(call.func, cst.Attribute) or any(arg.star for arg in call.args):
+            return
+        factories = self.kernel_methods.get(call.func.attr.value)
+        if not factories:
+            return
+        values = self.evaluator.arguments(call, frame, Sink([]))
+        keywords = [arg.keyword.value if arg.keyword else None for arg in call.args]
+        for factory in factories:
+            factory.call_sites.append(list(zip(keywords, values, strict=True)))
 
     def python_block(self, body: Sequence[cst.BaseStatement], env: Env, top: cst.CSTNode | None) -> None:
         """Walk module or factory code as plain Python: constants, macros, kernels."""
@@ -228,9 +242,17 @@ class PythonLevel:
             ):
                 self.python_block([method], class_env, anchor)
                 continue
+            receiver = InstanceValue(attributes if "classmethod" in names else instance)
+            if anchor is statement and defines_kernel(method):
+                # A module-level class's kernel factory: built once per call the file makes
+                # (`Builder().make_kernel(64)`, `builder.make_kernel(n=64)`), after the module.
+                factory = DefinedFunction(method, anchor, class_env, is_macro=False)
+                factory.receiver = receiver
+                self.factories.append(factory)
+                self.kernel_methods.setdefault(method.name.value, []).append(factory)
+                continue
             inner = self.factory_env(method, class_env, None)
-            receiver = attributes if "classmethod" in names else instance
-            inner.bind(params[0].name.value, InstanceValue(receiver))
+            inner.bind(params[0].name.value, receiver)
             self.python_block(suite_body(method.body), inner, anchor)
 
     def constructed_with_arguments(self, name: str) -> bool:
@@ -319,8 +341,11 @@ class PythonLevel:
             for name, qualified in bindings(small).items():
                 env.bind(name, ModuleRef(qualified))  # `import tilelang.language as T` in a factory
         elif isinstance(small, (cst.Expr, cst.Return)) and isinstance(small.value, cst.Call):
+            self.method_call(small.value, frame)
             self.evaluator.value(small.value, frame, Sink([]))  # may be a factory call
         elif isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is not None:
+            if isinstance(small.value, cst.Call):
+                self.method_call(small.value, frame)
             value = self.evaluator.value(small.value, frame, Sink([]))
             if isinstance(value, BufferValue) and not value.buffer.name:
                 value.buffer.name = first_target_name(small) or "buffer"
@@ -331,11 +356,19 @@ class PythonLevel:
             env.bind(small.target.value, PyValue())
 
     def factory_env(
-        self, function: cst.FunctionDef, env: Env, arguments: list[tuple[str | None, Value]] | None
+        self,
+        function: cst.FunctionDef,
+        env: Env,
+        arguments: list[tuple[str | None, Value]] | None,
+        receiver: Value | None = None,
     ) -> Env:
-        """Parameters bound to a call's arguments (and defaults), or unknown without a call."""
+        """Parameters bound to a call's arguments (and defaults), or unknown without a call;
+        a method's first parameter is bound to `receiver` (`self`)."""
         inner = Env(env)
         params = parameters(function)
+        if receiver is not None and params:
+            inner.bind(params[0].name.value, receiver)
+            params = params[1:]
         given: dict[str, Value] = {}
         if arguments is not None:
             positional = [value for keyword, value in arguments if keyword is None]

@@ -136,6 +136,7 @@ class DefinedFunction:
         self.is_macro = is_macro
         self.path = path  # the project file defining it; None for the checked file
         self.imports = imports or ImportTable({})  # the import table of that project file
+        self.receiver: Value | None = None  # `self` of a kernel factory that is a method
         # Argument lists of the calls seen in the file (for factories: one build each).
         self.call_sites: list[list[tuple[str | None, Value]]] = []
 

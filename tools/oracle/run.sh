@@ -7,6 +7,7 @@
 # Environment (all optional):
 #   ORACLE_SEED   generator seed            (default 20240601)
 #   ORACLE_COUNT  number of kernels         (default 400)
+#   ORACLE_PROJECTS  number of multi-file projects (default 120)
 #   ORACLE_OUT    kernel directory          (default build/oracle/kernels)
 #   ORACLE_JOBS   TileLang worker processes (default 2)
 #   ORACLE_SKIP_SETUP=1  do not run setup.sh (the venv must exist)
@@ -31,7 +32,7 @@ if [ "${ORACLE_SKIP_SETUP:-0}" != "1" ]; then
     bash "$HERE/setup.sh"
 fi
 
-"$PY" "$HERE/generate.py" --seed "$SEED" --count "$COUNT" --out "$OUT"
+"$PY" "$HERE/generate.py" --seed "$SEED" --count "$COUNT" --projects "${ORACLE_PROJECTS:-120}" --out "$OUT"
 
 "$VENV/bin/python" "$HERE/run_tilelang.py" --jobs "$JOBS" --cache "$CACHE" \
     --stderr-log build/oracle/tilelang_stderr.log --out build/oracle/verdicts.jsonl "$OUT"
