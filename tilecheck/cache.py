@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from tilecheck import __version__
+from tilecheck.coverage import Coverage
 from tilecheck.dependencies import imported_files
 from tilecheck.types import Diagnostic, Edit, Fix, Grade, Related, Severity, Span
 
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
 
 CACHE_DIR_NAME = ".tilecheck_cache"
 CACHE_DIR_ENV = "TILECHECK_CACHE_DIR"
-FORMAT = 1  # bump when the entry layout changes
+FORMAT = 2  # bump when the entry layout changes (2: the coverage counts)
 # "Too complex to analyze" may come from a time or memory budget that a loaded machine missed,
 # and crashes are worth retrying: results with these are checked again next time.
 UNSTORED_CODES = frozenset({"TL004", "TL005"})
@@ -230,9 +231,11 @@ class ResultCache:
             text = entry["text"]
             if diagnostics and not isinstance(text, str):
                 return None
+            kernels, loops = entry["coverage"]
+            measured = Coverage(int(kernels), int(loops))
         except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
             return None  # missing or corrupt: check the file again
-        return FileAnalysis(path, diagnostics, False, text if diagnostics else None)
+        return FileAnalysis(path, diagnostics, False, text if diagnostics else None, measured=measured)
 
     # writing -----------------------------------------------------------------------------
     def store(self, path: str, settings: FileSettings, data: bytes, result: FileAnalysis) -> None:
@@ -247,6 +250,7 @@ class ResultCache:
             "dependencies": dependencies,
             "text": result.text if result.diagnostics else None,
             "diagnostics": [encode_diagnostic(d) for d in result.diagnostics],
+            "coverage": [result.coverage.kernels, result.coverage.loops],
         }
         target = self._entry_path(path, settings)
         with contextlib.suppress(OSError, ValueError):

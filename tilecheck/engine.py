@@ -23,6 +23,7 @@ from tilecheck.analysis.scope import ModelTooLarge
 from tilecheck.backends.profile import Profile, profile_of
 from tilecheck.consequences import fold
 from tilecheck.context import Context, ModelError
+from tilecheck.coverage import Coverage
 from tilecheck.registry import builtin_rules, by_code
 from tilecheck.rule import Rule
 from tilecheck.suppressions import META_CODES, Suppressions, may_have_suppressions
@@ -51,14 +52,25 @@ class FileAnalysis:
     text: str | None = None
     module: cst.Module | None = None
     context: Context | None = None
+    measured: Coverage | None = None  # the coverage of a detached result (measured before detaching)
 
     @property
     def model(self) -> FileModel | None:
         return self.context.model if self.context is not None else None
 
+    @property
+    def coverage(self) -> Coverage:
+        """How many kernels and loops the model saw (`tilecheck.coverage`)."""
+        if self.context is not None:
+            from tilecheck.coverage import measure
+
+            return measure(self.context)
+        return self.measured or Coverage()
+
     def detached(self) -> FileAnalysis:
-        """Without the CST and the model: what crosses a process boundary cheaply."""
-        return FileAnalysis(self.path, self.diagnostics, self.internal_error, self.text)
+        """Without the CST and the model: what crosses a process boundary cheaply (the
+        coverage counts, measured from the model, go along)."""
+        return FileAnalysis(self.path, self.diagnostics, self.internal_error, self.text, measured=self.coverage)
 
 
 def meta_diagnostic(path: str, code: str, span: Span, message: str) -> Diagnostic:

@@ -44,7 +44,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--output-format", default=None, help=f"{', '.join(OUTPUT_FORMATS)} (or TILECHECK_OUTPUT_FORMAT)"
     )
     check.add_argument("-o", "--output-file", metavar="FILE", help="write the report to FILE")
-    check.add_argument("--statistics", action="store_true", help="count diagnostics per rule instead")
+    check.add_argument("--statistics", action="store_true", help="count diagnostics per rule, and the kernels and loops modeled per file, instead")
     check.add_argument("--show-fixes", action="store_true", help="list the files and rules --fix fixed")
     check.add_argument("--exit-zero", action="store_true", help="exit with 0 even with diagnostics")
     check.add_argument(
@@ -174,6 +174,7 @@ def run(args: argparse.Namespace) -> int:
                 progress.close()
         analyses = [checked.analyses[path] for path in files]
     internal_error = any(analysis.internal_error for analysis in analyses)
+    coverage = {analysis.path: analysis.coverage for analysis in analyses}
     for analysis in analyses:
         if analysis.diagnostics:
             diagnostics.extend(analysis.diagnostics)
@@ -191,7 +192,13 @@ def run(args: argparse.Namespace) -> int:
             if args.statistics:  # what the diff is about, per rule
                 diagnostics.sort(key=lambda d: (display_path(d.path), d.span.line, d.span.column, d.code))
                 statistics.render(
-                    Run(diagnostics, sources, len(files), unsafe_fixes=bool(args.unsafe_fixes)),
+                    Run(
+                        diagnostics,
+                        sources,
+                        len(files),
+                        unsafe_fixes=bool(args.unsafe_fixes),
+                        coverage=coverage,
+                    ),
                     output_format,
                     out,
                 )
@@ -212,6 +219,7 @@ def run(args: argparse.Namespace) -> int:
         successful=not internal_error,
         fixes=fixes,
         show_fixes=args.show_fixes,
+        coverage=coverage,
     )
     _render(report, args, output_format)
     return _status(args, diagnostics, changed, failed)
@@ -269,6 +277,7 @@ def _run_stdin(args: argparse.Namespace) -> int:
         unsafe_fixes=unsafe,
         show_fix_hint=not args.fix,
         successful=not result.internal_error,
+        coverage={result.path: result.coverage},
     )
     _render(report, args, output_format, sys.stderr if args.fix else None)  # stdout carries the source
     return _status(args, diagnostics, outcome.fixed, result.internal_error)

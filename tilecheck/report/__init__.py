@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from tilecheck.types import Diagnostic, Severity
 
 if TYPE_CHECKING:
+    from tilecheck.coverage import Coverage
     from tilecheck.rule import Rule
 
 OUTPUT_FORMATS = ("full", "concise", "json", "json-lines", "sarif", "github")
@@ -28,6 +29,18 @@ class Run:
     successful: bool = True  # no internal error
     fixes: list[Diagnostic] = field(default_factory=list)  # what --fix applied, for --show-fixes
     show_fixes: bool = False
+    coverage: dict[str, Coverage] = field(default_factory=dict)  # path -> what the model saw, per file
+
+    def covered(self) -> list[tuple[str, Coverage, bool]]:
+        """(path, coverage, some kernel code was not modeled) for each file that has kernel code:
+        a kernel or loop modeled, or a TL006 note; sorted by displayed path."""
+        unmodeled = {d.path for d in self.diagnostics if d.code == "TL006"}
+        rows = [
+            (path, counts, path in unmodeled)
+            for path, counts in self.coverage.items()
+            if not counts.empty or path in unmodeled
+        ]
+        return sorted(rows, key=lambda row: display_path(row[0]))
 
 
 def display_path(path: str) -> str:

@@ -3,7 +3,8 @@
 One run; the driver lists the enabled rules (grade as a tag, documentation as help);
 results have 1-based regions in code points, URIs relative to `%SRCROOT%` (the working
 directory), partial fingerprints that survive line shifts, and fixes where a rule has one.
-Empty lists are `[]`, never null.
+Empty lists are `[]`, never null. `run.properties.coverage` says how many kernels and loops the
+model saw, in total and per file with kernel code (`tilecheck.coverage`).
 """
 
 from __future__ import annotations
@@ -181,7 +182,30 @@ def document(run: Run, root: str | None = None) -> dict[str, object]:
                 "columnKind": "unicodeCodePoints",
                 "invocations": [{"executionSuccessful": run.successful}],
                 "results": results,
+                "properties": {"coverage": coverage(run, root)},
             }
+        ],
+    }
+
+
+def coverage(run: Run, root: str) -> dict[str, object]:
+    """What the kernel model saw (`tilecheck.coverage`): totals over every file checked, and a
+    record per file with kernel code (a kernel or loop modeled, or a TL006 note)."""
+    files = run.covered()
+    return {
+        "filesChecked": run.files_checked,
+        "kernels": sum(counts.kernels for _, counts, _ in files),
+        "loops": sum(counts.loops for _, counts, _ in files),
+        "files": [
+            {
+                "artifactLocation": _artifact(path, root)
+                if not path.startswith("<")
+                else {"uri": path},
+                "kernels": counts.kernels,
+                "loops": counts.loops,
+                "unmodeledCode": unmodeled,
+            }
+            for path, counts, unmodeled in files
         ],
     }
 

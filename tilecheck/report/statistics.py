@@ -5,8 +5,15 @@
     1  TL101      nested-parallel
     Found 4 errors in 2 files.
 
+    Modeled: 3 kernels, 12 loops in 2 of 5 files
+      kernels  loops  file
+            2      7  kernels/gemm.py
+            1      5  kernels/softmax.py
+            0      0  kernels/wrapped.py  (kernel code not modeled: TL006)
+
 `[*]` marks a safe fix (applied by `--fix`), `[-]` an unsafe one (`--fix --unsafe-fixes`),
-nothing a rule without a fix. The machine formats give the same table as JSON.
+nothing a rule without a fix. The machine formats give the same table as JSON (a list of
+rules, as ruff's); the coverage section is text only (SARIF has it in `run.properties`).
 """
 
 from __future__ import annotations
@@ -14,7 +21,8 @@ from __future__ import annotations
 import json
 from typing import TextIO
 
-from tilecheck.report import Run, counts, plural
+from tilecheck.coverage import Coverage
+from tilecheck.report import Run, counts, display_path, plural
 from tilecheck.types import Diagnostic
 
 MACHINE_FORMATS = ("json", "json-lines", "sarif")
@@ -53,7 +61,12 @@ def render(run: Run, output_format: str, out: TextIO) -> None:
         return
     if not rows:
         out.write("All checks passed!\n")
-        return
+    else:
+        _rules(run, rows, out)
+    _coverage(run, out)
+
+
+def _rules(run: Run, rows: list[dict[str, object]], out: TextIO) -> None:
     width = max(len(str(row["count"])) for row in rows)
     code_width = max(len(str(row["code"])) for row in rows)
     marks = {"safe": "[*]", "unsafe": "[-]", None: "   "}
@@ -62,3 +75,24 @@ def render(run: Run, output_format: str, out: TextIO) -> None:
         out.write(f"{row['count']:>{width}}  {row['code']:<{code_width}}  {mark} {row['name']}\n")
     files = len({d.path for d in run.diagnostics})
     out.write(f"Found {counts(run.diagnostics)} in {plural(files, 'file')}.\n")
+
+
+def _coverage(run: Run, out: TextIO) -> None:
+    """How many kernels and loops the model saw, per file with kernel code (`tilecheck.coverage`)."""
+    if not run.coverage:
+        return
+    files = run.covered()
+    total = sum((counts for _, counts, _ in files), Coverage())
+    modeled = sum(1 for _, counts, _ in files if not counts.empty)
+    checked = plural(run.files_checked, "file")
+    if not files:
+        out.write(f"\nModeled: no kernels in {checked}\n")
+        return
+    kernels, loops = plural(total.kernels, "kernel"), plural(total.loops, "loop")
+    out.write(f"\nModeled: {kernels}, {loops} in {modeled} of {checked}\n")
+    width = max(len("kernels"), len(str(total.kernels)))
+    loop_width = max(len("loops"), len(str(total.loops)))
+    out.write(f"  {'kernels':>{width}}  {'loops':>{loop_width}}  file\n")
+    for path, counts, unmodeled in files:
+        note = "  (kernel code not modeled: TL006)" if unmodeled else ""
+        out.write(f"  {counts.kernels:>{width}}  {counts.loops:>{loop_width}}  {display_path(path)}{note}\n")
