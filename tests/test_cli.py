@@ -110,6 +110,11 @@ def test_statistics(project, capsys):
         "2  TL105      symbolic-parallel-fragment",
         "1  TL901  [*] unused-suppression",
         "Found 6 errors, 1 warning in 3 files.",
+        "",
+        "Modeled: 2 kernels, 8 loops in 2 of 3 files",
+        "  kernels  loops  file",
+        "        1      4  j.py",
+        "        1      4  k.py",
     ]
     assert outcome.status == 1
     outcome = run(capsys, ".", "--statistics", "--unsafe-fixes", "--output-format", "json")

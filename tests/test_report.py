@@ -289,6 +289,10 @@ def test_statistics_marks_safe_and_unsafe_fixes_and_totals(project, capsys):
         "1  TL105      symbolic-parallel-fragment",
         "1  TL901  [*] unused-suppression",
         "Found 3 errors, 1 warning in 2 files.",
+        "",
+        "Modeled: 1 kernel, 4 loops in 1 of 2 files",
+        "  kernels  loops  file",
+        "        1      4  k.py",
     ]
     diff = run(capsys, ".", "--statistics", "--diff")
     assert diff.out == outcome.out and diff.status == 1

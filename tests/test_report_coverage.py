@@ -1,0 +1,196 @@
+"""Coverage: how many kernels and loops the model saw per file, in `--statistics` and SARIF,
+through the worker pool and the content cache."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.support import run, write
+from tilecheck.coverage import Coverage
+from tilecheck.engine import check_source
+from tilecheck.workspace import Options, Workspace
+
+# One kernel definition built twice (two factory calls); loops: the 2-D `T.Parallel` (one loop),
+# the macro's two loops (inlined twice, counted once each) and the `T.serial` unrolled by the
+# Python `for` (counted once): 4.
+TILE = textwrap.dedent(
+    """\
+    import tilelang.language as T
+
+
+    def make(M):
+        @T.macro
+        def clear(A):
+            for i in T.Parallel(M):
+                A[i] = 0
+            for i in T.serial(M):
+                A[i] = 1
+
+        @T.prim_func
+        def main(A: T.Tensor((64,), "float32"), B: T.Tensor((64, 64), "float32")):
+            with T.Kernel(1) as bx:
+                for i, j in T.Parallel(64, 64):
+                    B[i, j] = 0
+                clear(A)
+                clear(A)
+                for s in [0, 1]:
+                    for k in T.serial(4):
+                        A[k] = s
+
+        return main
+
+
+    small = make(32)
+    large = make(64)
+    """
+)
+# Two DSL functions; loops: `pl.pipeline` and `pl.range` (a Python `range` is not a DSL loop).
+PTO = textwrap.dedent(
+    """\
+    import pypto.language as pl
+
+
+    @pl.function
+    def f(self, a: pl.Tensor, out: pl.Tensor):
+        for i in pl.pipeline(0, 8, 1, stage=2):
+            t = pl.tile.load(a, [i * 16], [16])
+            for j in pl.range(2):
+                pl.tile.store(t, [j], out)
+
+
+    @pl.function
+    def g(self, a: pl.Tensor):
+        for i in range(3):
+            pass
+    """
+)
+# TileLang code under a decorator tilecheck does not understand: nothing modeled, TL006.
+WRAPPED = textwrap.dedent(
+    """\
+    import tilelang.language as T
+    from mylib import my_wrap
+
+
+    @my_wrap
+    def main(A):
+        with T.Kernel(1) as bx:
+            for i in T.Parallel(8):
+                A[i] = 0
+    """
+)
+FILES = {"tile.py": TILE, "pto.py": PTO, "wrapped.py": WRAPPED, "plain.py": "x = 1\n"}
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TILECHECK_OUTPUT_FORMAT", raising=False)
+    write(tmp_path, {"pyproject.toml": "[tool.tilecheck]\n", **FILES})
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [("tile.py", Coverage(1, 4)), ("pto.py", Coverage(2, 2)), ("wrapped.py", Coverage(0, 0))],
+)
+def test_counts_come_from_the_model(name, expected):
+    analysis = check_source(FILES[name], name)
+    assert analysis.coverage == expected
+    assert analysis.detached().coverage == expected  # measured before the model is dropped
+
+
+def test_an_unparsable_file_has_nothing_modeled():
+    assert check_source("def (:\n", "bad.py").coverage == Coverage(0, 0)
+
+
+STATISTICS = """\
+1  TL006      unmodeled-kernel-code
+Found 1 note in 1 file.
+
+Modeled: 3 kernels, 6 loops in 2 of 4 files
+  kernels  loops  file
+        2      2  pto.py
+        1      4  tile.py
+        0      0  wrapped.py  (kernel code not modeled: TL006)
+"""
+
+
+def test_statistics_lists_the_kernels_and_loops_modeled_per_file(project, capsys):
+    outcome = run(capsys, ".", "--statistics", "--no-cache")
+    assert (outcome.status, outcome.out) == (0, STATISTICS)
+
+
+def test_statistics_of_a_clean_run_without_kernels(project, capsys):
+    outcome = run(capsys, "plain.py", "--statistics", "--no-cache")
+    assert outcome.out == "All checks passed!\n\nModeled: no kernels in 1 file\n"
+
+
+def test_machine_formats_keep_their_shape(project, capsys):
+    """`json` stays a list of diagnostics and `--statistics --output-format json` a list of
+    rules, as ruff's: the coverage record is in SARIF only, where a property bag is allowed."""
+    diagnostics = json.loads(run(capsys, ".", "--output-format", "json", "--no-cache").out)
+    assert [d["code"] for d in diagnostics] == ["TL006"]
+    rules = json.loads(run(capsys, ".", "--statistics", "--output-format", "json", "--no-cache").out)
+    assert rules == [
+        {"code": "TL006", "name": "unmodeled-kernel-code", "count": 1, "fixable": False, "fix": None}
+    ]
+
+
+def _record(uri: str, kernels: int, loops: int, unmodeled: bool) -> dict[str, object]:
+    location = {"uri": uri, "uriBaseId": "%SRCROOT%"}
+    return {"artifactLocation": location, "kernels": kernels, "loops": loops, "unmodeledCode": unmodeled}
+
+
+SARIF_COVERAGE = {
+    "filesChecked": 4,
+    "kernels": 3,
+    "loops": 6,
+    "files": [
+        _record("pto.py", 2, 2, False),
+        _record("tile.py", 1, 4, False),
+        _record("wrapped.py", 0, 0, True),
+    ],
+}
+
+
+def test_sarif_has_a_coverage_record_per_file_in_run_properties(project, capsys):
+    document = json.loads(run(capsys, ".", "--output-format", "sarif", "--no-cache").out)
+    assert document["runs"][0]["properties"] == {"coverage": SARIF_COVERAGE}
+
+
+def test_coverage_survives_the_cache_and_the_worker_pool(project, capsys):
+    first = run(capsys, ".", "--output-format", "sarif", "--jobs", "2")
+    second = run(capsys, ".", "--output-format", "sarif", "--jobs", "2")  # every result from the cache
+    for outcome in (first, second):
+        assert json.loads(outcome.out)["runs"][0]["properties"] == {"coverage": SARIF_COVERAGE}
+    workspace = Workspace(Options(cache=True), cwd=str(project))
+    checked = workspace.check_files(workspace.discover(["."]), jobs=2)
+    cache = workspace.result_cache()
+    assert cache is not None and (cache.hits, cache.misses) == (4, 0)
+    found = {Path(path).name: analysis.coverage for path, analysis in checked.analyses.items()}
+    assert found == {
+        "tile.py": Coverage(1, 4),
+        "pto.py": Coverage(2, 2),
+        "wrapped.py": Coverage(0, 0),
+        "plain.py": Coverage(0, 0),
+    }
+
+
+def test_a_cache_entry_without_coverage_is_a_miss(project):
+    workspace = Workspace(Options(cache=True), cwd=str(project))
+    workspace.check_files(workspace.discover(["tile.py"]), jobs=1)
+    entries = list((project / ".tilecheck_cache").rglob("*.json"))
+    assert len(entries) == 1
+    entry = json.loads(entries[0].read_text())
+    assert entry["coverage"] == [1, 4]
+    del entry["coverage"]  # as format 1 wrote it
+    entries[0].write_text(json.dumps(entry))
+    again = Workspace(Options(cache=True), cwd=str(project))
+    checked = again.check_files(again.discover(["tile.py"]), jobs=1)
+    cache = again.result_cache()
+    assert cache is not None and (cache.hits, cache.misses) == (0, 1)
+    assert [analysis.coverage for analysis in checked.analyses.values()] == [Coverage(1, 4)]
