@@ -70,7 +70,9 @@ class FileAnalysis:
     def detached(self) -> FileAnalysis:
         """Without the CST and the model: what crosses a process boundary cheaply (the
         coverage counts, measured from the model, go along)."""
-        return FileAnalysis(self.path, self.diagnostics, self.internal_error, self.text, measured=self.coverage)
+        return FileAnalysis(
+            self.path, self.diagnostics, self.internal_error, self.text, measured=self.coverage
+        )
 
 
 def meta_diagnostic(path: str, code: str, span: Span, message: str) -> Diagnostic:

@@ -44,7 +44,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--output-format", default=None, help=f"{', '.join(OUTPUT_FORMATS)} (or TILECHECK_OUTPUT_FORMAT)"
     )
     check.add_argument("-o", "--output-file", metavar="FILE", help="write the report to FILE")
-    check.add_argument("--statistics", action="store_true", help="count diagnostics per rule, and the kernels and loops modeled per file, instead")
+    check.add_argument(
+        "--statistics",
+        action="store_true",
+        help="count diagnostics per rule, and the kernels and loops modeled per file, instead",
+    )
     check.add_argument("--show-fixes", action="store_true", help="list the files and rules --fix fixed")
     check.add_argument("--exit-zero", action="store_true", help="exit with 0 even with diagnostics")
     check.add_argument(

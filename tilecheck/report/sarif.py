@@ -198,9 +198,7 @@ def coverage(run: Run, root: str) -> dict[str, object]:
         "loops": sum(counts.loops for _, counts, _ in files),
         "files": [
             {
-                "artifactLocation": _artifact(path, root)
-                if not path.startswith("<")
-                else {"uri": path},
+                "artifactLocation": _artifact(path, root) if not path.startswith("<") else {"uri": path},
                 "kernels": counts.kernels,
                 "loops": counts.loops,
                 "unmodeledCode": unmodeled,

@@ -82,8 +82,8 @@ def _coverage(run: Run, out: TextIO) -> None:
     if not run.coverage:
         return
     files = run.covered()
-    total = sum((counts for _, counts, _ in files), Coverage())
-    modeled = sum(1 for _, counts, _ in files if not counts.empty)
+    total = sum((seen for _, seen, _ in files), Coverage())
+    modeled = sum(1 for _, seen, _ in files if not seen.empty)
     checked = plural(run.files_checked, "file")
     if not files:
         out.write(f"\nModeled: no kernels in {checked}\n")
@@ -93,6 +93,6 @@ def _coverage(run: Run, out: TextIO) -> None:
     width = max(len("kernels"), len(str(total.kernels)))
     loop_width = max(len("loops"), len(str(total.loops)))
     out.write(f"  {'kernels':>{width}}  {'loops':>{loop_width}}  file\n")
-    for path, counts, unmodeled in files:
+    for path, seen, unmodeled in files:
         note = "  (kernel code not modeled: TL006)" if unmodeled else ""
-        out.write(f"  {counts.kernels:>{width}}  {counts.loops:>{loop_width}}  {display_path(path)}{note}\n")
+        out.write(f"  {seen.kernels:>{width}}  {seen.loops:>{loop_width}}  {display_path(path)}{note}\n")
