@@ -117,3 +117,174 @@ def test_files_without_kernels(project, capsys):
     write(project, {"plain.py": "x = 1\n"})
     outcome = run(capsys, "explain", "plain.py", "--isolated")
     assert outcome.status == 0 and "no TileLang kernels" in outcome.out
+
+
+# -- undecided Python-level conditions, sibling macro loops, several builds (issue 10 §2) ----------
+
+UNDECIDED = """import tilelang.language as T
+
+
+def make(flag, wide, M=64):
+    @T.macro
+    def clear(A):
+        for i in T.Parallel(M):
+            A[i] = 0
+        for i in T.Parallel(M):
+            A[i] = 1
+
+    @T.prim_func
+    def main(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1) as bx:
+            if flag:
+                for i in T.Parallel(M):
+                    A[i] = 0
+                if wide:
+                    for k in T.serial(M):
+                        A[k] = 2
+            else:
+                clear(A)
+            for s in [0, 1]:
+                clear(A)
+
+    return main
+"""
+
+UNDECIDED_TREE = """u.py  (backend: none selected)
+
+kernel main  (line 13)
+├── ?if flag  [line 15]
+│     undecided Python-level condition: both branches are checked
+│   ├── ?for i in T.Parallel(M)  [line 16]
+│   │     parallel; extent `M` (constant: a Python int)
+│   │     under an undecided condition: `if flag` (line 15)
+│   ├── ?if wide  [line 18]
+│   │     undecided Python-level condition: both branches are checked
+│   │   └── ?for k in T.serial(M)  [line 19]
+│   │         serial; extent `M` (constant: a Python int)
+│   │         under an undecided condition: `if wide` (line 18)
+│   ├── ?for i in T.Parallel(M)  [line 22]
+│   │     parallel; extent `M` (constant: a Python int)
+│   │     inlined from macro `clear` (called at line 22); written at u.py:7
+│   │     under an undecided condition: `if flag` (line 15)
+│   └── ?for i in T.Parallel(M)  [line 22]
+│         parallel; extent `M` (constant: a Python int)
+│         inlined from macro `clear` (called at line 22); written at u.py:9
+│         under an undecided condition: `if flag` (line 15)
+├── for i in T.Parallel(M)  [line 24]  (x2, Python-level unrolling)
+│     parallel; extent `M` (constant: a Python int)
+│     inlined from macro `clear` (called at line 24); written at u.py:7
+└── for i in T.Parallel(M)  [line 24]  (x2, Python-level unrolling)
+      parallel; extent `M` (constant: a Python int)
+      inlined from macro `clear` (called at line 24); written at u.py:9
+"""
+
+
+def test_loops_under_an_undecided_condition_and_sibling_macro_loops_are_drawn(tmp_path, monkeypatch, capsys):
+    """The `if` whose condition is a factory parameter is drawn with both branches (nested
+    ones too); the two same-titled loops of one macro call are two nodes, while the copies
+    of a Python-level `for` still fold into one node (x2)."""
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, {"u.py": UNDECIDED})
+    outcome = run(capsys, "explain", "u.py", "--isolated")
+    assert outcome.status == 0
+    assert outcome.out.split("\n\nlegend:")[0] + "\n" == UNDECIDED_TREE
+    data = tree(capsys, "u.py")
+    condition = data["kernels"][0]["children"][0]
+    assert (condition["kind"], condition["title"], condition["line"], condition["column"]) == (
+        "if",
+        "if flag",
+        15,
+        13,
+    )
+    assert condition["certain"] is False
+    assert [(c["title"], c["line"], c["source_line"]) for c in condition["children"]] == [
+        ("for i in T.Parallel(M)", 16, None),
+        ("if wide", 18, None),
+        ("for i in T.Parallel(M)", 22, 7),
+        ("for i in T.Parallel(M)", 22, 9),
+    ]
+    marked = tree(capsys, "u.py:19")["kernels"][0]
+    assert marked["children"][0]["children"][1]["children"][0]["marked"] is True
+
+
+BUILDS = """import tilelang.language as T
+
+
+def make(flag, M):
+    @T.prim_func
+    def main(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1) as bx:
+            if flag:
+                for i in T.Parallel(M):
+                    A[i] = 0
+            else:
+                for k in T.serial(M):
+                    for j in T.Parallel(M):
+                        T.copy(A, A)
+            for t in T.serial(4):
+                A[t] = 1
+
+    return main
+
+
+a = make(True, 32)
+b = make(False, 64)
+"""
+
+
+def test_a_kernel_built_twice_draws_what_either_build_has(tmp_path, monkeypatch, capsys):
+    """Each call decides the condition its own way: both branches are drawn, marked as in only
+    some builds, and the TL103 of the second build hangs on its loop, not on the kernel."""
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, {"b.py": BUILDS})
+    (kernel,) = tree(capsys, "b.py")["kernels"]
+    assert kernel["diagnostics"] == []
+    first, second, common = kernel["children"]
+    partial = "only in some of the kernel's 2 builds: under a Python-level condition whose value differs between the factory's calls"
+    assert (first["title"], first["certain"], first["details"]) == (
+        "for i in T.Parallel(M)",
+        False,
+        ["parallel; extent `M` = 32 (constant)", partial],
+    )
+    assert (second["title"], second["certain"], second["details"][1]) == (
+        "for k in T.serial(M)",
+        False,
+        partial,
+    )
+    (inner,) = second["children"]
+    assert (inner["title"], inner["certain"], len(inner["details"])) == ("for j in T.Parallel(M)", False, 1)
+    assert [(d["code"], d["line"], d["column"]) for d in inner["diagnostics"]] == [("TL103", 14, 25)]
+    assert (common["title"], common["certain"]) == ("for t in T.serial(4)", True)
+    assert common["details"] == ["serial; extent 4 (constant)"]
+
+
+FACTORY_IF = """import tilelang.language as T
+
+
+def make(flag, M=64):
+    if flag:
+        @T.prim_func
+        def main(A: T.Tensor((64,), "float32")):
+            with T.Kernel(1) as bx:
+                for i in T.Parallel(M):
+                    A[i] = 0
+    else:
+        @T.prim_func
+        def main(A: T.Tensor((64,), "float32")):
+            with T.Kernel(1) as bx:
+                for i in T.serial(M):
+                    A[i] = 0
+    return main
+"""
+
+
+def test_kernels_defined_under_an_undecided_factory_condition_say_so(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, {"f.py": FACTORY_IF})
+    kernels = tree(capsys, "f.py")["kernels"]
+    assert [(k["line"], k["details"]) for k in kernels] == [
+        (7, ["defined under an undecided condition: `if flag` (line 5)"]),
+        (13, ["defined under an undecided condition: `if flag` (line 5)"]),
+    ]
+    text = run(capsys, "explain", "f.py", "--isolated").out
+    assert "kernel main  (line 7)\n  defined under an undecided condition: `if flag` (line 5)\n└── " in text

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from tilecheck.analysis.model import Item, Kernel, Loop, LoopKind, Request, Stmt, StmtKind
+from tilecheck.analysis.model import Item, Kernel, Loop, LoopKind, Request, Site, Stmt, StmtKind
 from tilecheck.analysis.scope import ModelTooLarge
 from tilecheck.analysis.values import Constness, PyConst, PyValue, TirExpr, Value
 from tilecheck.context import Context, ModelError
@@ -135,21 +135,76 @@ class Builder:
         root = Node(
             "kernel", f"kernel {kernel.name}", span.line, span.column + 1, lines=(span.line, span.end_line)
         )
+        root.details = [self.under(condition, "defined") for condition in kernel.conditions]
         root.children = self.items(kernel.body)
         return root
 
-    def items(self, items: list[Item]) -> list[Node]:
+    def kernel_builds(self, builds: list[Kernel]) -> Node:
+        """One tree for a kernel definition built several times (once per distinct factory
+        call): the union of the builds' trees, what only some builds have marked so."""
+        trees = [self.kernel(kernel) for kernel in builds]
+        root = trees[0]
+        present = {id(node): 1 for node in _walk(root)}
+        for other in trees[1:]:
+            _merge(root, other, present)
+        _mark_partial(root, present, len(trees))
+        return root
+
+    def items(self, items: list[Item], depth: int = 0) -> list[Node]:
+        """The nodes of an item list; items spliced from an undecided Python-level `if` (beyond
+        the `depth` conditions already drawn) are grouped under a node for that `if`."""
         nodes: list[Node] = []
         keys: dict[tuple, Node] = {}
-        for item in items:
-            for node in self.item(item):
-                key = (node.kind, node.line, node.column, node.title)
-                if key in keys:  # a copy made by Python-level unrolling
+        index = 0
+        while index < len(items):
+            item = items[index]
+            if len(item.conditions) > depth:
+                condition = item.conditions[depth]
+                end = index + 1
+                while end < len(items) and _same_condition(items[end], condition, depth):
+                    end += 1
+                made = self.condition(condition, items[index:end], depth + 1)
+                index = end
+            else:
+                made = self.item(item)
+                index += 1
+            for node in made:
+                # The same construct again: a copy made by Python-level unrolling. Sibling
+                # loops inlined from one macro share the call site, not the line they are written on.
+                key = (node.kind, node.line, node.column, node.title, node.source_line)
+                if key in keys:
                     keys[key].copies += 1
                     continue
                 keys[key] = node
                 nodes.append(node)
         return nodes
+
+    def condition(self, condition: Site, items: list[Item], depth: int) -> list[Node]:
+        """`?if flag`: a Python-level `if` tilecheck cannot decide, drawn when it holds loops."""
+        children = self.items(items, depth)
+        if not children:
+            return []
+        statement = condition.node
+        assert isinstance(statement, cst.If)
+        span = self.ctx.span(condition.report_node, condition.report_top)
+        node = Node(
+            "if", f"if {self.ctx.text(statement.test, 60)}", span.line, span.column + 1, certain=False
+        )
+        if not condition.origin:
+            node.lines = (span.line, self.ctx.span(statement, condition.top).end_line)
+        else:
+            node.source_line = self.ctx.line_of(statement, condition.top)
+        node.details = ["undecided Python-level condition: both branches are checked"]
+        node.details += self.origin_of(condition)
+        node.children = children
+        return [node]
+
+    def under(self, condition: Site, what: str = "") -> str:
+        """`under an undecided condition: `if flag` (line 15)`."""
+        statement = condition.node
+        test = self.ctx.text(statement.test, 40) if isinstance(statement, cst.If) else "?"
+        line = self.ctx.line_of(statement, condition.top)
+        return f"{what + ' ' if what else ''}under an undecided condition: `if {test}` (line {line})"
 
     def item(self, item: Item) -> list[Node]:
         if isinstance(item, Loop):
@@ -172,12 +227,15 @@ class Builder:
         return []
 
     def origin(self, item: Item) -> list[str]:
-        if not item.site.origin:
+        return self.origin_of(item.site)
+
+    def origin_of(self, site: Site) -> list[str]:
+        if not site.origin:
             return []
-        own = self.ctx.line_of(item.site.node, item.site.top)
+        own = self.ctx.line_of(site.node, site.top)
         chain = " -> ".join(
             f"`{call.name}` (called at line {self.ctx.line_of(call.call, call.call_top)})"
-            for call in item.site.origin
+            for call in site.origin
         )
         return [
             f"inlined from macro {chain}; written at {display_path(item.site.path or self.ctx.path)}:{own}"
@@ -234,7 +292,9 @@ class Builder:
                     "planned" if profile.plans(loop.pipeline) else dropped or "not planned"
                 )
         node.details += self.origin(loop)
-        if not loop.certain:
+        if loop.conditions:
+            node.details.append(self.under(loop.conditions[-1]))
+        elif not loop.certain:
             node.details.append("exists only for some Python-level values tilecheck cannot evaluate")
         node.children = self.items(dims[-1].body)
         return node
@@ -267,6 +327,63 @@ def _walk(node: Node) -> Iterator[Node]:
     yield node
     for child in node.children:
         yield from _walk(child)
+
+
+def _same_condition(item: Item, condition: Site, depth: int) -> bool:
+    """Whether `item` was spliced from the same `if` (written and inlined at the same place)."""
+    if len(item.conditions) <= depth:
+        return False
+    other = item.conditions[depth]
+    return other.node is condition.node and [c.call for c in other.origin] == [
+        c.call for c in condition.origin
+    ]
+
+
+def _key(node: Node) -> tuple:
+    return (node.kind, node.line, node.column, node.title, node.source_line)
+
+
+def _merge(into: Node, other: Node, present: dict[int, int]) -> None:
+    """Add `other`'s nodes to `into`'s (another build of the same kernel), counting matches."""
+    keys = {_key(child): child for child in into.children}
+    position = 0
+    inserted = False
+    for child in other.children:
+        match = keys.get(_key(child))
+        if match is None:  # only in this build: after the last node both builds have
+            into.children.insert(position, child)
+            inserted = True
+            keys[_key(child)] = child
+            present.update((id(node), 1) for node in _walk(child))
+            position += 1
+            continue
+        present[id(match)] += 1
+        match.copies = max(match.copies, child.copies)
+        match.details += [detail for detail in child.details if detail not in match.details]  # `M` = 32, 64
+        _merge(match, child, present)
+        position = into.children.index(match) + 1
+    if inserted:  # in source order again (stable: siblings inlined at one call site keep theirs)
+        into.children.sort(key=lambda node: (node.line, node.column))
+
+
+def _mark_partial(root: Node, present: dict[int, int], builds: int) -> None:
+    """Nodes that not every build has exist under a Python-level condition that differs between
+    the factory's calls: uncertain, and said so on the outermost such node."""
+
+    def visit(node: Node, inside: bool) -> None:
+        partial = present.get(id(node), builds) < builds
+        if partial:
+            node.certain = False
+            if not inside:
+                node.details.append(
+                    f"only in some of the kernel's {builds} builds: under a Python-level condition "
+                    "whose value differs between the factory's calls"
+                )
+        for child in node.children:
+            visit(child, inside or partial)
+
+    for child in root.children:
+        visit(child, False)
 
 
 def attach(roots: list[Node], diagnostics: list[Diagnostic]) -> list[Diagnostic]:
@@ -345,13 +462,10 @@ def explain(
     except (RecursionError, ModelError, ModelTooLarge):
         return [], list(analysis.diagnostics), "the kernel model could not be built for this file"
     builder = Builder(ctx)
-    roots: list[Node] = []
-    seen: set[int] = set()
+    builds: dict[int, list[Kernel]] = {}  # a factory built with several argument sets: one tree
     for kernel in kernels:
-        if id(kernel.node) in seen:
-            continue  # a factory built with several argument sets: the first build
-        seen.add(id(kernel.node))
-        roots.append(builder.kernel(kernel))
+        builds.setdefault(id(kernel.node), []).append(kernel)
+    roots = [builder.kernel_builds(found) for found in builds.values()]
     rest = attach(roots, analysis.diagnostics)
     if line is not None:
         chosen = mark(roots, line)

@@ -117,6 +117,9 @@ class Item:
     # False when the item exists only for some values of a Python-level condition or
     # iterable that tilecheck cannot evaluate: never evidence for a proof.
     certain: bool = True
+    # The Python-level `if` statements whose condition tilecheck could not decide and whose
+    # branch this item was spliced from, outermost first (for `tilecheck explain`).
+    conditions: tuple[Site, ...] = ()
 
 
 @dataclass(eq=False)
@@ -194,6 +197,8 @@ class Kernel:
     body: list[Item] = field(default_factory=list)
     macro_calls: list[MacroCall] = field(default_factory=list)  # every inlined call, in order
     buffers: list[Buffer] = field(default_factory=list)  # parameters and allocations
+    # Undecided Python-level `if` statements of the factory around the definition, outermost first.
+    conditions: tuple[Site, ...] = ()
 
 
 @dataclass(eq=False)

@@ -9,7 +9,7 @@ import libcst as cst
 
 from tilecheck.analysis.imports import ImportTable, bindings, try_imports
 from tilecheck.analysis.language import TENSOR_ANNOTATIONS
-from tilecheck.analysis.model import FileModel
+from tilecheck.analysis.model import FileModel, Site
 from tilecheck.analysis.project import ProjectFunction, ProjectModule
 from tilecheck.analysis.scope import BuildState, DefinedFunction, Env, Frame, Sink, bind_python
 from tilecheck.analysis.statements import KernelInterpreter
@@ -326,8 +326,11 @@ class PythonLevel:
                 self.python_block(suite_body(branch), env, top)
             return
         self.forget_assigned(statement, env)
+        built = len(self.state.model.kernels)
         for branch_body in if_bodies(statement):
             self.python_block(branch_body, Env(env), top)
+        for kernel in self.state.model.kernels[built:]:  # defined under this undecided condition
+            kernel.conditions = (Site(statement, top), *kernel.conditions)
 
     def forget_assigned(self, statement: cst.CSTNode, env: Env, keep: set[str] | None = None) -> None:
         """Names assigned under an undecidable Python condition hold unknown values."""

@@ -341,8 +341,10 @@ class KernelInterpreter:
             # in place (no statement), each only possibly present, and what they assign is
             # unknown afterwards.
             out.remove(stmt)
+            condition = frame.site(statement)
             for item in (*stmt.body, *stmt.orelse):
                 item.certain = False
+                item.conditions = (condition, *item.conditions)
                 out.append(item)
             for name in assigned_names(statement):
                 frame.env.bind(name, UNKNOWN)

@@ -84,6 +84,8 @@ def render(picture: Picture, out: TextIO) -> None:
     for root in picture.kernels:
         out.write("\n")
         out.write(f"{root.title}  (line {root.line})\n")
+        for detail in root.details:
+            out.write(f"  {detail}\n")
         for diagnostic in root.diagnostics:
             _diagnostic(picture, diagnostic, root, "  ", out)
         _children(picture, root, "", out)
