@@ -11,7 +11,7 @@ class PyptoYieldCountMismatch(PyptoRule):
     """A pipelined loop body yields a different number of values than it has iter_args.
 
     ## What it does
-    Reports a pipelined loop body that yields a different number of values than it has iter_args (including none at all).
+    Reports a pipelined loop body that yields a different number of values than it has iter_args (including none at all). One exception: in a function that allows reassignment (the default, not `@pl.function(strict_ssa=True)`), a body without `pl.yield_` that reassigns its iter_args (`acc = pl.add(acc, 1.0)`) is lowered, because PyPTO's SSA conversion makes their last values the yield.
 
     ## Why is this bad?
     Each clone feeds its yields to the next clone's iter_args; the pass stops with an internal error when they do not match. The message is PyPTO's own.
@@ -49,7 +49,12 @@ class PyptoYieldCountMismatch(PyptoRule):
             example(
                 "    for i, (x,) in pl.pipeline(4, stage=2, init_values=(s0,)):\n        r = pl.yield_(x)\n"
             )
-        )
+        ),
+        Valid(
+            example(
+                "    for i, (x,) in pl.pipeline(4, stage=2, init_values=(s0,)):\n        x = pl.add(x, 1.0)\n"
+            )
+        ),
     ]
     INVALID = [
         Invalid(

@@ -146,6 +146,10 @@ class Interpreter:
             assert isinstance(node.target, ast.Tuple)
             loop_var, iter_args = node.target.elts
             last = body[-1]
+            yields = isinstance(last, ast.Assign) and isinstance(last.value, ast.Call)
+            if not (yields and self._member(last.value.func) == "yield_"):  # type: ignore[union-attr]
+                self._carry_by_reassignment(node, values, carried, env, run)
+                return
             assert isinstance(last, ast.Assign) and isinstance(last.value, ast.Call)
             for value in values:
                 self._bind(loop_var, value, env)
@@ -157,6 +161,22 @@ class Interpreter:
             for value in values:
                 self._bind(node.target, value, env)
                 self._block(body, env, run)
+
+    def _carry_by_reassignment(
+        self, node: ast.For, values: list[int], carried: list[Any], env: dict[str, Any], run: Run
+    ) -> None:
+        """A non-strict function's loop without a yield: what SSA conversion makes of it. Each
+        iteration starts from the iter_args' last values; after the loop their names hold them."""
+        assert isinstance(node.target, ast.Tuple)
+        loop_var, iter_args = node.target.elts
+        assert isinstance(iter_args, ast.Tuple)
+        names = [element.id for element in iter_args.elts if isinstance(element, ast.Name)]
+        for value in values:
+            self._bind(loop_var, value, env)
+            env.update(zip(names, carried, strict=True))
+            self._block(node.body, env, run)
+            carried = [env[name] for name in names]
+        env.update(zip(names, carried, strict=True))
 
     # -- expressions -----------------------------------------------------------------------
 

@@ -23,7 +23,9 @@ from tilecheck.pypto.dsl import (
     FunctionSite,
     LoopHeader,
     body_statements,
+    carries_implicitly,
     child_blocks,
+    is_strict_ssa,
     loop_header,
     trailing_yield,
     yield_call,
@@ -70,6 +72,7 @@ class FunctionChecker:
             flows[id(site.node)] = (flow, self.local)  # the lowering starts from these
         self.findings: list[Finding] = []
         self._current: cst.For | None = None
+        self.strict = is_strict_ssa(site.node, aliases)
 
     def run(self) -> list[Finding]:
         self._block(body_statements(self.function), 0, {})
@@ -228,6 +231,9 @@ class FunctionChecker:
                 self._report("TL416", step_node, step=step.value)
             return
         iter_args = header.iter_args()
+        defs = self.flow.block(body_statements(header.node)).defs
+        if carries_implicitly(header, self.strict, defs, self.aliases):
+            return  # PyPTO's SSA conversion supplies the yield
         if header.init_values is not None and iter_args is not None:
             statements = body_statements(header.node)
             yielded = trailing_yield(statements, self.aliases)

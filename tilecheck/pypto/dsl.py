@@ -98,6 +98,30 @@ def is_dsl_function(node: cst.FunctionDef, aliases: Aliases) -> bool:
     return any(_decorator_member(d, aliases) in _FUNCTION_DECORATORS for d in node.decorators)
 
 
+def is_strict_ssa(node: cst.FunctionDef, aliases: Aliases) -> bool:
+    """`@pl.function(strict_ssa=True)`: the parser rejects reassignment (the default allows it)."""
+    for decorator in node.decorators:
+        call = decorator.decorator
+        if isinstance(call, cst.Call) and _decorator_member(decorator, aliases) in _FUNCTION_DECORATORS:
+            for arg in call.args:
+                if arg.keyword is not None and arg.keyword.value == "strict_ssa":
+                    return not (isinstance(arg.value, cst.Name) and arg.value.value in ("False", "None"))
+    return False
+
+
+def carries_implicitly(header: LoopHeader, strict: bool, defs: set[str], aliases: Aliases) -> bool:
+    """A loop whose iter_args are reassigned in its body, with no `pl.yield_`, in a function
+    that allows reassignment: PyPTO's SSA conversion makes each iter_arg's last value the
+    loop's yield (and `return acc` after the loop its result), so the pass lowers it. In a
+    strict function the parser rejects the reassignment instead."""
+    iter_args = header.iter_args()
+    if strict or not iter_args or header.init_values is None or len(header.init_values) != len(iter_args):
+        return False
+    if trailing_yield(body_statements(header.node), aliases) is not None:
+        return False
+    return bool(defs & set(iter_args))
+
+
 @dataclass(frozen=True)
 class FunctionSite:
     """A DSL function and the chain of module/class bodies that holds it (for rebuilding)."""

@@ -16,12 +16,14 @@ import libcst as cst
 from tilecheck.pypto.clone import Rewriter, Substitute, Tagging
 from tilecheck.pypto.consts import ModuleConstants
 from tilecheck.pypto.cstutil import binop, int_node
-from tilecheck.pypto.dataflow import Dataflow, Frame, live_after
+from tilecheck.pypto.dataflow import Dataflow, Frame, Summary, live_after
 from tilecheck.pypto.dsl import (
     Aliases,
     LoopHeader,
     TrailingYield,
     body_statements,
+    carries_implicitly,
+    is_strict_ssa,
     loop_header,
     trailing_yield,
 )
@@ -71,6 +73,9 @@ class _Body:
     iter_args: list[str]
     local: set[str]  # names given fresh per-clone names
     double_buffer_c: bool
+    # iter_args carried by reassignment, without a yield (`dsl.carries_implicitly`): they keep
+    # their names in every clone, as other reassigned names do, and the seeds are bound first.
+    implicit: dict[str, cst.BaseExpression] = field(default_factory=dict)
     _templates: BodyTemplates | None = None
 
     def templates(self, aliases: Aliases, stem: str, tiles: frozenset[str]) -> BodyTemplates:
@@ -94,6 +99,7 @@ class FunctionLowering:
             self.flow = Dataflow()
             self.local = function_locals(function, self.flow)
         self.group = 0  # pipeline group ids restart in every function
+        self.strict = is_strict_ssa(function, self.aliases)
         self.tiles = tile_facts(function, self.aliases)
         self._undecided_noted: set[int] = set()
         # The outermost lowered loops, each with what replaces it, in source order.
@@ -252,6 +258,8 @@ class FunctionLowering:
             return None
         iter_args = header.iter_args() or []
         yielded = None
+        if carries_implicitly(header, self.strict, self.flow.block(list(statements)).defs, self.aliases):
+            return self._implicit_body(header, statements, chain, loop_var, iter_args)
         if iter_args:
             yielded = trailing_yield(statements, self.aliases)
             init_values = header.init_values
@@ -278,12 +286,57 @@ class FunctionLowering:
             reason = f"{names} is deleted in the loop body"
             self._note("TL491", header.node.target, header.node, reason=reason)
             return None
-        candidates = summary.defs - summary.reads - self.flow.opaque
+        return self._body(header, core, summary, chain, yielded, loop_var, iter_args)
+
+    def _body(
+        self,
+        header: LoopHeader,
+        core: list[cst.BaseStatement],
+        summary: Summary,
+        chain: list[Frame],
+        yielded: TrailingYield | None,
+        loop_var: str,
+        iter_args: list[str],
+    ) -> _Body:
+        candidates = summary.defs - summary.reads - self.flow.opaque - set(iter_args)
         candidates -= live_after(self.flow, chain, candidates)
         attrs = header.attrs() or {}
         flag = attrs.get("pipeline_double_buffer_c")
         double_buffer_c = isinstance(flag, cst.Name) and flag.value == "True"
         return _Body(core, yielded, loop_var, iter_args, candidates, double_buffer_c)
+
+    def _implicit_body(
+        self,
+        header: LoopHeader,
+        statements: list[cst.BaseStatement],
+        chain: list[Frame],
+        loop_var: str,
+        iter_args: list[str],
+    ) -> _Body | None:
+        """`for i, (acc,) in pl.pipeline(..., init_values=(x,)): acc = pl.add(acc, 1.0)` in a
+        non-strict function: each clone reassigns `acc` and the next clone reads it, which is
+        what PyPTO's SSA conversion and the pass make of it; no yield is written."""
+        core = list(statements)
+        summary = self.flow.block(core)
+        if loop_var in summary.defs:
+            self._note(
+                "TL491",
+                header.node.target,
+                header.node,
+                reason=f"`{loop_var}` is reassigned in the loop body",
+            )
+            return None
+        deleted = deleted_names(core) & {loop_var, *iter_args}
+        if deleted:
+            names = ", ".join(f"`{name}`" for name in sorted(deleted))
+            self._note(
+                "TL491", header.node.target, header.node, reason=f"{names} is deleted in the loop body"
+            )
+            return None
+        body = self._body(header, core, summary, chain, None, loop_var, [])
+        body.local -= set(iter_args)
+        body.implicit = dict(zip(iter_args, header.init_values or (), strict=True))
+        return body
 
     def _replicate(
         self,
@@ -387,6 +440,11 @@ class FunctionLowering:
             else:
                 seeds = [seed(value) for value in loop.header.init_values or ()]
             tail, yields = self._replicate(body, rest, offset, seeds)
+            if main_iters == 0 and body.implicit:  # no loop binds the iter_args: their seeds do
+                tail = [
+                    cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value)])
+                    for name, value in body.implicit.items()
+                ] + tail
             if main_iters == 0 and tail:
                 first = materialize(tail[0])
                 assert isinstance(first, (cst.SimpleStatementLine, cst.BaseCompoundStatement))

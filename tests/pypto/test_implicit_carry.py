@@ -1,0 +1,157 @@
+"""A carried value reassigned in the body of a non-strict function, without `pl.yield_`
+(issue 10 §5): PyPTO's SSA conversion supplies the yield and the pass lowers the loop, so
+tilecheck lowers it too, keeping the iter_arg's name in every clone."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.pypto.helpers import expect, lower_body, lower_notes
+from tests.pypto.interp import Interpreter
+from tilecheck.pypto import check_pypto_source, lower_source
+
+HEADER = "import pypto.language as pl\n\n\n@pl.function\ndef f(self, x: pl.Tensor, n: pl.Scalar):\n"
+
+
+def _lowered(body: str) -> str:
+    return lower_body(body)
+
+
+def test_the_issue_case_lowers_to_two_reassigning_clones():
+    assert _lowered(
+        """
+        for i, (acc,) in pl.pipeline(4, stage=2, init_values=(s0,)):
+            acc = pl.add(acc, 1.0)
+        """
+    ) == expect(
+        """
+        for i, (acc,) in pl.pipeline(0, 4, 2, stage=1, init_values=(s0,)):
+            acc = pl.add(acc, 1.0)
+            acc = pl.add(acc, 1.0)
+        """
+    )
+
+
+def test_a_static_tail_reads_the_main_loops_result_by_name():
+    assert _lowered(
+        """
+        for i, (acc,) in pl.pipeline(5, stage=2, init_values=(s0,)):
+            t = pl.mul(acc, i)
+            acc = pl.add(t, 1.0)
+        """
+    ) == expect(
+        """
+        for i, (acc,) in pl.pipeline(0, 4, 2, stage=1, init_values=(s0,)):
+            t = pl.mul(acc, i)
+            acc = pl.add(t, 1.0)
+            t_1 = pl.mul(acc, i + 1)
+            acc = pl.add(t_1, 1.0)
+        t_2 = pl.mul(acc, 4)
+        acc = pl.add(t_2, 1.0)
+        """
+    )
+
+
+def test_a_pure_tail_binds_the_init_value_first():
+    assert _lowered(
+        """
+        for i, (acc, c) in pl.pipeline(1, stage=2, init_values=(s0, t0)):
+            acc = pl.add(acc, c)
+        """
+    ) == expect(
+        """
+        acc = s0
+        c = t0
+        acc = pl.add(acc, c)
+        """
+    )
+
+
+def test_dynamic_bounds_reassign_in_the_remainder_cascade():
+    assert _lowered(
+        """
+        for i, (acc,) in pl.pipeline(n, stage=3, init_values=(s0,)):
+            acc = pl.add(acc, i)
+        """
+    ) == expect(
+        """
+        unroll_main_end: pl.Scalar[pl.INDEX] = 0 + (n - 0) // 3 * 3
+        for i, (acc,) in pl.pipeline(0, unroll_main_end, 3, stage=1, init_values=(s0,)):
+            acc = pl.add(acc, i)
+            acc = pl.add(acc, i + 1)
+            acc = pl.add(acc, i + 2)
+        unroll_rem: pl.Scalar[pl.INDEX] = n - unroll_main_end
+        if unroll_rem == 1:
+            acc = pl.add(acc, unroll_main_end)
+        else:
+            if unroll_rem == 2:
+                acc = pl.add(acc, unroll_main_end)
+                acc = pl.add(acc, unroll_main_end + 1)
+        """
+    )
+
+
+CASES = [
+    ("pl.pipeline({n}, stage={f}, init_values=(x,))", "acc = pl.add(acc, i)"),
+    (
+        "pl.pipeline(1, {n}, 2, stage={f}, init_values=(x,))",
+        "t = pl.mul(acc, i)\n        acc = pl.add(t, 1.0)",
+    ),
+    (
+        "pl.pipeline(0, n, 1, stage={f}, init_values=(x,))",
+        "acc = pl.add(acc, i)\n        acc = pl.sub(acc, 2.0)",
+    ),
+]
+
+
+@pytest.mark.parametrize("header", [case[0] for case in CASES], ids=["static", "static-step-2", "dynamic"])
+@pytest.mark.parametrize("factor", [2, 3, 4])
+@pytest.mark.parametrize("trips", [0, 1, 2, 5, 8])
+def test_lowered_code_issues_the_same_calls_and_returns_the_same_value(header, factor, trips):
+    body = dict(CASES)[header]
+    source = (
+        HEADER + f"    for i, (acc,) in {header.format(n=trips, f=factor)}:\n        {body}\n    return acc\n"
+    )
+    result = lower_source(source, "k.py")
+    assert result.changed and not [d for d in result.diagnostics if d.code != "TL492"], result.diagnostics
+    expected = Interpreter(source).run(x="X", n=trips)
+    actual = Interpreter(result.source).run(x="X", n=trips)
+    assert (actual.trace, actual.result) == (expected.trace, expected.result)
+
+
+def test_checks_accept_it_and_the_lowered_code_is_clean_and_stable():
+    source = (
+        HEADER
+        + "    for i, (acc,) in pl.pipeline(5, stage=2, init_values=(x,)):\n        acc = pl.add(acc, 1.0)\n    return acc\n"
+    )
+    assert [d.code for d in check_pypto_source(source, "k.py")] == []
+    once = lower_source(source, "k.py").source
+    assert [d.code for d in check_pypto_source(once, "k.py")] == []
+    assert lower_source(once, "k.py").source == once  # stage=1 everywhere: nothing left to lower
+
+
+def test_in_a_strict_function_the_missing_yield_is_still_reported():
+    source = (
+        "import pypto.language as pl\n\n\n@pl.function(strict_ssa=True)\ndef f(self, x: pl.Tensor):\n"
+        "    for i, (acc,) in pl.pipeline(4, stage=2, init_values=(x,)):\n        acc = pl.add(acc, 1.0)\n"
+    )
+    assert [(d.code, d.span.line, d.span.column + 1) for d in check_pypto_source(source, "k.py")] == [
+        ("TL417", 6, 9)
+    ]
+
+
+def test_without_a_reassignment_the_missing_yield_is_still_reported():
+    source = (
+        HEADER
+        + "    for i, (acc,) in pl.pipeline(4, stage=2, init_values=(x,)):\n        t = pl.add(acc, 1.0)\n"
+    )
+    assert [(d.code, d.span.line) for d in check_pypto_source(source, "k.py")] == [("TL417", 6)]
+
+
+def test_reassigning_the_loop_variable_still_leaves_the_loop_unlowered():
+    source = HEADER + (
+        "    for i, (acc,) in pl.pipeline(4, stage=2, init_values=(x,)):\n"
+        "        acc = pl.add(acc, 1.0)\n        i = 0\n"
+    )
+    notes = [(code, line, column) for code, line, column, _ in lower_notes(source) if code != "TL492"]
+    assert notes == [("TL491", 6, 9)]
