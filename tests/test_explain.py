@@ -288,3 +288,15 @@ def test_kernels_defined_under_an_undecided_factory_condition_say_so(tmp_path, m
     ]
     text = run(capsys, "explain", "f.py", "--isolated").out
     assert "kernel main  (line 7)\n  defined under an undecided condition: `if flag` (line 5)\n└── " in text
+
+
+def test_html_and_svg_draw_undecided_conditions_and_kernel_details(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, {"u.py": UNDECIDED, "f.py": FACTORY_IF})
+    page = run(capsys, "explain", "u.py", "--output-format", "html", "--isolated").out
+    assert '<li class="node if uncertain"' in page
+    assert "undecided Python-level condition: both branches are checked" in page
+    kernel = run(capsys, "explain", "f.py", "--output-format", "html", "--isolated").out
+    assert '<div class="details">defined under an undecided condition: `if flag` (line 5)</div>' in kernel
+    picture = run(capsys, "explain", "u.py", "--output-format", "svg", "--isolated").out
+    assert "?if flag  [line 15]" in picture

@@ -181,6 +181,7 @@ def render(picture: Picture, out: TextIO) -> None:
     name = display_path(picture.path) + (f":{picture.line}" if picture.line else "")
     kernels = "".join(
         f'<h2>{escape(root.title)} <span class="where">line {root.line}</span></h2>'
+        + "".join(f'<div class="details">{escape(detail)}</div>' for detail in root.details)
         + "".join(_diagnostic(picture, d, root) for d in root.diagnostics)
         + f'<ul class="tree">{"".join(_node(picture, child) for child in root.children)}</ul>'
         for root in picture.kernels
