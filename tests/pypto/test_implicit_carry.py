@@ -155,3 +155,52 @@ def test_reassigning_the_loop_variable_still_leaves_the_loop_unlowered():
     )
     notes = [(code, line, column) for code, line, column, _ in lower_notes(source) if code != "TL492"]
     assert notes == [("TL491", 6, 9)]
+
+
+# -- TL422: the same value carried by a name that is not an iter_arg ------------------------------
+
+
+def _codes(source: str) -> list[tuple[str, int, int]]:
+    return [(d.code, d.span.line, d.span.column + 1) for d in check_pypto_source(source, "k.py")]
+
+
+def test_a_reassigned_name_that_is_not_an_iter_arg_is_a_warning_and_still_lowers():
+    source = (
+        HEADER
+        + "    acc = x\n    for i in pl.pipeline(0, 8, 1, stage=4):\n        acc = pl.add(acc, 1.0)\n    return acc\n"
+    )
+    (warning,) = check_pypto_source(source, "k.py")
+    assert (warning.code, warning.span.line, warning.span.column + 1, warning.severity.value) == (
+        "TL422",
+        8,
+        9,
+        "warning",
+    )
+    assert warning.message == (
+        "LowerPipelineLoops would copy this reassignment of `acc` into each of the 4 stages without "
+        "carrying its value: PyPTO's output fails SSA verification and does not parse back; carry `acc` "
+        "through this loop's init_values"
+    )
+    result = lower_source(source, "k.py")
+    assert result.changed and [d.code for d in result.diagnostics if d.code != "TL492"] == ["TL422"]
+
+
+def test_no_tl422_for_iteration_local_names_strict_functions_stage_1_or_enclosing_carried_values():
+    local = (
+        HEADER
+        + "    for i in pl.pipeline(0, 8, 1, stage=4):\n        t = pl.mul(x, i)\n        t = pl.add(t, 1.0)\n"
+    )
+    assert _codes(local) == []
+    strict = (
+        "import pypto.language as pl\n\n\n@pl.function(strict_ssa=True)\ndef f(self, x: pl.Tensor):\n"
+        "    for i in pl.pipeline(0, 8, 1, stage=4):\n        x = pl.add(x, 1.0)\n"
+    )
+    assert _codes(strict) == []
+    single = HEADER + "    for i in pl.pipeline(0, 8, 1, stage=1):\n        x = pl.add(x, 1.0)\n"
+    assert _codes(single) == []
+    enclosing = HEADER + (
+        "    for k, (acc,) in pl.range(4, init_values=(x,)):\n"
+        "        for i in pl.pipeline(8, stage=2):\n            acc = pl.add(acc, i)\n"
+        "        r = pl.yield_(acc)\n"
+    )
+    assert _codes(enclosing) == [("TL420", 8, 13)]

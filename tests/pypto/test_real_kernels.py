@@ -28,11 +28,30 @@ CONSTANTS = {
 }
 
 
+# What PyPTO's own pass gets wrong in these kernels (TL422: a value carried by reassigning a
+# name that is not an iter_arg); tilecheck lowers them all the same.
+PASS_WARNINGS = {
+    "mlp": [("TL422", 18, 17, "gate"), ("TL422", 19, 17, "up")],
+    "rmsnorm": [("TL422", 19, 13, "sq_sum")],
+}
+
+
 def _lower(path: pathlib.Path) -> str:
     result = lower_source(path.read_text(), str(path))
-    assert result.diagnostics == []
+    assert [d for d in result.diagnostics if d.code != "TL422"] == []
     assert result.changed
     return result.source
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_fixture_warnings_name_what_the_pass_would_break(name):
+    result = lower_source(CASES[name].read_text(), str(CASES[name]))
+    found = [
+        (d.code, d.span.line, d.span.column + 1, d.message.split("`")[1])
+        for d in result.diagnostics
+        if d.code == "TL422"
+    ]
+    assert found == PASS_WARNINGS.get(name, [])
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

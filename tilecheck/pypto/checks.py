@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from tilecheck.analysis.syntax import target_names
 from tilecheck.pypto.backends import Capabilities
 from tilecheck.pypto.consts import ModuleConstants
 from tilecheck.pypto.dataflow import Dataflow
@@ -200,11 +201,22 @@ class FunctionChecker:
                 node = _first_read(header.node.body, name)
                 if node is not None:
                     self._report("TL420", node, name=name, kind=carried[name])
+        self._reassigned_uncarried(loop, own | set(carried))
         if loop.plan.is_static:
             return
         for bound in (header.start, header.stop):
             if isinstance(bound, cst.Name) and bound.value in self.index_types:
                 self._report("TL421", bound, name=bound.value)
+
+    def _reassigned_uncarried(self, loop: _Loop, excluded: set[str]) -> None:
+        """TL422: a name whose value crosses iterations by reassignment, not as an iter_arg."""
+        if self.strict:
+            return  # the parser rejects the reassignment itself
+        summary = self.flow.block(body_statements(loop.header.node))
+        for name in sorted((summary.reads & summary.defs) - excluded - self.flow.opaque):
+            node = _first_assignment(body_statements(loop.header.node), name)
+            if node is not None:
+                self._report("TL422", node, name=name, stages=loop.plan.factor)
 
     def _pass_checks(self, loop: _Loop) -> bool:
         """The pass's own errors; True when there is none."""
@@ -241,6 +253,26 @@ class FunctionChecker:
             if got != len(iter_args):
                 node = yielded.line if yielded is not None else header.node.target
                 self._report("TL417", node, expected=len(iter_args), got=got)
+
+
+def _first_assignment(statements: list[cst.BaseStatement], name: str) -> cst.CSTNode | None:
+    """The first statement line (in source order, nested blocks included) assigning `name`."""
+    for statement in statements:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                targets: list[cst.BaseExpression] = []
+                if isinstance(small, cst.Assign):
+                    targets = [target.target for target in small.targets]
+                elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+                    targets = [small.target]
+                if any(name in (target_names(target) or ()) for target in targets):
+                    return small
+            continue
+        for block in child_blocks(statement):
+            found = _first_assignment(block, name)
+            if found is not None:
+                return found
+    return None
 
 
 def _first_read(node: cst.CSTNode, name: str) -> cst.Name | None:

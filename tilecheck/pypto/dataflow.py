@@ -1,10 +1,11 @@
 """Which names a loop body may carry from one iteration to the next, and which are read after it.
 
-PyPTO turns a name reassigned in a loop (`acc = pl.add(acc, x)`) into a loop-carried value
-before LowerPipelineLoops runs. In source form the same behaviour falls out of keeping such a
-name unrenamed in every clone: the clones run one after the other, so the value flows from clone
-to clone and stays visible after the loop. Only names that are iteration-local (always assigned
-before they are read in the body and never read after the loop) get fresh per-clone names.
+A name reassigned in a loop (`acc = pl.add(acc, x)`) carries its value from one iteration to
+the next. In source form that behaviour falls out of keeping such a name unrenamed in every
+clone: the clones run one after the other, so the value flows from clone to clone and stays
+visible after the loop (PyPTO's own pass does this only for iter_args: TL422 warns about the
+others). Only names that are iteration-local (always assigned before they are read in the body
+and never read after the loop) get fresh per-clone names.
 
 The analysis is a conservative definite-assignment walk: when in doubt a name counts as read
 (and so keeps its name), which never changes behaviour.
