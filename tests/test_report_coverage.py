@@ -194,3 +194,41 @@ def test_a_cache_entry_without_coverage_is_a_miss(project):
     cache = again.result_cache()
     assert cache is not None and (cache.hits, cache.misses) == (0, 1)
     assert [analysis.coverage for analysis in checked.analyses.values()] == [Coverage(1, 4)]
+
+
+def test_a_model_that_failed_is_not_built_again_for_the_counts(monkeypatch):
+    """TL004 (the model is too large) and TL005 (it crashed): nothing modeled, and the model is
+    built once, by the rules, not again when the counts are measured."""
+    import tilecheck.context
+
+    calls = []
+    analyze = tilecheck.context.analyze
+
+    def counting(module, imports):
+        calls.append(1)
+        return analyze(module, imports)
+
+    monkeypatch.setattr(tilecheck.context, "analyze", counting)
+    levels = "".join(f"{'    ' * (2 + n)}for c{n} in {list(range(60))}:\n" for n in range(4))
+    runaway = (
+        "import tilelang.language as T\n\n\n@T.prim_func\n"
+        'def main(A: T.Tensor((64,), "float32")):\n    with T.Kernel(1) as bx:\n'
+        + levels
+        + "    " * 6
+        + "A[c3] = 0\n"
+    )
+    analysis = check_source(runaway, "k.py")
+    assert [d.code for d in analysis.diagnostics] == ["TL004"]
+    built = len(calls)
+    assert analysis.detached().coverage == Coverage(0, 0)
+    assert len(calls) == built
+
+    def broken(module, imports):
+        calls.append(1)
+        raise ValueError("model bug")
+
+    monkeypatch.setattr(tilecheck.context, "analyze", broken)
+    calls.clear()
+    crashed = check_source(TILE, "k.py")
+    assert [d.code for d in crashed.diagnostics] == ["TL005"]
+    assert (crashed.detached().coverage, len(calls)) == (Coverage(0, 0), 1)

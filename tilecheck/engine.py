@@ -61,10 +61,10 @@ class FileAnalysis:
     @property
     def coverage(self) -> Coverage:
         """How many kernels and loops the model saw (`tilecheck.coverage`)."""
-        if self.context is not None:
+        if self.context is not None and not any(d.code == "TL004" for d in self.diagnostics):
             from tilecheck.coverage import measure
 
-            return measure(self.context)
+            return measure(self.context)  # not after TL004: the model would be rebuilt, and fail again
         return self.measured or Coverage()
 
     def detached(self) -> FileAnalysis:
