@@ -300,3 +300,40 @@ def test_html_and_svg_draw_undecided_conditions_and_kernel_details(tmp_path, mon
     assert '<div class="details">defined under an undecided condition: `if flag` (line 5)</div>' in kernel
     picture = run(capsys, "explain", "u.py", "--output-format", "svg", "--isolated").out
     assert "?if flag  [line 15]" in picture
+
+
+SIBLINGS = """import tilelang.language as T
+
+
+@T.macro
+def two(A, B):
+    for i in T.Parallel(64):
+        A[i] = 0
+    for i in T.Parallel(64):
+        T.copy(A, A)
+    for i in T.Parallel(64):
+        B[i, 0] = 0
+        for j in T.Parallel(64):
+            B[i, j] = 1
+
+
+@T.prim_func
+def main(A: T.Tensor((64,), "float32"), B: T.Tensor((64, 64), "float32")):
+    with T.Kernel(1) as bx:
+        two(A, B)
+"""
+
+
+def test_diagnostics_inside_a_macro_hang_on_the_loop_they_are_about(tmp_path, monkeypatch, capsys):
+    """All the loops a macro call inlines are reported at the call site: each diagnostic goes to
+    the innermost loop written around its item in the macro, not to the first of them."""
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, {"s.py": SIBLINGS})
+    nodes = tree(capsys, "s.py")["kernels"][0]["children"]
+    assert [(n["source_line"], [d["code"] for d in n["diagnostics"]]) for n in nodes] == [
+        (6, []),
+        (8, ["TL103"]),
+        (10, []),
+    ]
+    (inner,) = nodes[2]["children"]
+    assert (inner["source_line"], [d["code"] for d in inner["diagnostics"]]) == (12, ["TL101"])

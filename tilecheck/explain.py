@@ -42,6 +42,7 @@ class Node:
     pipeline: str | None = None  # the pipeline request, e.g. "num_stages=3"
     verdict: str | None = None  # what the selected backend does with the request
     source_line: int | None = None  # where an inlined item is written (in its macro)
+    written: tuple[int, int] | None = None  # the lines an inlined item spans in its macro
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -222,6 +223,7 @@ class Builder:
             )
             node.details = self.origin(item)
             node.source_line = self.source_line(item)
+            node.written = self.written(item.site.node, item)
             node.children = children
             return [node]
         return []
@@ -243,6 +245,12 @@ class Builder:
 
     def source_line(self, item: Item) -> int | None:
         return self.ctx.line_of(item.site.node, item.site.top) if item.site.origin else None
+
+    def written(self, node: cst.CSTNode | None, item: Item) -> tuple[int, int] | None:
+        if not item.site.origin or node is None:
+            return None
+        span = self.ctx.span(node, item.site.top)
+        return span.line, span.end_line
 
     def loop(self, loop: Loop) -> Node:
         ctx = self.ctx
@@ -281,6 +289,7 @@ class Builder:
             node.details.append(pipeline)
         node.loop_kind = loop.kind.value
         node.source_line = self.source_line(loop)
+        node.written = self.written(loop.statement, loop)
         if loop.pipeline is not None and loop.pipeline.state is Request.REQUESTED:
             from tilecheck.backends import describe_request, profile_of
 
@@ -388,20 +397,31 @@ def _mark_partial(root: Node, present: dict[int, int], builds: int) -> None:
 
 def attach(roots: list[Node], diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     """Attach each diagnostic to its node; returns those that belong to no kernel."""
-    by_position: dict[tuple[int, int], Node] = {}
+    by_position: dict[tuple[int, int], list[Node]] = {}
     for root in roots:
         for node in _walk(root):
             if node.kind != "kernel":
-                by_position.setdefault((node.line, node.column), node)
+                by_position.setdefault((node.line, node.column), []).append(node)
     rest: list[Diagnostic] = []
     for diagnostic in diagnostics:
         position = (diagnostic.span.line, diagnostic.span.column + 1)
-        owner = by_position.get(position) or _innermost(roots, diagnostic.span.line)
+        candidates = by_position.get(position)
+        owner = _pick(candidates, diagnostic) if candidates else _innermost(roots, diagnostic.span.line)
         if owner is None:
             rest.append(diagnostic)
         else:
             owner.diagnostics.append(diagnostic)
     return rest
+
+
+def _pick(candidates: list[Node], diagnostic: Diagnostic) -> Node:
+    """Of the nodes at a diagnostic's position (the loops a macro call inlines share it), the
+    innermost one written around the item in the macro (`Context.macro_related`'s location)."""
+    lines = [r.span.line for r in diagnostic.related if r.path is None and r.message.startswith("in macro ")]
+    around = [
+        n for n in candidates if n.written and any(n.written[0] <= line <= n.written[1] for line in lines)
+    ]
+    return around[-1] if around else candidates[0]  # pre-order: the last one is the innermost
 
 
 def _innermost(nodes: list[Node], line: int) -> Node | None:
