@@ -337,3 +337,27 @@ def test_diagnostics_inside_a_macro_hang_on_the_loop_they_are_about(tmp_path, mo
     ]
     (inner,) = nodes[2]["children"]
     assert (inner["source_line"], [d["code"] for d in inner["diagnostics"]]) == (12, ["TL101"])
+
+
+def test_a_macro_from_another_module_keeps_its_file_in_conditions_and_diagnostics(
+    tmp_path, monkeypatch, capsys
+):
+    monkeypatch.chdir(tmp_path)
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/common.py": "import tilelang.language as T\n\n\n@T.macro\ndef two(A, flag):\n"
+            "    for i in T.Parallel(64):\n        A[i] = 0\n    if flag:\n"
+            "        for i in T.Parallel(64):\n            T.copy(A, A)\n",
+            "pkg/kernel.py": "import tilelang.language as T\n\nfrom .common import two\n\n\ndef make(flag):\n"
+            '    @T.prim_func\n    def main(A: T.Tensor((64,), "float32")):\n        with T.Kernel(1) as bx:\n'
+            "            two(A, flag)\n\n    return main\n",
+        },
+    )
+    first, condition = tree(capsys, "pkg/kernel.py")["kernels"][0]["children"]
+    assert (first["source_line"], first["diagnostics"]) == (6, [])
+    assert (condition["title"], condition["source_line"], condition["certain"]) == ("if flag", 8, False)
+    (loop,) = condition["children"]
+    assert loop["details"][-1] == "under an undecided condition: `if flag` (common.py, line 8)"
+    assert [(d["code"], d["line"], d["column"]) for d in loop["diagnostics"]] == [("TL103", 10, 13)]

@@ -42,7 +42,7 @@ class Node:
     pipeline: str | None = None  # the pipeline request, e.g. "num_stages=3"
     verdict: str | None = None  # what the selected backend does with the request
     source_line: int | None = None  # where an inlined item is written (in its macro)
-    written: tuple[int, int] | None = None  # the lines an inlined item spans in its macro
+    written: tuple[str | None, int, int] | None = None  # an inlined item's file (None: this one), lines
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -204,8 +204,9 @@ class Builder:
         """`under an undecided condition: `if flag` (line 15)`."""
         statement = condition.node
         test = self.ctx.text(statement.test, 40) if isinstance(statement, cst.If) else "?"
-        line = self.ctx.line_of(statement, condition.top)
-        return f"{what + ' ' if what else ''}under an undecided condition: `if {test}` (line {line})"
+        line = self.ctx.span(statement, condition.top, condition.path).line
+        where = f"{self.ctx.display_path(condition.path)}, line" if condition.path else "line"
+        return f"{what + ' ' if what else ''}under an undecided condition: `if {test}` ({where} {line})"
 
     def item(self, item: Item) -> list[Node]:
         if isinstance(item, Loop):
@@ -239,18 +240,16 @@ class Builder:
             f"`{call.name}` (called at line {self.ctx.line_of(call.call, call.call_top)})"
             for call in site.origin
         )
-        return [
-            f"inlined from macro {chain}; written at {display_path(item.site.path or self.ctx.path)}:{own}"
-        ]
+        return [f"inlined from macro {chain}; written at {display_path(site.path or self.ctx.path)}:{own}"]
 
     def source_line(self, item: Item) -> int | None:
         return self.ctx.line_of(item.site.node, item.site.top) if item.site.origin else None
 
-    def written(self, node: cst.CSTNode | None, item: Item) -> tuple[int, int] | None:
+    def written(self, node: cst.CSTNode | None, item: Item) -> tuple[str | None, int, int] | None:
         if not item.site.origin or node is None:
             return None
-        span = self.ctx.span(node, item.site.top)
-        return span.line, span.end_line
+        span = self.ctx.span(node, item.site.top, item.site.path)
+        return item.site.path, span.line, span.end_line
 
     def loop(self, loop: Loop) -> Node:
         ctx = self.ctx
@@ -417,11 +416,15 @@ def attach(roots: list[Node], diagnostics: list[Diagnostic]) -> list[Diagnostic]
 def _pick(candidates: list[Node], diagnostic: Diagnostic) -> Node:
     """Of the nodes at a diagnostic's position (the loops a macro call inlines share it), the
     innermost one written around the item in the macro (`Context.macro_related`'s location)."""
-    lines = [r.span.line for r in diagnostic.related if r.path is None and r.message.startswith("in macro ")]
-    around = [
-        n for n in candidates if n.written and any(n.written[0] <= line <= n.written[1] for line in lines)
-    ]
-    return around[-1] if around else candidates[0]  # pre-order: the last one is the innermost
+    items = [(r.path, r.span.line) for r in diagnostic.related if r.message.startswith("in macro ")]
+
+    def around(node: Node) -> bool:
+        return node.written is not None and any(
+            path == node.written[0] and node.written[1] <= line <= node.written[2] for path, line in items
+        )
+
+    found = [node for node in candidates if around(node)]
+    return found[-1] if found else candidates[0]  # pre-order: the last one is the innermost
 
 
 def _innermost(nodes: list[Node], line: int) -> Node | None:
