@@ -232,3 +232,18 @@ def test_a_model_that_failed_is_not_built_again_for_the_counts(monkeypatch):
     crashed = check_source(TILE, "k.py")
     assert [d.code for d in crashed.diagnostics] == ["TL005"]
     assert (crashed.detached().coverage, len(calls)) == (Coverage(0, 0), 1)
+
+
+def test_kernels_written_with_t_from_a_project_module_are_counted(tmp_path, monkeypatch, capsys):
+    """No `tilelang` in the file itself: `T` comes from a helper module of the project."""
+    monkeypatch.chdir(tmp_path)
+    kernel = WRAPPED.replace(
+        "import tilelang.language as T\nfrom mylib import my_wrap\n", "from .tl_utils import T\n"
+    )
+    kernel = kernel.replace("@my_wrap\ndef main(A):", '@T.prim_func\ndef main(A: T.Tensor((8,), "float32")):')
+    write(tmp_path, {"__init__.py": "", "tl_utils.py": "import tilelang.language as T\n", "k.py": kernel})
+    assert check_source(kernel, str(tmp_path / "k.py")).coverage == Coverage(1, 1)
+    outcome = run(capsys, "k.py", "--statistics", "--no-cache", "--isolated")
+    assert outcome.out.endswith(
+        "Modeled: 1 kernel, 1 loop in 1 of 1 file\n  kernels  loops  file\n        1      1  k.py\n"
+    )
