@@ -15,6 +15,8 @@ import ast
 import os
 from collections.abc import Iterator
 
+from tilecheck import python_ast
+
 MAX_FILES = 64  # as many as the constant reader follows (the TileLang reader follows fewer)
 # Words without which a file defines no TileLang kernel, even with `T` from a helper module
 # (the prefilter's and the kernel model's test as well).
@@ -46,7 +48,7 @@ def imported_files(path: str, text: str | None) -> list[str]:
 def _candidates(file: str, source: str) -> Iterator[tuple[str, bool]]:
     """Every location an import of `source` is looked up at, up to the first that exists."""
     try:
-        tree = ast.parse(source)
+        tree = python_ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return
     for node in ast.walk(tree):

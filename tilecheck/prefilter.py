@@ -13,11 +13,12 @@ every fixture and the shared corpus that the full path finds nothing where this 
 
 from __future__ import annotations
 
-import ast
 import codecs
 import io
 import tokenize
 from typing import TYPE_CHECKING
+
+from tilecheck import python_ast
 
 if TYPE_CHECKING:
     from tilecheck.config import FileSettings
@@ -40,7 +41,7 @@ def cannot_have_findings(data: bytes, settings: FileSettings) -> str | None:
     if text is None or any(len(line) >= LONG_LINE for line in text.splitlines()):
         return None
     try:
-        ast.parse(text)
+        python_ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
         return None  # let the full path report it, at its position
     return text

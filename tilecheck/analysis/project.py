@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from tilecheck import python_ast
 from tilecheck.analysis.imports import ImportTable
 from tilecheck.analysis.project_shapes import (
     ImportSpec,
@@ -279,7 +280,7 @@ def _read(path: str) -> tuple[str, ast.Module] | str:
         return f"unreadable: {error.strerror or error}"
     try:
         source = _decode(data)
-        tree = ast.parse(source)
+        tree = python_ast.parse(source)
     except (SyntaxError, UnicodeDecodeError, LookupError, RecursionError, MemoryError, ValueError):
         return "it does not parse"
     return source, tree
