@@ -32,6 +32,7 @@ from tilecheck.types import Diagnostic, Span
 if TYPE_CHECKING:
     from tilecheck.analysis.model import FileModel
     from tilecheck.config import FileSettings
+    from tilecheck.regions import ChunkCache
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
 RECURSION_LIMIT = 6000  # what entry points set (once, for the process): deep kernels recurse deeply
@@ -130,8 +131,11 @@ def _unreadable(path: str, reason: str) -> Diagnostic:
     return meta_diagnostic(path, "TL003", Span.point(1, 0), f"Cannot read file: {reason}")
 
 
-def parse(path: str, data: bytes | str) -> tuple[cst.Module | None, str | None, Diagnostic | None]:
-    """Parse once; a failure is one diagnostic at the error's position.
+def parse(
+    path: str, data: bytes | str, chunks: ChunkCache | None = None
+) -> tuple[cst.Module | None, str | None, Diagnostic | None]:
+    """Parse once; a failure is one diagnostic at the error's position. With `chunks`, the
+    module is built chunk by chunk, reusing the chunks the cache holds (`tilecheck.regions`).
 
     Input that could crash or stall libcst's native parser (which segfaults at about 1,270
     nested brackets) never reaches it: `nesting.suspicious` spots it cheaply, and then CPython's
@@ -148,7 +152,7 @@ def parse(path: str, data: bytes | str) -> tuple[cst.Module | None, str | None, 
         if failure is not None and failure.code == "TL004":  # other syntax errors: libcst says where
             return None, text, failure
     try:
-        module = cst.parse_module(text)
+        module = cst.parse_module(text) if chunks is None else _parse_chunked(text, chunks)
     except (cst.ParserSyntaxError, ValueError) as error:  # the native parser raises both
         return None, text, _cpython_verdict(path, text) or _libcst_limitation(path, error)
     except (RecursionError, MemoryError):
@@ -160,6 +164,12 @@ def parse(path: str, data: bytes | str) -> tuple[cst.Module | None, str | None, 
     except Exception as error:  # never seen; do not let a parser bug take the run down
         return None, text, _cpython_verdict(path, text) or _libcst_limitation(path, error)
     return module, text, None
+
+
+def _parse_chunked(text: str, chunks: ChunkCache) -> cst.Module:
+    from tilecheck import regions
+
+    return regions.parse_module(text, chunks)
 
 
 def _decode(path: str, data: bytes) -> tuple[str, Diagnostic | None]:
@@ -217,15 +227,18 @@ def check_source(
     backend: Profile | str | None = None,
     *,
     known: Iterable[type[Rule]] | None = None,
+    chunks: ChunkCache | None = None,
 ) -> FileAnalysis:
     """Check one file's contents with `rules` (all built-in rules by default).
 
     Suppression comments are honoured; the suppression rules among `rules` (TL901-TL904)
     report unused, unknown, unmatched and malformed ones. `known` are the rules a
-    suppression may name (the built-in ones and `rules` by default).
+    suppression may name (the built-in ones and `rules` by default). `chunks` (a
+    `tilecheck.regions.ChunkCache` the caller keeps, e.g. per editor buffer) re-parses only
+    the top-level statements that changed since the texts it has seen.
     """
     result = FileAnalysis(path)
-    module, text, failure = parse(path, data)
+    module, text, failure = parse(path, data, chunks)
     result.text = text
     if failure is not None:
         result.diagnostics.append(failure)
@@ -321,9 +334,11 @@ def check_file(
     return check_source(data, path, rules, backend)
 
 
-def lint_source(data: bytes | str, path: str, settings: FileSettings) -> FileAnalysis:
+def lint_source(
+    data: bytes | str, path: str, settings: FileSettings, *, chunks: ChunkCache | None = None
+) -> FileAnalysis:
     """check_source under a file's resolved configuration (rules, backend, severities)."""
-    result = check_source(data, path, settings.rules, settings.backend, known=settings.known)
+    result = check_source(data, path, settings.rules, settings.backend, known=settings.known, chunks=chunks)
     if settings.severities:
         result.diagnostics = [
             dataclasses.replace(d, severity=settings.severities[d.code])
