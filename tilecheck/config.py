@@ -23,7 +23,7 @@ from tilecheck.config_file import CONFIG_FILES, KEYS, ConfigFile, config_in, loa
 from tilecheck.errors import ConfigError, ProfileError
 from tilecheck.patterns import PathPatterns, PatternTable
 from tilecheck.rule import Rule
-from tilecheck.selection import Layer, Selection, SelectionError, matches, validate
+from tilecheck.selection import Layer, RuleLike, Selection, SelectionError, matches, validate
 from tilecheck.types import Grade, Severity
 
 if TYPE_CHECKING:
@@ -126,6 +126,19 @@ class Settings:
         return plugins.check_unique(found)
 
     @cached_property
+    def rule_index(self) -> tuple[RuleLike, ...]:
+        """The rules' codes, names and grades: the catalogue's when no plugin can add a rule
+        (so resolving a configuration imports neither the rules nor libcst), else `rules`."""
+        from tilecheck import plugins
+
+        _, origin = self.lookup("plugins")
+        if (origin is not None and origin.strings("plugins")) or plugins.has_installed_plugins():
+            return self.rules
+        from tilecheck.catalogue import builtin_catalogue
+
+        return builtin_catalogue()
+
+    @cached_property
     def exclude(self) -> list[PathPatterns]:
         _, origin = self.lookup("exclude")
         patterns = [
@@ -194,7 +207,8 @@ class Settings:
 
     def validate(self) -> None:
         """Check rule names, severities and the backend; raises ConfigError."""
-        check = _SelectorCheck(self.rules, lenient=self.skipped_plugins)
+        rules = self.rule_index
+        check = _SelectorCheck(rules, lenient=self.skipped_plugins)
         for config in self.chain:
             label = config.label
             for key in ("select", "extend-select", "ignore"):
@@ -208,7 +222,7 @@ class Settings:
                     raise ConfigError(
                         f'{where}: optimization findings are never errors or warnings (got "{level}")'
                     )
-                if key == Grade.META.value or (key not in GRADES and _only_always_on(key, self.rules)):
+                if key == Grade.META.value or (key not in GRADES and _only_always_on(key, rules)):
                     raise ConfigError(
                         f"{where}: `{key}` cannot be configured: a file that cannot be read, parsed or "
                         "analyzed is always an error (suppression findings can be configured by code, "
@@ -272,7 +286,7 @@ class Settings:
         return Severity(best[1]) if best is not None else None
 
 
-def _only_always_on(selector: str, rules: Iterable[type[Rule]]) -> bool:
+def _only_always_on(selector: str, rules: Iterable[RuleLike]) -> bool:
     """Does `selector` name only the findings that say a file could not be analyzed (TL001-TL005)?"""
     chosen = [rule for rule in rules if matches(selector, rule)]
     return bool(chosen) and all(rule.CODE in ALWAYS_ON for rule in chosen)
@@ -285,7 +299,7 @@ class _SelectorCheck:
     `lenient`: local plugins were configured but not trusted, so a selector that names no
     known rule may name one of theirs; it is accepted."""
 
-    def __init__(self, rules: Iterable[type[Rule]], *, lenient: bool = False) -> None:
+    def __init__(self, rules: Iterable[RuleLike], *, lenient: bool = False) -> None:
         self.rules = tuple(rules)
         self.lenient = lenient
         self.exact = {rule.CODE for rule in self.rules} | {rule.NAME for rule in self.rules}

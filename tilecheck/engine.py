@@ -16,22 +16,20 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import libcst as cst
-
 from tilecheck import nesting
-from tilecheck.analysis.scope import ModelTooLarge
-from tilecheck.backends.profile import Profile, profile_of
-from tilecheck.consequences import fold
-from tilecheck.context import Context, ModelError
 from tilecheck.coverage import Coverage
 from tilecheck.registry import builtin_rules, by_code
 from tilecheck.rule import Rule
-from tilecheck.suppressions import META_CODES, Suppressions, may_have_suppressions
 from tilecheck.types import Diagnostic, Span
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # libcst, the model and the rules are imported when a file is parsed, not before:
+    # importing the engine (the runner, the workspace, `rules`, `backends`) stays cheap.
+    import libcst as cst
+
     from tilecheck.analysis.model import FileModel
+    from tilecheck.backends.profile import Profile
     from tilecheck.config import FileSettings
+    from tilecheck.context import Context
     from tilecheck.regions import ChunkCache
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -151,6 +149,8 @@ def parse(
         failure = _cpython_verdict(path, text, checked=True)
         if failure is not None and failure.code == "TL004":  # other syntax errors: libcst says where
             return None, text, failure
+    import libcst as cst
+
     try:
         module = cst.parse_module(text) if chunks is None else _parse_chunked(text, chunks)
     except (cst.ParserSyntaxError, ValueError) as error:  # the native parser raises both
@@ -202,6 +202,8 @@ def _cpython_verdict(path: str, text: str, *, checked: bool = False) -> Diagnost
 
 def _libcst_limitation(path: str, error: Exception) -> Diagnostic:
     """Valid Python (CPython parses it) that libcst cannot parse: say so, not "syntax error"."""
+    import libcst as cst
+
     if isinstance(error, cst.ParserSyntaxError):
         reason = str(error.message).strip().splitlines()[0].split(": expected one of")[0]
         where = re.search(r"error at (\d+):(\d+)", reason)  # where libcst's parser stopped
@@ -244,6 +246,11 @@ def check_source(
         result.diagnostics.append(failure)
         return result
     assert module is not None and text is not None
+    from tilecheck.backends.profile import profile_of
+    from tilecheck.consequences import fold
+    from tilecheck.context import Context
+    from tilecheck.suppressions import may_have_suppressions
+
     chosen = list(rules) if rules is not None else list(builtin_rules())
     ctx = Context(path, text, module, profile_of(backend))  # a shipped profile's name works too
     result.module, result.context = module, ctx
@@ -271,6 +278,8 @@ def _suppress(
     ran: set[str],
     known: Iterable[type[Rule]] | None,
 ) -> None:
+    from tilecheck.suppressions import META_CODES, Suppressions
+
     universe = list(known) if known is not None else [*builtin_rules(), *rules]
     suppressions = Suppressions.from_source(text, universe)
     if not suppressions.directives:
@@ -282,6 +291,9 @@ def _suppress(
 
 def _run_rule(rule: type[Rule], ctx: Context, result: FileAnalysis) -> bool:
     """Run one rule; False when it could not complete."""
+    from tilecheck.analysis.scope import ModelTooLarge
+    from tilecheck.context import ModelError
+
     ctx.rule = rule
     try:
         rule().check(ctx)

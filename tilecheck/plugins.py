@@ -45,6 +45,14 @@ def available_rules() -> tuple[type[Rule], ...]:
     return check_unique([*builtin_rules(), *entry_point_rules()])
 
 
+def has_installed_plugins() -> bool:
+    """Whether an installed package declares rules (without importing any of them; not cached,
+    as `entry_point_rules` is, so it sees what is installed now)."""
+    from importlib.metadata import entry_points
+
+    return bool(entry_points(group=ENTRY_POINT_GROUP))
+
+
 @cache
 def entry_point_rules() -> tuple[type[Rule], ...]:
     from importlib.metadata import entry_points

@@ -41,13 +41,14 @@ from tilecheck import python_ast
 _GAP_LINE = re.compile(r"[ \t]*(#[^\r\n]*)?\r?\n?")  # what may stand between two statements
 _SENTINEL = "pass"
 _DEFAULT_INDENT = "    "  # libcst's, for a file without an indented block
+Statement = cst.SimpleStatementLine | cst.BaseCompoundStatement
 
 
 @dataclass(frozen=True)
 class ParsedChunk:
     """One chunk's share of the module: its statements, and what belongs to its neighbours."""
 
-    statements: tuple[cst.BaseStatement, ...]
+    statements: tuple[Statement, ...]
     next_leading: tuple[cst.EmptyLine, ...]  # the next statement's leading lines (not the last chunk)
     header: tuple[cst.EmptyLine, ...]  # the module's header (the first chunk only)
     footer: tuple[cst.EmptyLine, ...]  # the module's footer (the last chunk only)
@@ -160,7 +161,7 @@ def _assemble(text: str, cache: ChunkCache, tree: ast.Module | None) -> cst.Modu
     newline = _first_newline(text)
     bounds = [1, *starts]
     indent = _first_indent(lines, bounds, ends)
-    body: list[cst.BaseStatement] = []
+    body: list[Statement] = []
     leading: tuple[cst.EmptyLine, ...] | None = None
     parsed: ParsedChunk | None = None
     header: tuple[cst.EmptyLine, ...] = ()
@@ -228,7 +229,7 @@ def _parse_chunk(
     )
 
 
-def _is_sentinel(statement: cst.BaseStatement | None) -> bool:
+def _is_sentinel(statement: Statement | None) -> bool:
     return (
         isinstance(statement, cst.SimpleStatementLine)
         and len(statement.body) == 1

@@ -2,22 +2,30 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from tilecheck.registry import builtin_rules
-from tilecheck.rule import Rule
+from tilecheck.rule import Checklist, Rule
 
 
 def markdown(rule: type[Rule]) -> str:
-    lines = [f"# {rule.NAME} ({rule.CODE})", "", rule.summary(), ""]
-    lines.append(f"Grade: **{rule.GRADE.value}**. Default severity: {rule.severity().value}.")
-    if rule.fixable():
+    return markdown_of(as_json(rule))
+
+
+def markdown_of(record: Mapping[str, Any]) -> str:
+    """A rule's documentation from its `as_json` record (a class's, or the catalogue's)."""
+    lines = [f"# {record['name']} ({record['code']})", "", record["summary"], ""]
+    lines.append(f"Grade: **{record['grade']}**. Default severity: {record['severity']}.")
+    if record["fixable"]:
         lines.append("Fix is sometimes available.")
     lines.append("")
-    for heading, body in rule.sections().items():
+    for heading, body in record["sections"].items():
         lines += [f"## {heading}", body, ""]
-    if rule.CHECKLIST is not None:  # how the rule was designed: last, after what a kernel author needs
+    if record["checklist"] is not None:  # how the rule was designed: last, after what a kernel author needs
         lines += ["## Design notes", ""]
-        for number, (_, question, answer) in enumerate(rule.CHECKLIST.answers(), 1):
-            lines.append(f"{number}. **{question}** {answer}")
+        for number, (key, answer) in enumerate(record["checklist"].items(), 1):
+            lines.append(f"{number}. **{Checklist.QUESTIONS[key]}** {answer}")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
@@ -38,6 +46,11 @@ def as_json(rule: type[Rule]) -> dict[str, object]:
 
 def document(rules: tuple[type[Rule], ...]) -> str:
     """docs/rules.md: an index table, then every rule's documentation (`python -m tilecheck.rule_docs`)."""
+    return document_of([as_json(rule) for rule in rules])
+
+
+def document_of(records: Sequence[Mapping[str, Any]]) -> str:
+    """`document` from `as_json` records."""
     lines = [
         "# tilecheck rules",
         "",
@@ -46,19 +59,16 @@ def document(rules: tuple[type[Rule], ...]) -> str:
         "| code | name | grade | fix | summary |",
         "|---|---|---|---|---|",
     ]
-    for rule in rules:
-        fix = _fix_kind(rule)
+    for record in records:
+        fix = "yes" if record["fixable"] else ""
+        anchor = f"{record['name']}-{record['code'].lower()}"
         lines.append(
-            f"| [{rule.CODE}](#{_anchor(rule)}) | {rule.NAME} | {rule.GRADE.value} | {fix} | {rule.summary()} |"
+            f"| [{record['code']}](#{anchor}) | {record['name']} | {record['grade']} | {fix} | {record['summary']} |"
         )
     lines.append("")
-    for rule in rules:
-        lines += ["", markdown(rule).replace("\n## ", "\n### ").replace("# ", "## ", 1).rstrip()]
+    for record in records:
+        lines += ["", markdown_of(record).replace("\n## ", "\n### ").replace("# ", "## ", 1).rstrip()]
     return "\n".join(lines).rstrip() + "\n"
-
-
-def _fix_kind(rule: type[Rule]) -> str:
-    return "yes" if rule.fixable() else ""
 
 
 def _anchor(rule: type[Rule]) -> str:

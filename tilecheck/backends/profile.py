@@ -36,9 +36,12 @@ import sys
 from dataclasses import asdict, dataclass, fields
 from functools import cache
 from importlib import resources
+from typing import TYPE_CHECKING
 
-from tilecheck.analysis.model import PipelineRequest, Request
 from tilecheck.errors import ProfileError
+
+if TYPE_CHECKING:  # the model imports libcst: `tilecheck backends` needs neither
+    from tilecheck.analysis.model import PipelineRequest
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -109,6 +112,8 @@ class Profile:
         its manual branch only then (pipeline_planning.cc:1087), and that branch runs before
         num_stages is read, so on hip-gfx942 a complete manual schedule survives.
         """
+        from tilecheck.analysis.model import Request
+
         if request is None or request.state is not Request.REQUESTED:
             return False
         manual = request.has_order and request.has_stage
@@ -122,6 +127,8 @@ class Profile:
         Nothing is dropped when the backend plans the loop anyway. A lone `order` or `stage`
         is not listed here: every backend ignores it (see malformed-pipeline-schedule).
         """
+        from tilecheck.analysis.model import Request
+
         if request is None or request.state is not Request.REQUESTED or self.plans(request):
             return []
         parts: list[tuple[str, str]] = []

@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from tilecheck.backends import profile_of
-from tilecheck.pypto.api import check_module
 from tilecheck.rule import Checklist, Rule
 from tilecheck.types import Diagnostic, Span
 
@@ -93,6 +92,10 @@ class PyptoRule(Rule):
         )
 
     def check(self, ctx: Context) -> None:
+        if "pypto" not in ctx.source:  # no `pypto.language` import, so nothing to check (api.check_module)
+            return  # ... and the PyPTO machinery is not even imported (start-up of a TileLang check)
+        from tilecheck.pypto.api import check_module
+
         # The diagnostics are built by their rule classes already (message, tailored help).
         found = ctx.memo("pypto", lambda: check_module(ctx.module, ctx.path, backend=profile_of(ctx.backend)))
         ctx.diagnostics.extend(d for d in found if d.code == self.CODE)
