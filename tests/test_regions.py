@@ -12,8 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.test_prefilter import as_json
 from tilecheck import regions
-from tilecheck.engine import check_source
+from tilecheck.engine import check_source, lint_source
+from tilecheck.workspace import Workspace
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent.parent / "shared" / "corpus" / "tilelang"
@@ -134,6 +136,19 @@ def test_the_engine_checks_a_text_alike_through_a_chunk_cache():
         assert chunked.diagnostics == whole.diagnostics
         assert chunked.module is not None and chunked.module.deep_equals(whole.module)
     assert whole.diagnostics and cache.hits == cache.misses > 0
+
+
+def test_every_fixtures_json_report_is_the_same_through_one_chunk_cache():
+    workspace = Workspace()
+    cache = regions.ChunkCache()  # shared across files: equal chunks of two files are one entry
+    paths = sorted((ROOT / "fixtures").rglob("*.py"))
+    for path in paths:
+        data = path.read_bytes()
+        settings = workspace.file_settings(str(path))
+        whole = lint_source(data, str(path), settings).detached()
+        chunked = lint_source(data, str(path), settings, chunks=cache).detached()
+        assert as_json(chunked) == as_json(whole), path
+    assert cache.hits > 0  # the fixtures share their import lines
 
 
 SNIPPETS = [

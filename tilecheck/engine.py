@@ -6,11 +6,13 @@ pathological nesting and crashing rules all become diagnostics of their own.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import io
 import os
 import re
 import stat
+import time
 import tokenize
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -72,6 +74,19 @@ class FileAnalysis:
         return FileAnalysis(
             self.path, self.diagnostics, self.internal_error, self.text, measured=self.coverage
         )
+
+
+@dataclass
+class Timings:
+    """Seconds spent in each phase of `check_source`, summed over the files a caller checks with
+    the same object (`make bench`'s breakdown of a cold run). The model is built before the
+    rules run (as the first rule would build it), so its time is its own."""
+
+    parse: float = 0.0
+    model: float = 0.0
+    rules: float = 0.0
+    suppressions: float = 0.0
+    files: int = 0
 
 
 def meta_diagnostic(path: str, code: str, span: Span, message: str) -> Diagnostic:
@@ -230,6 +245,7 @@ def check_source(
     *,
     known: Iterable[type[Rule]] | None = None,
     chunks: ChunkCache | None = None,
+    timings: Timings | None = None,
 ) -> FileAnalysis:
     """Check one file's contents with `rules` (all built-in rules by default).
 
@@ -237,10 +253,16 @@ def check_source(
     report unused, unknown, unmatched and malformed ones. `known` are the rules a
     suppression may name (the built-in ones and `rules` by default). `chunks` (a
     `tilecheck.regions.ChunkCache` the caller keeps, e.g. per editor buffer) re-parses only
-    the top-level statements that changed since the texts it has seen.
+    the top-level statements that changed since the texts it has seen. `timings` adds the
+    time of each phase to the caller's totals.
     """
+    clock = time.perf_counter
+    started = clock()
     result = FileAnalysis(path)
     module, text, failure = parse(path, data, chunks)
+    if timings is not None:
+        timings.files += 1
+        timings.parse += clock() - started
     result.text = text
     if failure is not None:
         result.diagnostics.append(failure)
@@ -254,6 +276,12 @@ def check_source(
     chosen = list(rules) if rules is not None else list(builtin_rules())
     ctx = Context(path, text, module, profile_of(backend))  # a shipped profile's name works too
     result.module, result.context = module, ctx
+    if timings is not None:
+        started = clock()
+        with contextlib.suppress(Exception):  # the rules report it (the model keeps its error)
+            ctx.model  # noqa: B018 - built now only to be timed on its own
+        timings.model += clock() - started
+    started = clock()
     ran: set[str] = set()
     for rule in chosen:
         if rule.check is Rule.check:
@@ -264,10 +292,15 @@ def check_source(
             ran.clear()
             break
     result.diagnostics.extend(_unique(ctx.diagnostics))
+    if timings is not None:
+        timings.rules += clock() - started
+        started = clock()
     if may_have_suppressions(text):
         _suppress(result, text, chosen, ran, known)
     result.diagnostics = fold(result.diagnostics)  # after suppressions: they name the raw findings
     result.diagnostics.sort(key=Diagnostic.sort_key)
+    if timings is not None:
+        timings.suppressions += clock() - started
     return result
 
 
@@ -347,10 +380,17 @@ def check_file(
 
 
 def lint_source(
-    data: bytes | str, path: str, settings: FileSettings, *, chunks: ChunkCache | None = None
+    data: bytes | str,
+    path: str,
+    settings: FileSettings,
+    *,
+    chunks: ChunkCache | None = None,
+    timings: Timings | None = None,
 ) -> FileAnalysis:
     """check_source under a file's resolved configuration (rules, backend, severities)."""
-    result = check_source(data, path, settings.rules, settings.backend, known=settings.known, chunks=chunks)
+    result = check_source(
+        data, path, settings.rules, settings.backend, known=settings.known, chunks=chunks, timings=timings
+    )
     if settings.severities:
         result.diagnostics = [
             dataclasses.replace(d, severity=settings.severities[d.code])

@@ -15,6 +15,9 @@ script, so ratios compare like with like on a busy machine; nothing here is a ti
   check FILE          a small clean file, end to end (<= 200 ms)
   peak RSS            of the whole-tree cold run (largest process)
 
+Then the cold run's breakdown in one process: settings/reading/prefilter, parse, model, rules,
+suppressions and the report, each with its share.
+
 Fixit's default run is an anchor when `fixit` is installed. The lowering benchmark follows.
 """
 
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import os
 import random
 import shutil
@@ -198,6 +202,50 @@ def peak_rss_mb(args: list[str], env: dict[str, str]) -> float:
         return float("nan")
 
 
+def breakdown(paths: list[Path]) -> list[tuple[str, float, str]]:
+    """Where a cold run's time goes, in this one process (no workers, no cache): reading and the
+    prefilter, libcst's parse, the kernel model, the rules, suppressions, and the report."""
+    from tilecheck.engine import Timings, lint_source, read_source
+    from tilecheck.prefilter import cannot_have_findings
+    from tilecheck.report import Run
+    from tilecheck.report.full import render
+    from tilecheck.workspace import Workspace
+
+    workspace = Workspace()
+    settings = workspace.file_settings(str(paths[0]))
+    lint_source("import pypto.language as pl\nimport tilelang\n", str(paths[0]), settings)  # imports
+    timings = Timings()
+    analyses = []
+    start = time.perf_counter()
+    for path in paths:
+        settings = workspace.file_settings(str(path))
+        data, _ = read_source(str(path))
+        if data is None or cannot_have_findings(data, settings) is not None:
+            continue
+        analyses.append(lint_source(data, str(path), settings, timings=timings).detached())
+    total = time.perf_counter() - start
+    checked = timings.parse + timings.model + timings.rules + timings.suppressions
+    started = time.perf_counter()
+    diagnostics = sorted((d for a in analyses for d in a.diagnostics), key=lambda d: d.sort_key())
+    sources = {a.path: a.text for a in analyses if a.text is not None}
+    render(Run(diagnostics, sources, len(paths)), io.StringIO())
+    report = time.perf_counter() - started
+    whole = total + report
+    skipped = len(paths) - timings.files
+    rows = [
+        ("settings, reading, prefilter", total - checked, f"{skipped} of {len(paths)} files need no CST"),
+        ("libcst parse", timings.parse, f"{timings.files} files"),
+        ("kernel model", timings.model, ""),
+        ("rules", timings.rules, ""),
+        ("suppressions", timings.suppressions, ""),
+        ("report (full format)", report, f"{len(diagnostics)} diagnostics"),
+    ]
+    return [
+        (what, seconds, f"{seconds / whole:.0%}" + (f"; {note}" if note else ""))
+        for what, seconds, note in rows
+    ]
+
+
 def tool(name: str) -> str | None:
     local = BIN / name
     return str(local) if local.exists() else shutil.which(name)
@@ -318,6 +366,14 @@ def main() -> int:
     table.note("peak RSS, cold whole tree", f"{rss:.0f} MB", "bounded")
     table.print()
     shutil.rmtree(scratch, ignore_errors=True)
+
+    print()
+    print("cold run breakdown, one process (tilecheck.engine.Timings):")
+    parts = breakdown(paths)
+    width = max(len(what) for what, _, _ in parts)
+    for what, seconds, note in parts:
+        print(f"  {what:<{width}}  {seconds:7.3f} s  {note}")
+    print(f"  {'total':<{width}}  {sum(seconds for _, seconds, _ in parts):7.3f} s")
 
     lower = ROOT / "tools" / "bench_lower.py"
     if lower.exists() and not args.no_lower:
