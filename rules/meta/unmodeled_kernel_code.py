@@ -189,7 +189,6 @@ def _covered_lines(ctx: Context, model: FileModel, tree: ast.Module) -> set[int]
     CST functions would regenerate their whole top-level statements (slow on large test files)."""
     tops = _ast_tops(ctx.module, tree)
     lines: set[int] = set()
-    functions: dict[int, dict[str, list[range]]] = {}  # per statement: each function name's lines
 
     def add(function: cst.FunctionDef, top: cst.CSTNode) -> None:
         statement = tops.get(id(top))
@@ -197,10 +196,10 @@ def _covered_lines(ctx: Context, model: FileModel, tree: ast.Module) -> set[int]
             span = ctx.span(function, top)
             lines.update(range(span.line - len(function.decorators), span.end_line + 1))
             return
-        if id(statement) not in functions:  # walked once, not once per kernel and macro call in it
-            functions[id(statement)] = _function_lines(statement)
-        for found in functions[id(statement)].get(function.name.value, ()):
-            lines.update(found)
+        for node in ast.walk(statement):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function.name.value:
+                start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                lines.update(range(start, (node.end_lineno or node.lineno) + 1))
 
     for kernel in model.kernels:
         add(kernel.node, kernel.top)
@@ -208,16 +207,6 @@ def _covered_lines(ctx: Context, model: FileModel, tree: ast.Module) -> set[int]
             if call.path is None:  # a macro of another project module covers no line here
                 add(call.definition, call.definition_top)
     return lines
-
-
-def _function_lines(statement: ast.stmt) -> dict[str, list[range]]:
-    """The lines (decorators included) of every function defined in `statement`, by name."""
-    found: dict[str, list[range]] = {}
-    for node in ast.walk(statement):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-            found.setdefault(node.name, []).append(range(start, (node.end_lineno or node.lineno) + 1))
-    return found
 
 
 def _ast_tops(module: cst.Module, tree: ast.Module) -> dict[int, ast.stmt]:
