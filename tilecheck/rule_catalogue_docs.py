@@ -96,10 +96,16 @@ RECORDS = {'TL001': {'code': 'TL001',
                                         'modeled, and says\n'
                                         'why when it knows: the name `T` does not resolve to '
                                         '`tilelang.language` (imported from a\n'
-                                        'module tilecheck does not read), or the construct is in a plain '
-                                        'Python function, which\n'
-                                        'tilecheck does not follow into. It is a note: nothing is wrong with '
-                                        'the code, but no\n'
+                                        'module tilecheck could not follow: not in the project, unreadable, '
+                                        'too large, not\n'
+                                        'parsable, or more imports away than tilecheck follows; the note '
+                                        'names it), or the\n'
+                                        'construct is in a plain Python function, which tilecheck does not '
+                                        'follow into. A kernel\n'
+                                        'that calls a name imported from a project module tilecheck could '
+                                        'not follow (a macro in an\n'
+                                        'unparsable `common.py`) gets the note too, at the first call. It is '
+                                        'a note: nothing is wrong with the code, but no\n'
                                         'rule looked at it, so a clean report says nothing about it.',
                         'Why is this bad?': 'A checker that prints "All checks passed!" about code it never '
                                             'read gives false\n'
@@ -107,7 +113,8 @@ RECORDS = {'TL001': {'code': 'TL001',
                                             'built; tilecheck can only\n'
                                             "check what its model of TileLang's frontend reaches.",
                         'Example': '```python\n'
-                                   'from .tilelang_utils import T   # tilecheck does not follow this import\n'
+                                   'from .tilelang_utils import T   # a module tilecheck cannot find or '
+                                   'read\n'
                                    '\n'
                                    '@T.prim_func\n'
                                    'def main(A: T.Tensor((64,), "float32")):\n'
@@ -1833,7 +1840,11 @@ RECORDS = {'TL001': {'code': 'TL001',
            'fixable': False,
            'help': 'Yield exactly one value per iter_arg, as the last statement.',
            'sections': {'What it does': 'Reports a pipelined loop body that yields a different number of '
-                                        'values than it has iter_args (including none at all).',
+                                        'values than it has iter_args (including none at all). One '
+                                        'exception: in a function that allows reassignment (the default, not '
+                                        '`@pl.function(strict_ssa=True)`), a body without `pl.yield_` that '
+                                        'reassigns its iter_args (`acc = pl.add(acc, 1.0)`) is lowered, '
+                                        "because PyPTO's SSA conversion makes their last values the yield.",
                         'Why is this bad?': "Each clone feeds its yields to the next clone's iter_args; the "
                                             'pass stops with an internal error when they do not match. The '
                                             "message is PyPTO's own.",
@@ -2052,6 +2063,64 @@ RECORDS = {'TL001': {'code': 'TL001',
                          'first_pass': 'LowerPipelineLoops (its printed output fails to parse)',
                          'rewrite': "Change the parameter's annotation to `pl.Scalar[pl.INDEX]` (or lower "
                                     'with static bounds).'}},
+ 'TL422': {'code': 'TL422',
+           'name': 'pypto-pipeline-reassigns-uncarried',
+           'grade': 'contract',
+           'severity': 'warning',
+           'summary': 'A pipelined loop body carries a value by reassigning a name that is not an iter_arg.',
+           'fixable': False,
+           'help': 'Make it an iter_arg: `for i, ({name},) in pl.pipeline(..., init_values=({name},))`, '
+                   'keeping `{name} = ...` in the body.',
+           'sections': {'What it does': 'Reports a name that the body of a `pl.pipeline(..., stage=F)` loop '
+                                        '(F > 1) reads before\n'
+                                        'assigning it and then reassigns (`x = pl.add(x, 1.0)`), so that its '
+                                        'value flows from one\n'
+                                        'iteration to the next, when the name is neither the loop variable '
+                                        "nor one of the loop's\n"
+                                        'iter_args, in a function that allows reassignment (the default).',
+                        'Why is this bad?': 'LowerPipelineLoops copies the reassignment into every stage '
+                                            'without carrying the value: on\n'
+                                            "PyPTO's real pass the output of a `stage=4` loop prints `x_1 = "
+                                            'pl.tensor.adds(x_1, 1.0)`,\n'
+                                            'which does not parse back, and the lowered program fails SSA '
+                                            'verification. `tilecheck\n'
+                                            'lower` still lowers the loop, keeping the name in every clone '
+                                            'so that the value flows from\n'
+                                            'clone to clone (what the loop means); this warning says that '
+                                            "PyPTO's own pass does not.",
+                        'Example': '```python\n'
+                                   'for i in pl.pipeline(0, 8, 1, stage=4):\n'
+                                   '    x = pl.add(x, 1.0)\n'
+                                   '```',
+                        'Use instead': '```python\n'
+                                       'for i, (x,) in pl.pipeline(0, 8, 1, stage=4, init_values=(x,)):\n'
+                                       '    x = pl.add(x, 1.0)\n'
+                                       '```\n'
+                                       "(an iter_arg reassigned without `pl.yield_` is carried by PyPTO's "
+                                       'SSA conversion), or the\n'
+                                       'strict form with a fresh name and `r = pl.yield_(y)`.',
+                        'Backends': 'All PyPTO backends: the invalid output comes from LowerPipelineLoops, '
+                                    'before any target is chosen.'},
+           'checklist': {'grade': 'Contract: a limitation of the current LowerPipelineLoops pass, not of the '
+                                  'language.',
+                         'shape': 'An assignment, in the body of a `pl.pipeline(..., stage>1)` For of a '
+                                  'non-strict function, to a Name the body reads before assigning it, that '
+                                  'is neither the loop variable, an iter_arg of the loop, nor an iter_arg of '
+                                  "an enclosing loop (TL420's case).",
+                         'smallest_invalid': 'for i in pl.pipeline(0, 8, 1, stage=4): x = pl.add(x, 1.0)',
+                         'closest_valid': 'for i, (x,) in pl.pipeline(0, 8, 1, stage=4, init_values=(x,)): x '
+                                          '= pl.add(x, 1.0)',
+                         'siblings': 'Each loop is checked on its own; nesting does not change the answer.',
+                         'neutral_wrappers': '`with pl.at(...)`, `if` and other loops around it do not '
+                                             'change the answer.',
+                         'generated_ir': 'Lowered loops carry `stage=1` and pass every check, so re-checking '
+                                         'lowered code is clean.',
+                         'proof': 'Proven from the source: the name is read before it is assigned in the '
+                                  'body, so its value crosses iterations.',
+                         'first_pass': 'LowerPipelineLoops (its output then fails SSAVerify and print -> '
+                                       'parse)',
+                         'rewrite': 'Carry the value through `init_values` (reassigning the iter_arg is '
+                                    'enough in a non-strict function).'}},
  'TL490': {'code': 'TL490',
            'name': 'pypto-pipeline-bounds-unresolved',
            'grade': 'meta',
