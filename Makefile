@@ -2,7 +2,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint typecheck format oracle bench visibility fuzz sweep clean
+.PHONY: demo test lint typecheck format docs oracle bench visibility fuzz sweep clean
 
 # Runtime install (for the demo) and dev install (for the tests), each redone when pyproject.toml changes.
 $(VENV)/.runtime: pyproject.toml
@@ -37,6 +37,12 @@ lint: $(VENV)/.dev
 format: $(VENV)/.dev
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
+
+# Generated from the rule classes (tests fail while these are stale): after changing a rule's
+# name, grade or docstring.
+docs: $(VENV)/.dev
+	$(BIN)/python -m tilecheck.catalogue
+	$(BIN)/python -m tilecheck.rule_docs docs/rules.md
 
 # Differential test against the real TileLang 0.1.15 (large; not part of `make test`).
 oracle: $(VENV)/.dev
