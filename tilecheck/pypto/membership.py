@@ -32,6 +32,7 @@ import libcst as cst
 from tilecheck.analysis.evaluate import string_value
 from tilecheck.pypto.cstutil import replace
 from tilecheck.pypto.dsl import Aliases
+from tilecheck.pypto.limits import statement_children
 
 KEY = "pipeline_membership"
 
@@ -241,7 +242,7 @@ def tile_facts(function: cst.FunctionDef, aliases: Aliases) -> TileFacts:
             (tiles if aliases.member(head) == "Tile" else tensors).add(node.target.value)
         elif isinstance(node, cst.For):
             _collect_seeds(node, seeds)
-        stack.extend(node.children)
+        stack.extend(statement_children(node))  # assignments are statements: expressions hold none
     undecided: dict[int, str] = {}
     for _ in range(4):  # names defined later seed earlier ones through iter_args: a few rounds
         before = len(tiles) + len(tensors)
@@ -279,8 +280,8 @@ def undecided_in(
             seen.add(id(node))
             target = node.targets[0].target
             yield node, target.value if isinstance(target, cst.Name) else "?", facts.undecided[id(node)]
-        elif not isinstance(node, cst.BaseExpression):
-            stack.extend(reversed(node.children))
+        else:
+            stack.extend(reversed(statement_children(node)))
 
 
 def _collect_seeds(loop: cst.For, seeds: list[tuple[str, cst.BaseExpression]]) -> None:
