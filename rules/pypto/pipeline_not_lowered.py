@@ -15,7 +15,7 @@ class PyptoPipelineNotLowered(PyptoRule):
     Reasons: a step, or a bound needed for a negative step, that cannot be resolved; a loop target that is not
     a simple name; the loop variable or an iter_arg reassigned or deleted in the body; a `break`, `continue` or `return`
     in the body (the copies would leave the unrolled loop or the function); `stage=` above 64, or unrolled
-    copies larger than 2,000,000 characters; code nested too deeply for Python's recursion limit.
+    copies, or a lowered file, larger than 2,000,000 characters; code nested too deeply for Python's recursion limit.
 
     ## Why is this bad?
     The output then does not show what PyPTO's LowerPipelineLoops pass makes of the loop. The loop may still be

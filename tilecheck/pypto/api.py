@@ -123,7 +123,14 @@ def _lower_parsed(
         return LowerResult(text)
     constants = ModuleConstants(module, path)
     try:
-        context = ModuleContext(aliases, constants, Tokens(text), clone_templates=clone_templates)
+        context = ModuleContext(
+            aliases,
+            constants,
+            Tokens(text),
+            clone_templates=clone_templates,
+            codegen=Codegen(module),
+            lowered_chars=len(text),
+        )
         return _lower_module(text, module, path or _DEFAULT_PATH, sites, context, capabilities, settings)
     finally:
         constants.close()
@@ -192,7 +199,7 @@ def _lower_module(
     tops: list[cst.CSTNode] = []
     for site in sites:
         top = module.body[site.path[0]]
-        lowering = FunctionLowering(context, site.node, top)
+        lowering = FunctionLowering(context, site.node, top, depth=len(site.path) - 1)
         lowered = lowering.run()
         if lowered is not None:
             replacements[site.path] = lowered
@@ -201,7 +208,7 @@ def _lower_module(
     text = source
     if replacements:
         try:
-            text = _lowered_text(source, module, replacements, regions, context.tokens)
+            text = _lowered_text(source, module, replacements, regions, context)
         except RecursionError:
             text = source
             for holder, (loop, _) in zip(tops, regions, strict=True):
@@ -216,12 +223,13 @@ def _lowered_text(
     module: cst.Module,
     replacements: dict[tuple[int, ...], cst.FunctionDef],
     regions: list[tuple[cst.For, list[cst.BaseStatement]]],
-    tokens: Tokens,
+    context: ModuleContext,
 ) -> str:
+    tokens = context.tokens
     names: dict[str, str] = {}
     for function in replacements.values():
         names.update(printed_names(function, tokens))
-    text = _spliced(source, module, regions, tokens, names)
+    text = _spliced(source, module, regions, tokens, names, context.codegen or Codegen(module))
     if text is None:
         # libcst generates valid syntax from valid nodes; `tilecheck lower --write` compiles before writing.
         rebuilt = {path: materialize(function) for path, function in replacements.items()}
@@ -235,11 +243,12 @@ def _spliced(
     regions: list[tuple[cst.For, list[cst.BaseStatement]]],
     tokens: Tokens,
     names: dict[str, str],
+    codegen: Codegen,
 ) -> str | None:
     """The source with each lowered loop's text replaced; None when the loops cannot be placed."""
     if not regions:
         return None
-    spans = splice(source, module, regions, Codegen(module))
+    spans = splice(source, module, regions, codegen)
     if spans is None:
         return None
     pieces: list[str] = []

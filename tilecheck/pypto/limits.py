@@ -4,57 +4,80 @@ the statements that cannot be copied into stages (loop exits, `del` of the loop 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from tilecheck.analysis.syntax import suites
 from tilecheck.pypto.loops import LoopPlan
 
-# Limits on what one loop may lower to: past them the loop is left as it is (TL491), so a large
-# `stage=` cannot exhaust memory or time, and the output stays a file Python can compile.
+if TYPE_CHECKING:
+    from tilecheck.pypto.codegen import Codegen
+
+# Limits on what lowering may write: past them a loop is left as it is (TL491), so a large
+# `stage=` or many large loops cannot exhaust memory or time, and the output stays a file Python
+# can compile.
 MAX_STAGE = 64
-MAX_LOWERED_CHARS = 2_000_000  # the estimated size of one loop's unrolled copies
-FEW_COPIES = 16  # up to this many copies the size is not measured (it costs a code generation)
+MAX_LOWERED_CHARS = 2_000_000  # the predicted size of one loop's unrolled copies, and of the file
+# Copies are predicted from the body's text; each copy's names and indices are a little longer
+# (`t` becomes `t_12`, `i` becomes `i + 3`): a quarter more covers that, so the output stays
+# below the cap when the prediction does.
+COPY_ALLOWANCE = (5, 4)
 TOO_DEEP = "it is nested too deeply to lower (Python's recursion limit)"
 
 
 @dataclass
 class LoweredSize:
-    """A lowered loop's predicted size: at most `multiplier` copies of its text, exactly
-    `chars` characters when that was measured."""
+    """A lowered loop's predicted size: `original` characters now, at most `chars` lowered,
+    `multiplier` copies of its body."""
 
     loop: cst.For
     multiplier: int
-    chars: int | None = None
+    original: int
+    chars: int
 
     def growth(self) -> int:
         """How many characters lowering adds to the text of the loop."""
-        original = code_size([self.loop])
-        return (self.chars if self.chars is not None else original * self.multiplier) - original
+        return self.chars - self.original
 
 
 def predicted_size(
-    loop: LoopPlan, node: cst.For, body: list[cst.BaseStatement], inner: list[LoweredSize]
+    loop: LoopPlan,
+    node: cst.For,
+    body: list[cst.BaseStatement],
+    inner: list[LoweredSize],
+    codegen: Codegen,
+    indent: int,
+    file_chars: int,
 ) -> LoweredSize | str:
-    """How large lowering `loop` (whose body holds the lowered loops `inner`) will be, predicted
-    before anything is generated, so 6 nested `stage=8` loops are refused at once instead of
-    after writing 36 MB; the reason for refusing when the prediction exceeds the cap."""
+    """How large lowering `loop` (whose body holds the lowered loops `inner`, and is indented by
+    `indent` characters) will be, predicted before anything is generated, so 6 nested `stage=8`
+    loops are refused at once instead of after writing 36 MB; the reason for refusing when the
+    prediction exceeds the cap for one loop, or when the file (`file_chars` characters as
+    lowered so far) would exceed it."""
     step = loop.step.value if loop.step.is_int else None
     factor = loop.factor
+    original = code_size([node], codegen, indent)
     if not step or factor is None or factor > MAX_STAGE:
-        return LoweredSize(node, 1)  # the lowering leaves it and says why
+        return LoweredSize(node, 1, original, original)  # the lowering leaves it and says why
     copies = copy_count(loop, factor)
     multiplier = copies * max([1, *(size.multiplier for size in inner)])
-    if multiplier <= FEW_COPIES:
-        # Few copies cannot outgrow the user's own file by much: measure only many copies.
-        return LoweredSize(node, multiplier)
-    chars = copies * (code_size(body) + sum(size.growth() for size in inner))
+    inner_growth = sum(size.growth() for size in inner)
+    scale, part = COPY_ALLOWANCE
+    chars = copies * (code_size(body, codegen, indent) + inner_growth) * scale // part
     if chars > MAX_LOWERED_CHARS:
         return (
-            f"its unrolled copies would be about {chars:,} characters, more than the "
+            f"its unrolled copies would be up to about {chars:,} characters, more than the "
             f"{MAX_LOWERED_CHARS:,} `tilecheck lower` writes for one loop"
         )
-    return LoweredSize(node, multiplier, chars)
+    size = LoweredSize(node, multiplier, original, chars)
+    lowered_file = file_chars + size.growth() - inner_growth
+    if lowered_file > MAX_LOWERED_CHARS:
+        return (
+            f"the lowered file would be up to about {lowered_file:,} characters with it, more than "
+            f"the {MAX_LOWERED_CHARS:,} `tilecheck lower` writes for one file"
+        )
+    return size
 
 
 def copy_count(loop: LoopPlan, factor: int) -> int:
@@ -65,9 +88,12 @@ def copy_count(loop: LoopPlan, factor: int) -> int:
     return factor + factor * (factor - 1) // 2  # the main loop, then the unroll_rem cascade
 
 
-def code_size(statements: list[cst.BaseStatement]) -> int:
-    module = cst.Module([])
-    return max(1, sum(len(module.code_for_node(statement)) for statement in statements))
+def code_size(statements: list[cst.BaseStatement], codegen: Codegen, indent: int) -> int:
+    """The length of `statements` written indented by `indent` characters (at most: blank lines
+    are not indented). The writer is the splice's, whose texts are memoized, so measuring a loop
+    costs little more than writing it once; its own indentation would defeat that memo."""
+    text = codegen.statements(statements, "")
+    return max(1, len(text) + text.count("\n") * indent)
 
 
 NESTED_SCOPES = (cst.FunctionDef, cst.ClassDef)

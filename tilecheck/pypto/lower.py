@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from tilecheck.pypto.clone import Rewriter, Substitute, Tagging
+from tilecheck.pypto.codegen import Codegen
 from tilecheck.pypto.consts import ModuleConstants
 from tilecheck.pypto.cstutil import binop, int_node
 from tilecheck.pypto.dataflow import Dataflow, Frame, Summary, live_after
@@ -61,6 +62,10 @@ class ModuleContext:
     # id(function) -> its dataflow and locals, as `check_functions` computed them.
     flows: dict[int, tuple[Dataflow, set[str]]] = field(default_factory=dict)
     clone_templates: bool = True  # False: every clone is rewritten in full (the tests compare)
+    # The writer the splice uses (its memoized texts measure the loops first), and the length of
+    # the file as lowered so far: what `limits.predicted_size` holds to the cap.
+    codegen: Codegen | None = None
+    lowered_chars: int = 0
 
 
 @dataclass
@@ -86,8 +91,11 @@ class _Body:
 
 
 class FunctionLowering:
-    def __init__(self, context: ModuleContext, function: cst.FunctionDef, top: cst.CSTNode) -> None:
+    def __init__(
+        self, context: ModuleContext, function: cst.FunctionDef, top: cst.CSTNode, depth: int = 0
+    ) -> None:
         self.context = context
+        self.depth = depth  # how many class bodies hold the function (its indentation level)
         self.aliases = context.aliases
         self.tokens = context.tokens
         self.function = function
@@ -141,7 +149,7 @@ class FunctionLowering:
                 if loop.factor is not None and loop.factor > 1:
                     try:
                         lowered = None
-                        size = self._predicted_size(loop, node, body, self.sizes[sizes_mark:])
+                        size = self._predicted_size(loop, node, body, self.sizes[sizes_mark:], chain)
                         if size is not None:
                             statements = body if new_body is None else [materialize(s) for s in new_body]
                             lowered = self.pipeline(loop, statements, chain)
@@ -152,8 +160,11 @@ class FunctionLowering:
                         self._note_undecided(body, node)
                         del self.regions[mark:]  # nested lowered loops are part of this one now
                         self.regions.append((node, lowered))
+                        assert size is not None
+                        inner = self.sizes[sizes_mark:]
+                        self.context.lowered_chars += size.growth() - sum(s.growth() for s in inner)
                         del self.sizes[sizes_mark:]
-                        self.sizes.append(size)  # type: ignore[arg-type]
+                        self.sizes.append(size)
                         return lowered
             return None if new_body is None else [node.with_changes(body=with_body(node.body, new_body))]
         if isinstance(node, cst.If):
@@ -181,10 +192,19 @@ class FunctionLowering:
         return None
 
     def _predicted_size(
-        self, loop: LoopPlan, node: cst.For, body: list[cst.BaseStatement], inner: list[LoweredSize]
+        self,
+        loop: LoopPlan,
+        node: cst.For,
+        body: list[cst.BaseStatement],
+        inner: list[LoweredSize],
+        chain: list[Frame],
     ) -> LoweredSize | None:
         """`limits.predicted_size`; None, with a TL491 note, when it refuses the loop."""
-        size = predicted_size(loop, node, body, inner)
+        codegen = self.context.codegen
+        assert codegen is not None
+        # The loop's body: one level below the blocks of `chain`, below the function's own level.
+        indent = (self.depth + len(chain) + 1) * len(codegen.state.default_indent)
+        size = predicted_size(loop, node, body, inner, codegen, indent, self.context.lowered_chars)
         if isinstance(size, str):
             self._note("TL491", loop.header.call, node, reason=size)
             return None
