@@ -62,6 +62,32 @@ def test_inputs_that_crash_or_stall_libcst_are_decided_by_cpython_in_a_subproces
     assert time.monotonic() - started < 60
 
 
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # CPython stops at the first error without a tree: libcst would need minutes on the chain.
+        ("x = y" + "()" * 9000 + "\n" + "def f(:\n    pass\n", [("TL001", 2, 7)]),
+        ("def f(:\n    pass\n" + "x = y" + "()" * 9000 + "\n", [("TL001", 1, 7)]),
+        # A decimal literal past CPython's digit limit is read (libcst folds it as unknown)...
+        ("x = " + "9" * 4301 + "\n" + "y = 1\n", []),
+        # ...and does not hide what follows it from CPython.
+        ("x = " + "9" * 4301 + "\n" + "def f(:\n    pass\n", [("TL001", 2, 7)]),
+        ("x = " + "9" * 4301 + "\n" + "x = " + "-" * 2500 + "y\n", [("TL004", 2, 1004)]),  # the 1,001st level
+    ],
+    ids=[
+        "chain-then-error",
+        "error-then-chain",
+        "long-literal",
+        "long-literal-then-error",
+        "long-literal-then-deep",
+    ],
+)
+def test_a_syntax_error_in_a_suspicious_file_is_cpythons_and_libcst_never_sees_it(source, expected):
+    started = time.monotonic()
+    assert codes(check_source(source, "k.py")) == expected
+    assert time.monotonic() - started < 10  # libcst on the 9,000-call chain: minutes
+
+
 def test_deep_but_valid_tree_is_too_complex_at_the_deep_node():
     # 2,500 levels of unary minus: CPython accepts it, but it is beyond what tilecheck hands to libcst
     source = "\n" + "x = " + "-" * 2500 + "y\n"

@@ -162,7 +162,7 @@ def parse(
             return None, None, failure
     if nesting.suspicious(text):
         failure = _cpython_verdict(path, text, checked=True)
-        if failure is not None and failure.code == "TL004":  # other syntax errors: libcst says where
+        if failure is not None:  # also a syntax error: see `nesting.refuse`
             return None, text, failure
     import libcst as cst
 

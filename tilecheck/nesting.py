@@ -20,6 +20,11 @@ MAX_BRACKETS = 100  # CPython's own limit is 200; flag well below it
 MAX_LOGICAL_LINE = 2000  # characters: chains of operators or calls need long logical lines
 MAX_DEPTH = 1000  # syntax-tree depth libcst parses safely (it crashes beyond about 8,000)
 
+# CPython refuses decimal literals of more than 4,300 digits (a SyntaxError since 3.11); libcst
+# reads them, and tilecheck folds them as unknown. The same digits as hexadecimal keep every
+# position and the tree's shape, so CPython can still judge the rest of the file.
+_LONG_DECIMAL = re.compile(r"(?<![\w.])[0-9]{4301,}(?![\w.])")
+_DIGIT_LIMIT = "Exceeds the limit"
 _SCAN = re.compile(r"[(\[{]|[)\]}]|\\\r?\n|\n")
 _OPEN = frozenset("([{")
 _CLOSE = frozenset(")]}")
@@ -58,13 +63,18 @@ class Refusal:
 
 def cpython_verdict(text: str, path: str = "<string>", *, deep: bool = False) -> Refusal | None:
     """CPython's verdict on `text`: its syntax error at its position, `complex` when CPython
-    gives up on it, or (with `deep`) when its tree nests beyond MAX_DEPTH; None when it is fine."""
+    gives up on it, or (with `deep`) when its tree nests beyond MAX_DEPTH; None when it is fine.
+    With `deep`, decimal literals beyond CPython's digit limit are no error (libcst reads them)."""
     try:
         # Not under `path`: CPython re-reads an error's line from that file when it exists, so an
         # unsaved editor buffer would get columns measured on the saved text. One thread at a time.
         tree = python_ast.parse(text, "<tilecheck>")
     except SyntaxError as error:
         column = max((error.offset or 1) - 1, 0)
+        if deep and error.msg.startswith(_DIGIT_LIMIT):
+            hexadecimal = _LONG_DECIMAL.sub(lambda match: "0x" + "0" * (len(match.group()) - 2), text)
+            if hexadecimal != text:
+                return cpython_verdict(hexadecimal, path, deep=True)
         if error.msg.startswith("too many"):  # CPython's nesting limits: brackets, indentation, blocks
             message = f"File is too deeply nested to parse: {error.msg}"
             return Refusal("complex", error.lineno or 1, column, message)
@@ -88,7 +98,11 @@ def cpython_verdict(text: str, path: str = "<string>", *, deep: bool = False) ->
 
 
 def refuse(text: str, path: str = "<string>") -> Refusal | None:
-    """Why `text` must not reach libcst, decided cheaply for ordinary files; None when it may."""
+    """Why `text` must not reach libcst, decided cheaply for ordinary files; None when it may.
+
+    A suspicious text CPython rejects is refused with CPython's syntax error: CPython stops at
+    its first error without building the tree, so the depth of the rest is unknown, and libcst
+    needs minutes on a few thousand chained calls (`y()()()...`) even in a file that has one."""
     return cpython_verdict(text, path, deep=True) if suspicious(text) else None
 
 
