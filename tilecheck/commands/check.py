@@ -12,7 +12,7 @@ from types import TracebackType
 from typing import TextIO
 
 from tilecheck.commands.options import add_config_options, require_paths, workspace_from
-from tilecheck.engine import FileAnalysis, read_source
+from tilecheck.engine import FileAnalysis
 from tilecheck.errors import UsageError
 from tilecheck.progress import ProgressLine
 from tilecheck.progress import wanted as progress_wanted
@@ -158,19 +158,27 @@ def run(args: argparse.Namespace) -> int:
     diffs: list[str] = []
     changed = 0  # diagnostics fixed, or suppression comments added
     fixes: list[Diagnostic] = []  # the diagnostics --fix fixed
+    progress = ProgressLine(len(files)) if progress_wanted(output_format) else None
     if rewriting:
+        from tilecheck.rewrites import RewriteRequest, plan_rewrites
+
+        request = RewriteRequest(unsafe=bool(args.unsafe_fixes), reason=args.add_ignore)
+        try:
+            planned = plan_rewrites(workspace, files, request, jobs=args.jobs, progress=progress)
+        finally:
+            if progress is not None:
+                progress.close()
         analyses = []
-        for path in files:
-            rewrite = Rewrite(workspace, args, path)
+        for plan in planned:
+            rewrite = Rewrite(args, plan)
             analyses.append(rewrite.result)
             changed += rewrite.count
             fixes += rewrite.applied
             if rewrite.problem:
-                write_errors.append(f"{display_path(path)}: {rewrite.problem}")
+                write_errors.append(f"{display_path(plan.path)}: {rewrite.problem}")
             if rewrite.diff:
                 diffs.append(rewrite.diff)
     else:
-        progress = ProgressLine(len(files)) if progress_wanted(output_format) else None
         try:
             checked = workspace.check_files(files, jobs=args.jobs, progress=progress)
         finally:
@@ -327,45 +335,27 @@ class Output:
 
 
 class Rewrite:
-    """`--fix`, `--diff` or `--add-ignore` on one file: the final result, how many diagnostics
-    were fixed (or suppressions added), a problem writing the file, and the diff."""
+    """`--fix`, `--diff` or `--add-ignore` on one file, from what a worker planned for it
+    (`tilecheck.rewrites`): the final result, how many diagnostics were fixed (or suppressions
+    added), a problem writing the file, and the diff."""
 
-    def __init__(self, workspace: Workspace, args: argparse.Namespace, path: str) -> None:
-        self.result = FileAnalysis(path)
+    def __init__(self, args: argparse.Namespace, plan: FileAnalysis) -> None:
+        from tilecheck.rewrites import PlannedRewrite, write_planned
+
+        self.result = plan.detached()  # a file the worker could not finish gets its TL004/TL005
         self.count = 0
         self.problem = ""
         self.diff = ""
         self.applied: list[Diagnostic] = []  # the diagnostics whose fix was applied
-        data, failure = read_source(path)
-        if failure is not None or data is None:
-            self.result.diagnostics = [failure] if failure else []
-            return
-        first = self.result = workspace.check_text(data, path)
-        if first.text is None:
-            return
-        original = first.text
-        applied: list[Diagnostic] = []
-        if args.add_ignore is not None:
-            text, count = workspace.add_ignores(original, path, args.add_ignore, first=first)
-            result = workspace.check_text(text, path) if count else first
-        else:
-            outcome = workspace.fix_text(original, path, unsafe=bool(args.unsafe_fixes), first=first)
-            assert isinstance(outcome.result, FileAnalysis)
-            text, count, result = outcome.text, len(outcome.fixed), outcome.result
-            applied = outcome.fixed
-        if text == original:
+        if not isinstance(plan, PlannedRewrite) or plan.rewritten is None or plan.text is None:
             return
         if args.diff:
-            name = display_path(path)
-            lines, fixed_lines = original.splitlines(keepends=True), text.splitlines(keepends=True)
+            name = display_path(plan.path)
+            lines, fixed_lines = plan.text.splitlines(keepends=True), plan.rewritten.splitlines(keepends=True)
             self.diff = "".join(difflib.unified_diff(lines, fixed_lines, f"a/{name}", f"b/{name}"))
-            self.count, self.applied = count, applied
+            self.count, self.applied = plan.count, plan.applied
             return
-        from tilecheck.fixes import WriteError, encode_like, write_atomic
-
-        try:
-            write_atomic(path, encode_like(data, text), expected=data)
-        except WriteError as error:
-            self.problem = f"not modified: {error}"
-            return
-        self.result, self.count, self.applied = result, count, applied
+        self.problem = write_planned(plan)
+        if not self.problem:
+            assert plan.after is not None
+            self.result, self.count, self.applied = plan.after, plan.count, plan.applied

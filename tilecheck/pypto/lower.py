@@ -161,8 +161,8 @@ class FunctionLowering:
                         del self.regions[mark:]  # nested lowered loops are part of this one now
                         self.regions.append((node, lowered))
                         assert size is not None
-                        inner = self.sizes[sizes_mark:]
-                        self.context.lowered_chars += size.growth() - sum(s.growth() for s in inner)
+                        absorbed = self.sizes[sizes_mark:]
+                        self.context.lowered_chars += size.growth() - sum(s.growth() for s in absorbed)
                         del self.sizes[sizes_mark:]
                         self.sizes.append(size)
                         return lowered
