@@ -20,6 +20,9 @@ from tilecheck.runner import Budget, run_isolated
 from tilecheck.workspace import Options, Workspace, check_task
 
 LOWER_CAP = 2_000_000  # characters: the README's promise for `lower` output
+# How the command line reports its own failure (a diagnostic's message may quote PyPTO's
+# "Internal error: ..." texts, as TL417 does: that is a finding, not a failure).
+_CLI_INTERNAL_ERROR = re.compile(r"^tilecheck(?: lower)?: internal error", re.MULTILINE)
 _DSL = re.compile(r"^\s*(?:import|from)\s+(?:tilelang|pypto)\b", re.MULTILINE)
 
 
@@ -102,7 +105,7 @@ def lower_problems(outcome: Outcome) -> list[str]:
         return problems or ["lower produced no report"]
     if report["status"] == 2:
         problems.append(f"lower exit 2: {report['stderr'].strip()[:300]}")
-    if "Traceback" in report["stderr"] or "internal error" in report["stderr"].lower():
+    if "Traceback" in report["stderr"] or _CLI_INTERNAL_ERROR.search(report["stderr"]):
         problems.append(f"lower traceback: {report['stderr'].strip()[-300:]}")
     if len(report["stdout"]) > LOWER_CAP:
         problems.append(f"lower printed {len(report['stdout'])} characters (cap {LOWER_CAP})")
