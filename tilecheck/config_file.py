@@ -73,6 +73,19 @@ def _table_of(check: Callable[[object], str | None]) -> Callable[[object], str |
     return table
 
 
+def _budget(kind: type) -> Callable[[object], str | None]:
+    """A per-file budget: a non-negative `kind` (an int is a float too); 0 means no limit."""
+
+    def check(value: object) -> str | None:
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            return f"got {_shown(value)}"
+        if value < 0 or not isinstance(value, (int, kind)):
+            return f"got {value}"
+        return None
+
+    return check
+
+
 def _table(value: object) -> str | None:
     return None if isinstance(value, dict) else f"got {_shown(value)}"
 
@@ -93,6 +106,8 @@ SCHEMA: dict[str, tuple[Callable[[object], str | None], str]] = {
     "output-format": (_one_of(OUTPUT_FORMATS), "one of " + ", ".join(OUTPUT_FORMATS)),
     "severity": (_table_of(_one_of(SEVERITIES)), 'a table of grade or rule = "error" | "warning" | "info"'),
     "backends": (_table_of(_table), "a table of backend profile tables"),
+    "per-file-timeout": (_budget(float), "a number of seconds, 0 or more (0: no limit)"),
+    "per-file-memory": (_budget(int), "a whole number of MiB, 0 or more (0: no limit)"),
 }
 KEYS = tuple(SCHEMA)
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from tilecheck.engine import FileAnalysis, read_source
 from tilecheck.prefilter import cannot_have_findings
-from tilecheck.runner import Budget, run_isolated
+from tilecheck.runner import run_isolated
 from tilecheck.scheduling import file_size, largest_first, worker_count
 from tilecheck.types import Diagnostic
 
@@ -88,7 +88,7 @@ def plan_rewrites(
         lambda path: plan_rewrite(workspace, path, request),
         str,
         jobs=max(worker_count(jobs, sizes), 1),
-        budget=Budget(workspace.options.per_file_timeout, workspace.options.per_file_memory),
+        budget=workspace.budget(),
         progress=progress,
     )
     results = dict(zip(order, done, strict=True))

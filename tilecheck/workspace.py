@@ -52,8 +52,10 @@ class Options:
     cache_dir: str | None = None  # default: TILECHECK_CACHE_DIR, else .tilecheck_cache in the project root
     respect_gitignore: bool | None = None  # None: the configuration's `respect-gitignore` (default true)
     allow_plugins: bool | None = None  # local plugins: None asks the environment and the trust list
-    per_file_timeout: float | None = DEFAULT_TIMEOUT  # seconds per file (None: unlimited)
-    per_file_memory: int | None = DEFAULT_MEMORY  # MiB per file (None: unlimited)
+    # Per-file budgets, 0 meaning no limit; None: the working directory's configuration
+    # (`per-file-timeout`, `per-file-memory`), else DEFAULT_TIMEOUT seconds and DEFAULT_MEMORY MiB.
+    per_file_timeout: float | None = None
+    per_file_memory: int | None = None
 
     def overrides(self) -> Overrides:
         return Overrides(
@@ -186,7 +188,7 @@ class Workspace:
             raise ValueError("jobs must be at least 1")
         run = CheckRun(list(files))
         tasks = [(path, self.file_settings(path)) for path in run.files]
-        budget = Budget(self.options.per_file_timeout, self.options.per_file_memory)
+        budget = self.budget()
         cache = self.result_cache()
         if cache is not None:
             run.analyses = cache.check(
@@ -198,6 +200,21 @@ class Workspace:
             )
             run.analyses = dict(zip(run.files, results, strict=True))
         return run
+
+    def budget(self) -> Budget:
+        """Per-file time and memory limits: the options, else the working directory's
+        configuration (a run-wide setting, like `respect-gitignore`), else the defaults."""
+        settings = self.settings_for(self.resolver.cwd)
+        limits: list[float | None] = []
+        for given, key, default in (
+            (self.options.per_file_timeout, "per-file-timeout", DEFAULT_TIMEOUT),
+            (self.options.per_file_memory, "per-file-memory", DEFAULT_MEMORY),
+        ):
+            value, origin = (given, None) if given is not None else settings.lookup(key)
+            chosen = value if given is not None or origin is not None else default
+            limits.append(chosen or None)  # type: ignore[arg-type]  # 0: no limit
+        seconds, memory = limits
+        return Budget(seconds, int(memory) if memory is not None else None)
 
     def result_cache(self) -> ResultCache | None:
         """The content cache this workspace's options ask for (None with caching off)."""

@@ -70,7 +70,7 @@ def _outcomes(paths: Sequence[str], results: list[FileAnalysis]) -> list[Outcome
 
 def check_files(paths: Sequence[str], *, jobs: int, budget: Budget) -> list[Outcome]:
     workspace = Workspace(
-        Options(isolated=True, per_file_timeout=budget.seconds, per_file_memory=budget.memory),
+        Options(isolated=True, per_file_timeout=budget.seconds or 0, per_file_memory=budget.memory or 0),
         cwd=os.getcwd(),
     )
     tasks = [(path, workspace.file_settings(path)) for path in paths]

@@ -22,17 +22,17 @@ from tilecheck.types import Diagnostic, Grade, Severity
 from tilecheck.workspace import Workspace
 
 
-def _budget(kind: type[int] | type[float]) -> Callable[[str], float | None]:
-    """A per-file budget: a non-negative number, 0 meaning no limit (None)."""
+def _budget(kind: type[int] | type[float]) -> Callable[[str], float]:
+    """A per-file budget: a non-negative number, 0 meaning no limit."""
 
-    def parse(value: str) -> float | None:
+    def parse(value: str) -> float:
         try:
             number = kind(value)
         except ValueError:
             raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
         if number < 0:
             raise argparse.ArgumentTypeError("must be 0 (no limit) or more")
-        return number or None
+        return number
 
     return parse
 
@@ -61,16 +61,16 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     check.add_argument(
         "--per-file-timeout",
         type=_budget(float),
-        default=DEFAULT_TIMEOUT,
+        default=None,
         metavar="SECONDS",
-        help=f"stop checking a file after SECONDS (TL004; 0: no limit; default {DEFAULT_TIMEOUT:g})",
+        help=f"stop checking a file after SECONDS (TL004; 0: no limit; default: `per-file-timeout`, else {DEFAULT_TIMEOUT:g})",
     )
     check.add_argument(
         "--per-file-memory",
         type=_budget(int),
-        default=DEFAULT_MEMORY,
+        default=None,
         metavar="MIB",
-        help=f"memory a file may take, in MiB (TL004; 0: no limit; default {DEFAULT_MEMORY})",
+        help=f"memory a file may take, in MiB (TL004; 0: no limit; default: `per-file-memory`, else {DEFAULT_MEMORY})",
     )
     check.add_argument(
         "--exit-non-zero-on-fix", action="store_true", help="exit with 1 when a fix was applied"

@@ -8,6 +8,7 @@ import json
 from tilecheck.commands.options import add_config_options, dump_json, require_paths, workspace_from
 from tilecheck.config import DEFAULT_EXCLUDE, KEYS, Settings
 from tilecheck.report import display_path
+from tilecheck.runner import DEFAULT_MEMORY, DEFAULT_TIMEOUT
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -101,4 +102,6 @@ def _default(key: str) -> object:
         "severity": {},
         "respect-gitignore": True,
         "backends": {},
+        "per-file-timeout": DEFAULT_TIMEOUT,
+        "per-file-memory": DEFAULT_MEMORY,
     }.get(key, [])

@@ -11,7 +11,6 @@ from typing import TextIO
 
 from tilecheck.config import GRADES
 from tilecheck.errors import UsageError
-from tilecheck.runner import DEFAULT_MEMORY, DEFAULT_TIMEOUT
 from tilecheck.selection import split
 from tilecheck.workspace import Options, Workspace
 
@@ -69,8 +68,8 @@ def options_from(args: argparse.Namespace, output_format: str | None = None) -> 
         cache=args.command == "check" and not getattr(args, "no_cache", False),
         cache_dir=getattr(args, "cache_dir", None),
         respect_gitignore=getattr(args, "respect_gitignore", None),
-        per_file_timeout=getattr(args, "per_file_timeout", DEFAULT_TIMEOUT),
-        per_file_memory=getattr(args, "per_file_memory", DEFAULT_MEMORY),
+        per_file_timeout=getattr(args, "per_file_timeout", None),  # None: the configuration's
+        per_file_memory=getattr(args, "per_file_memory", None),
     )
 
 
