@@ -345,6 +345,9 @@ class Campaign:
                 os.makedirs(kept, exist_ok=True)
                 for path in paths if name == "*" else [os.path.join(directory, name)]:
                     shutil.copy(path, kept)
+                first = os.path.basename(paths[0])
+                with open(os.path.join(kept, "problems.txt"), "a", encoding="utf-8") as log:
+                    log.write(f"{name if name != '*' else 'batch from ' + first}: {problem}\n")
         finally:
             shutil.rmtree(directory, ignore_errors=True)
             self.seconds += time.monotonic() - started
