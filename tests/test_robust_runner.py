@@ -121,6 +121,28 @@ def test_a_file_over_the_memory_budget_fails_inside_its_worker():
     assert [r.diagnostics for r in results[1:]] == [[], []]
 
 
+def _allocate_then_abort():
+    """What libcst's native parser does when an allocation fails: abort, near the limit."""
+    hoard = bytearray(180 * 1024 * 1024)  # of the 200 MiB budget below
+    hoard[0] = 1
+    time.sleep(1)  # the parent looks at its workers' sizes every 0.1 s
+    _abort()
+
+
+def test_a_native_abort_near_the_memory_limit_is_over_the_budget_not_a_crash():
+    results = _run(["bad.py", "b.py"], _faulty(_allocate_then_abort), budget=Budget(memory=200))
+    [heavy] = results[0].diagnostics
+    assert (heavy.code, heavy.span.line, heavy.span.column) == ("TL004", 1, 0)
+    assert heavy.message == (
+        "File is too complex to analyze within the budget: checking it needed more than 200 MiB "
+        "(per-file-memory); no rule was run on it"
+    )
+    assert not results[0].internal_error and results[1].diagnostics == []
+    # Far from the limit, an abort stays a crash (TL005, exit status 2).
+    results = _run(["bad.py", "b.py"], _faulty(_abort), budget=Budget(memory=200))
+    assert results[0].diagnostics[0].code == "TL005" and results[0].internal_error
+
+
 def test_an_exception_outside_the_engine_is_an_internal_error_for_that_file():
     def broken():
         raise KeyError("boom")

@@ -48,7 +48,8 @@ def _strings(value: object) -> str | None:
         return f"got {_shown(value)}"
     for item in value:
         if not isinstance(item, str):
-            return f"got an array containing {describe_value(item)} (`{item!r}`)"
+            shown = repr(item) if len(repr(item)) <= 60 else repr(item)[:57] + "..."
+            return f"got an array containing {describe_value(item)} (`{shown}`)"
     return None
 
 

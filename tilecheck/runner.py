@@ -5,7 +5,8 @@ and only the detached result (no CST) comes back. A worker that dies (a native c
 killer, a signal) costs only the file it was checking: that file gets TL005 naming the cause,
 a fresh worker takes over, and every other file is still checked. A file that outlives its time
 budget has its worker killed by the parent (a watchdog nothing in the worker can bypass), one
-that exhausts the worker's address-space limit (RLIMIT_AS) fails inside it; both become TL004,
+that exhausts the worker's address-space limit (RLIMIT_AS) fails inside it (or, in native code
+that aborts when an allocation fails, is seen near the limit by the parent); all become TL004,
 "too complex to analyze within the budget". Where `fork` is unavailable, files are checked in
 this process, without isolation.
 """
@@ -30,6 +31,8 @@ Task = TypeVar("Task")
 
 DEFAULT_TIMEOUT = 60.0  # seconds; a 2,000-line kernel takes well under 2 s
 DEFAULT_MEMORY = 2048  # MiB beyond the worker's size at start; a 2,000-line kernel needs < 150
+MEMORY_POLL = 0.1  # seconds between looks at the busy workers' sizes, with a memory budget
+_PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
 @dataclass(frozen=True)
@@ -82,15 +85,19 @@ def run_isolated(
                     pending.appendleft(index)
                     continue
                 deadline = time.monotonic() + budget.seconds if budget.seconds else float("inf")
+                worker.peak = 0
                 busy[worker.connection] = (worker, index, deadline)
             now = time.monotonic()
             nearest = min(deadline for _, _, deadline in busy.values())
-            ready = wait(list(busy), timeout=None if nearest == float("inf") else max(nearest - now, 0))
+            timeout = None if nearest == float("inf") else max(nearest - now, 0)
+            if budget.memory:  # wake up to watch the workers' sizes (see `_Worker.sample`)
+                timeout = MEMORY_POLL if timeout is None else min(timeout, MEMORY_POLL)
+            ready = wait(list(busy), timeout=timeout)
             for connection in ready:
                 worker, index, _ = busy.pop(connection)  # type: ignore[call-overload]
                 outcome = worker.take()
                 if outcome is None:
-                    results[index] = _died(path_of(tasks[index]), worker.stop(), budget)
+                    results[index] = _died(path_of(tasks[index]), worker, budget)
                     idle.append(pool.spawn())
                     continue
                 results[index], retire = outcome
@@ -100,6 +107,8 @@ def run_isolated(
                 idle.append(worker)
             now = time.monotonic()
             for connection, (worker, index, deadline) in list(busy.items()):
+                if budget.memory:
+                    worker.sample()
                 if now >= deadline and connection not in ready:
                     del busy[connection]
                     worker.kill()
@@ -119,6 +128,26 @@ class _Worker:
     def __init__(self, process: Any, connection: Connection) -> None:
         self.process = process
         self.connection = connection
+        self.peak = 0  # the largest address-space size seen during the current file, in bytes
+        self.limit: int | None = None  # its RLIMIT_AS, once it has set it
+
+    def sample(self) -> None:
+        """Note the worker's current size (from /proc; nothing where there is none)."""
+        pid = self.process.pid
+        try:
+            with open(f"/proc/{pid}/statm") as handle:
+                self.peak = max(self.peak, int(handle.read().split()[0]) * _PAGE_SIZE)
+            if self.limit is None:
+                self.limit = _address_space_limit(pid)
+        except (OSError, ValueError, IndexError):
+            pass
+
+    def near_its_limit(self, budget: Budget) -> bool:
+        """Whether the worker was seen within a quarter of its memory budget of its limit: a native
+        abort then is an allocation that failed (libcst's parser aborts instead of raising)."""
+        if not budget.memory or self.limit is None:
+            return False
+        return self.peak >= self.limit - budget.memory * 1024 * 1024 // 4
 
     def give(self, index: int) -> bool:
         try:
@@ -246,7 +275,19 @@ def _out_of_memory(path: str, budget: Budget) -> FileAnalysis:
     return _too_complex(path, f"checking it needed more than {budget.describe_memory()} (per-file-memory)")
 
 
-def _died(path: str, exitcode: int | None, budget: Budget) -> FileAnalysis:
+def _address_space_limit(pid: int) -> int | None:
+    with open(f"/proc/{pid}/limits") as handle:
+        for line in handle:
+            if line.startswith("Max address space"):
+                soft = line.split()[3]
+                return int(soft) if soft.isdigit() else None
+    return None
+
+
+def _died(path: str, worker: _Worker, budget: Budget) -> FileAnalysis:
+    exitcode = worker.stop()
+    if exitcode == -signal.SIGABRT and worker.near_its_limit(budget):
+        return _out_of_memory(path, budget)
     if exitcode is not None and exitcode < 0:
         number = -exitcode
         try:
