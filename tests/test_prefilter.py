@@ -75,13 +75,7 @@ def test_identical_on_the_shared_corpus():
         b"def f(:\n",  # a syntax error: the full path reports it
         b"x = 1\x00\n",  # a null byte
         b"# -*- coding: cp500 -*-\n",  # not ASCII-compatible
-        b"x = "
-        + b"(" * 100
-        + b"1"
-        + b")" * 100
-        + b"  "
-        + b"#" * 2000
-        + b"\n",  # a line long enough to hide nesting
+        b"x = " + b"-" * 2500 + b"y\n",  # a long line that hides nesting the engine refuses (TL004)
         b"\xff\xfe\n",  # undecodable
     ],
 )

@@ -225,3 +225,31 @@ def test_check_and_inventory_of_a_hostile_tree_finish_with_one_diagnostic_per_fi
         "skipped pipe.py: Cannot read file: it is a named pipe, not a regular file",
         "skipped zero.py: Cannot read file: it is a character device, not a regular file",
     ]
+
+
+def test_a_large_literal_without_kernel_code_is_clean_without_libcst(monkeypatch):
+    # 330,000 elements (1 MB on one line): CPython's parser and the depth check decide; libcst
+    # would need a minute and more than a GiB on it.
+    import libcst
+
+    from tilecheck.prefilter import cannot_have_findings
+    from tilecheck.workspace import Workspace
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("libcst was asked to parse it")
+
+    monkeypatch.setattr(libcst, "parse_module", refuse)
+    source = b"x = [" + b"0, " * 330_000 + b"]\n"
+    assert cannot_have_findings(source, Workspace().file_settings("k.py")) == source.decode()
+
+
+def test_tl006_counts_lines_incrementally_and_right_after_many_kernels():
+    # TL006 used to count lines from the start of the file for each construct (quadratic).
+    from tilecheck.rules.meta.unmodeled_kernel_code import UnmodeledKernelCode
+
+    kernel = '@T.prim_func\ndef k{0}(A: T.Tensor((64,), "float32")):\n    A[0] = 0\n\n'
+    source = "import tilelang.language as T\n\n" + "".join(kernel.format(i) for i in range(300))
+    source += "def plain(A):\n    for i in T.Parallel(8):\n        A[i] = 0\n"
+    result = check_source(source, "k.py")
+    assert codes(result) == [("TL006", 2 + 4 * 300 + 2, 14)]
+    assert result.diagnostics[0].code == UnmodeledKernelCode.CODE

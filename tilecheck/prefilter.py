@@ -38,8 +38,14 @@ def cannot_have_findings(data: bytes, settings: FileSettings) -> str | None:
     if not all(rule.__module__.startswith(BUILTIN_PREFIX) for rule in settings.rules):
         return None
     text = _decode(data)
-    if text is None or any(len(line) >= LONG_LINE for line in text.splitlines()):
+    if text is None:
         return None
+    if any(len(line) >= LONG_LINE for line in text.splitlines()):
+        # The engine's own pre-check (CPython's parser and the tree's depth): a large literal
+        # without kernel code is clean without libcst's minutes on it; a refused one is reported.
+        from tilecheck.nesting import refuse
+
+        return text if refuse(text) is None else None
     try:
         python_ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):

@@ -99,7 +99,12 @@ class UnmodeledKernelCode(Rule):
     ]  # fmt: skip
 
     def check(self, ctx: Context) -> None:
-        hits = [ctx.source.count("\n", 0, match.start()) + 1 for match in _HINT.finditer(ctx.source)]
+        hits: list[int] = []
+        line, counted = 1, 0  # lines counted incrementally: linear in the file, however many hits
+        for match in _HINT.finditer(ctx.source):
+            line += ctx.source.count("\n", counted, match.start())
+            counted = match.start()
+            hits.append(line)
         if not hits:
             return
         tree = _parse(ctx.source)
