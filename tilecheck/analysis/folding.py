@@ -114,6 +114,8 @@ def integer_literal(node: cst.Integer) -> Value:
     digits = node.value.replace("_", "")
     if len(digits) > MAX_LITERAL_DIGITS:
         return PY_INT
+    if digits.isascii() and digits.isdigit() and (digits[0] != "0" or not digits.strip("0")):
+        return bounded(int(digits))  # plain decimal: no `literal_eval` (a compile per literal)
     try:
         return bounded(node.evaluated_value)
     except FOLD_ERRORS:
