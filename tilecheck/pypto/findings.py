@@ -100,6 +100,11 @@ class _LoopPositions:
         loop = finding.loop
         if loop is None or self._found is None or id(loop) not in self._found:
             return None
+        if finding.node is loop.iter or finding.node is loop.target:
+            # CPython's tree has them: no regenerating the loop (a long body costs seconds)
+            header = self._header_span(finding)
+            if header is not None:
+                return header
         if id(loop) not in self._ranges:
             try:
                 self._ranges[id(loop)] = self._positions(loop)
