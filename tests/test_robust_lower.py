@@ -4,6 +4,7 @@ anything is generated (issue 12 §2): many loops that each fit cannot add up pas
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from tests.pypto.helpers import HEADER, run_lower_command
 from tilecheck.commands.lower import compiles
@@ -64,3 +65,64 @@ def test_the_command_warns_and_exits_1_not_2(tmp_path):
     assert lines[0].startswith(f"{path}:21:17: warning: TL491 [meta] this pipeline loop was left as it is: ")
     assert lines[0].endswith(_FILE_CAP)
     assert lines[-1].startswith("Found ") and lines[-1].endswith(" warnings in 1 file.")
+
+
+_PROGRAM = HEADER + "    for i in pl.pipeline(0, 8, 1, stage=2):\n        x = pl.load(a, [i], [16])\n"
+
+
+def _faulty_lowering(monkeypatch, fault):
+    from tilecheck.workspace import Workspace
+
+    real = Workspace.lower_text
+
+    def lower_text(self, text, path):
+        import os
+
+        if os.path.basename(path) == "bad.py":
+            fault()
+        return real(self, text, path)
+
+    monkeypatch.setattr(Workspace, "lower_text", lower_text)
+
+
+def _three_files(tmp_path):
+    paths = [tmp_path / name for name in ("a.py", "bad.py", "c.py")]
+    for path in paths:
+        path.write_text(_PROGRAM)
+    return [str(path) for path in paths]
+
+
+def test_a_file_that_crashes_its_worker_costs_only_itself(tmp_path, monkeypatch):
+    from tests.test_robust_runner import _segfault
+
+    _faulty_lowering(monkeypatch, _segfault)
+    paths = _three_files(tmp_path)
+    status, _, err = run_lower_command(
+        ["lower", "--isolated", "--write", "--output-format", "concise", *paths]
+    )
+    assert status == 2
+    assert err.splitlines()[0] == (
+        f"{paths[1]}:1:1: error: TL005 [meta] The worker process checking this file died: it was killed "
+        "by signal 11 (SIGSEGV); its memory limit was 2048 MiB (per-file-memory). The other files were checked"
+    )
+    texts = [Path(path).read_text() for path in paths]
+    assert texts[1] == _PROGRAM
+    assert texts[0] == texts[2] != _PROGRAM and "stage=1)" in texts[0]
+
+
+def test_a_file_over_the_configured_time_budget_is_tl004(tmp_path, monkeypatch):
+    import time as clock
+
+    _faulty_lowering(monkeypatch, lambda: clock.sleep(60))
+    paths = _three_files(tmp_path)
+    (tmp_path / "tilecheck.toml").write_text("per-file-timeout = 1\n")
+    monkeypatch.chdir(tmp_path)
+    started = time.monotonic()
+    status, out, err = run_lower_command(["lower", "--output-format", "concise", *paths])
+    assert time.monotonic() - started < 30
+    assert status == 1
+    assert err.splitlines()[0] == (
+        "bad.py:1:1: error: TL004 [meta] File is too complex to analyze within the budget: checking it "
+        "took longer than 1 s (per-file-timeout); no rule was run on it"
+    )
+    assert out.count("stage=1)") == 2  # a.py and c.py, printed in order

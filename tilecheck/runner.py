@@ -63,7 +63,8 @@ def run_isolated(
     `progress(done)` after each result."""
     if not tasks:
         return []
-    if not isolation_available():
+    if not isolation_available() or multiprocessing.current_process().daemon:
+        # Without fork, or inside a worker (isolated already; daemons may not have children).
         finished = []
         for task in tasks:
             finished.append(work(task))

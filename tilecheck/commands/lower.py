@@ -6,9 +6,12 @@ json-lines, sarif, github), as `check` writes them. Files are read as the engine
 BOM or PEP 263 coding cookie), and configuration applies as for `check`: `backend`,
 `select`/`ignore`, `per-file-ignores`, severities and suppression comments.
 
-Every file is attempted. Exit status, the worst over the files (as `check`): 0 success, 1 when
-an error or warning was reported (an error prevents lowering the file) or a lowered result does
-not compile, 2 for usage and configuration errors and files that could not be written.
+Every file is attempted, each in a crash-isolated worker within the per-file budget (the
+`per-file-timeout` and `per-file-memory` configuration): a file that crashes its worker or
+exceeds the budget gets TL005 or TL004 and the others are lowered. Exit status, the worst over
+the files (as `check`): 0 success, 1 when an error or warning was reported (an error prevents
+lowering the file) or a lowered result does not compile, 2 for usage and configuration errors,
+files that could not be written and crashed workers.
 `--output` is a deprecated alias of `--output-file` (hidden; it warns).
 """
 
@@ -23,13 +26,16 @@ import os
 import sys
 import warnings
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import TextIO
 
 from tilecheck.config import GRADES, ConfigError
-from tilecheck.engine import read_source
+from tilecheck.engine import FileAnalysis, read_source
 from tilecheck.fixes import WriteError, encode_like, write_atomic
 from tilecheck.pypto.api import LowerResult
 from tilecheck.report import OUTPUT_FORMATS, Run, display_path
+from tilecheck.runner import run_isolated
+from tilecheck.scheduling import file_size, largest_first, worker_count
 from tilecheck.selection import SelectionError, split, validate
 from tilecheck.types import Diagnostic, Grade, Severity
 from tilecheck.workspace import Options, Workspace
@@ -165,6 +171,14 @@ def _is_failure(diagnostic: Diagnostic) -> bool:
     return diagnostic.severity is not Severity.INFO and diagnostic.grade is not Grade.OPTIMIZATION
 
 
+@dataclass
+class _Lowered(FileAnalysis):
+    """What a worker made of one file: the bytes it read and the lowering."""
+
+    data: bytes = b""
+    result: LowerResult = field(default_factory=lambda: LowerResult(""))
+
+
 class _Lowering:
     """One `tilecheck lower` run over its files."""
 
@@ -178,12 +192,35 @@ class _Lowering:
         self.sources: dict[str, str] = {}
         self.status = 0
 
-    def file(self, path: str) -> None:
+    def lower_all(self, paths: list[str]) -> None:
+        """Lower each file in a crash-isolated worker within the per-file budget (as `check`
+        checks), then write or print the results here, in the order of `paths`."""
+        sizes = [file_size(path) for path in paths]
+        order = largest_first(sizes)
+        done = run_isolated(
+            [paths[index] for index in order],
+            self.lower_in_worker,
+            str,
+            jobs=worker_count(None, sizes),
+            budget=self.workspace.budget(),
+        )
+        results = dict(zip(order, done, strict=True))
+        for index in range(len(paths)):
+            self.file(results[index])
+
+    def lower_in_worker(self, path: str) -> FileAnalysis:
         data, failure = read_source(path)
         if failure is not None or data is None:
-            self._report([failure] if failure is not None else [])
+            return FileAnalysis(path, [failure] if failure is not None else [])
+        return _Lowered(path, data=data, result=self.workspace.lower_text(data, path))
+
+    def file(self, lowered: FileAnalysis) -> None:
+        if not isinstance(lowered, _Lowered):  # unreadable, or over the budget, or crashed
+            self._report(lowered.diagnostics)
+            if lowered.internal_error:
+                self.status = 2
             return
-        result: LowerResult = self.workspace.lower_text(data, path)
+        path, data, result = lowered.path, lowered.data, lowered.result
         if result.original is not None:
             self.sources[path] = result.original
         self._report(result.diagnostics)
@@ -272,9 +309,8 @@ def run_lower(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Te
             workspace.file_settings(path)  # an unknown backend or selector stops before any output
         _validate_selectors(args, workspace)
         lowering = _Lowering(args, workspace, out, err)
-        with _collector_paused():
-            for path in args.files:
-                lowering.file(path)
+        with _collector_paused():  # the workers fork with the collector paused too
+            lowering.lower_all(args.files)
         lowering.report(output_format)
     except (_UsageError, ConfigError) as error:
         print(f"tilecheck lower: error: {error}", file=err)
