@@ -122,3 +122,37 @@ def test_workspace_budget_options_then_configuration_then_defaults(tmp_path):
         None, 100
     )
     assert Workspace(Options(isolated=True), cwd=str(tmp_path)).budget() == Budget(60, 2048)
+
+
+def _tl004(capsys, path):
+    status = main(
+        [str(path), "--isolated", "--no-cache", "--output-format", "json", "--per-file-memory", "300"]
+    )
+    [finding] = json.loads(capsys.readouterr().out)
+    return status, (finding["code"], finding["line"], finding["column"]), finding["message"]
+
+
+def test_many_kernels_beyond_the_memory_budget_are_tl004_not_a_crash(tmp_path, capsys):
+    # Issue 12 §2's 100,000 kernels in 10 MB, scaled to the budget: libcst's native parser
+    # aborts when an allocation fails, and the parent, watching the worker, calls it what it is.
+    kernel = '@T.prim_func\ndef k{0}(A: T.Tensor((64,), "float32")):\n    A[0] = 0\n\n'
+    path = tmp_path / "kernels.py"
+    path.write_text("import tilelang.language as T\n\n" + "".join(kernel.format(i) for i in range(30_000)))
+    status, where, message = _tl004(capsys, path)
+    assert status == 1  # a diagnostic for the file: no exit 2
+    assert where == ("TL004", 1, 1)
+    assert message == (
+        "File is too complex to analyze within the budget: checking it needed more than 300 MiB "
+        "(per-file-memory); no rule was run on it"
+    )
+
+
+def test_a_valid_9_mb_list_literal_is_tl004_within_the_memory_budget(tmp_path, capsys):
+    path = tmp_path / "big.py"
+    path.write_text("import tilelang.language as T\nx = [" + "0, " * 3_000_000 + "]\n")
+    status, where, message = _tl004(capsys, path)
+    assert status == 1
+    assert where == ("TL004", 1, 1)
+    assert message == (
+        "File is too complex to parse: CPython's parser runs out of memory on it (too deep or too large)"
+    )
