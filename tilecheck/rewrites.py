@@ -54,7 +54,9 @@ def plan_rewrite(workspace: Workspace, path: str, request: RewriteRequest) -> Fi
     if clean_text is not None:  # no kernel, no suppression: nothing to rewrite (tilecheck.prefilter)
         return FileAnalysis(path, [], False, clean_text)
     first = workspace.check_text(data, path)
-    plan = PlannedRewrite(path, first.diagnostics, first.internal_error, first.text, data=data)
+    plan = PlannedRewrite(
+        path, first.diagnostics, first.internal_error, first.text, measured=first.coverage, data=data
+    )
     if first.text is None:
         return plan
     original = first.text
