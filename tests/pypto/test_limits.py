@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from tests.pypto.helpers import lower_notes, program, run_lower_command
@@ -41,7 +43,17 @@ def test_output_size_budget_leaves_a_large_body_unlowered():
     )
 
 
-def test_deep_expression_is_a_diagnostic_not_a_traceback(tmp_path):
+@pytest.fixture
+def library_recursion_limit():
+    """The interpreter's default limit, as a library caller has it: `cli.main` raises the
+    limit for its process, so an earlier CLI test in the same process would change the answer."""
+    saved = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)
+    yield
+    sys.setrecursionlimit(saved)
+
+
+def test_deep_expression_is_a_diagnostic_not_a_traceback(tmp_path, library_recursion_limit):
     deep = "+".join(["i"] * 900)
     source = program(f"for i in pl.pipeline(0, 10, 1, stage=4):\n    x = pl.load(a, [{deep}], [16])\n")
     result = lower_source(source, "k.py")
