@@ -186,6 +186,7 @@ def test_a_reassigned_name_that_is_not_an_iter_arg_is_a_warning_and_still_lowers
 
 
 def test_no_tl422_for_iteration_local_names_strict_functions_stage_1_or_enclosing_carried_values():
+    """A strict function gets TL423 instead (tests/pypto/test_strict_and_while.py)."""
     local = (
         HEADER
         + "    for i in pl.pipeline(0, 8, 1, stage=4):\n        t = pl.mul(x, i)\n        t = pl.add(t, 1.0)\n"
@@ -195,7 +196,7 @@ def test_no_tl422_for_iteration_local_names_strict_functions_stage_1_or_enclosin
         "import pypto.language as pl\n\n\n@pl.function(strict_ssa=True)\ndef f(self, x: pl.Tensor):\n"
         "    for i in pl.pipeline(0, 8, 1, stage=4):\n        x = pl.add(x, 1.0)\n"
     )
-    assert _codes(strict) == []
+    assert _codes(strict) == [("TL423", 7, 9)]
     single = HEADER + "    for i in pl.pipeline(0, 8, 1, stage=1):\n        x = pl.add(x, 1.0)\n"
     assert _codes(single) == []
     enclosing = HEADER + (

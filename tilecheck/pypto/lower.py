@@ -306,6 +306,14 @@ class FunctionLowering:
             reason = f"{names} is deleted in the loop body"
             self._note("TL491", header.node.target, header.node, reason=reason)
             return None
+        shadowed = self.flow.reassigned(core, {loop_var, *iter_args}) if self.strict else set()
+        if shadowed:
+            # TL423: each stage would read the value from before the loop, not the previous
+            # stage's; chaining the clones, as for a non-strict function, would change the program.
+            names = ", ".join(f"`{name}`" for name in sorted(shadowed))
+            reason = f"under strict_ssa the loop body's {names} is a new variable, not a carried value"
+            self._note("TL491", header.node.target, header.node, reason=reason)
+            return None
         return self._body(header, core, summary, chain, yielded, loop_var, iter_args)
 
     def _body(
