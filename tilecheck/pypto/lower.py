@@ -29,6 +29,7 @@ from tilecheck.pypto.dsl import (
     trailing_yield,
 )
 from tilecheck.pypto.findings import Finding
+from tilecheck.pypto.implicit import assign, feed_seeds
 from tilecheck.pypto.limits import (
     MAX_STAGE,
     TOO_DEEP,
@@ -468,11 +469,15 @@ class FunctionLowering:
             else:
                 seeds = [seed(value) for value in loop.header.init_values or ()]
             tail, yields = self._replicate(body, rest, offset, seeds)
-            if main_iters == 0 and body.implicit:  # no loop binds the iter_args: their seeds do
-                tail = [
-                    cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value)])
-                    for name, value in body.implicit.items()
-                ] + tail
+            bindings: list[cst.SimpleStatementLine] = []
+            if main_iters == 0 and body.implicit:  # no loop binds the iter_args: see `implicit`
+                count = len(body.core)
+                fed = feed_seeds(self.flow, self.aliases, body.core, tail[:count], body.implicit)
+                if fed is not None:
+                    tail = [*fed[0], *tail[count:]]  # type: ignore[list-item]
+                    bindings = fed[1]
+                else:
+                    tail = [assign(name, value) for name, value in body.implicit.items()] + tail
             if main_iters == 0 and tail:
                 first = materialize(tail[0])
                 assert isinstance(first, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
@@ -481,7 +486,8 @@ class FunctionLowering:
                 )
             out.extend(tail)
             for name, value in zip(returns or (), yields, strict=False):
-                out.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value)]))
+                out.append(assign(name, value))
+            out.extend(bindings)
             if not out:
                 out.append(
                     cst.SimpleStatementLine(
