@@ -2250,8 +2250,8 @@ RECORDS = {'TL001': {'code': 'TL001',
                                         'then reassigns (TL423); a `break`, `continue` or `return`\n'
                                         'in the body (the copies would leave the unrolled loop or the '
                                         'function); `stage=` above 64, or unrolled\n'
-                                        'copies larger than 2,000,000 characters; code nested too deeply for '
-                                        "Python's recursion limit.",
+                                        'copies, or a lowered file, larger than 2,000,000 characters; code '
+                                        "nested too deeply for Python's recursion limit.",
                         'Why is this bad?': "The output then does not show what PyPTO's LowerPipelineLoops "
                                             'pass makes of the loop. The loop may still be\n'
                                             'valid PyPTO (PyPTO itself lowers a large `stage=`), or PyPTO '
