@@ -154,22 +154,25 @@ UNDECIDED_TREE = """u.py  (backend: none selected)
 kernel main  (line 13)
 ├── ?if flag  [line 15]
 │     undecided Python-level condition: both branches are checked
-│   ├── ?for i in T.Parallel(M)  [line 16]
-│   │     parallel; extent `M` (constant: a Python int)
-│   │     under an undecided condition: `if flag` (line 15)
-│   ├── ?if wide  [line 18]
-│   │     undecided Python-level condition: both branches are checked
-│   │   └── ?for k in T.serial(M)  [line 19]
-│   │         serial; extent `M` (constant: a Python int)
-│   │         under an undecided condition: `if wide` (line 18)
-│   ├── ?for i in T.Parallel(M)  [line 22]
-│   │     parallel; extent `M` (constant: a Python int)
-│   │     inlined from macro `clear` (called at line 22); written at u.py:7
-│   │     under an undecided condition: `if flag` (line 15)
-│   └── ?for i in T.Parallel(M)  [line 22]
-│         parallel; extent `M` (constant: a Python int)
-│         inlined from macro `clear` (called at line 22); written at u.py:9
-│         under an undecided condition: `if flag` (line 15)
+│   ├── then  [line 16]
+│   │   ├── ?for i in T.Parallel(M)  [line 16]
+│   │   │     parallel; extent `M` (constant: a Python int)
+│   │   │     under an undecided condition: `if flag` (line 15)
+│   │   └── ?if wide  [line 18]
+│   │         undecided Python-level condition: both branches are checked
+│   │       └── then  [line 19]
+│   │           └── ?for k in T.serial(M)  [line 19]
+│   │                 serial; extent `M` (constant: a Python int)
+│   │                 under an undecided condition: `if wide` (line 18)
+│   └── else  [line 21]
+│       ├── ?for i in T.Parallel(M)  [line 22]
+│       │     parallel; extent `M` (constant: a Python int)
+│       │     inlined from macro `clear` (called at line 22); written at u.py:7
+│       │     under an undecided condition: `if flag` (line 15)
+│       └── ?for i in T.Parallel(M)  [line 22]
+│             parallel; extent `M` (constant: a Python int)
+│             inlined from macro `clear` (called at line 22); written at u.py:9
+│             under an undecided condition: `if flag` (line 15)
 ├── for i in T.Parallel(M)  [line 24]  (x2, Python-level unrolling)
 │     parallel; extent `M` (constant: a Python int)
 │     inlined from macro `clear` (called at line 24); written at u.py:7
@@ -197,14 +200,82 @@ def test_loops_under_an_undecided_condition_and_sibling_macro_loops_are_drawn(tm
         13,
     )
     assert condition["certain"] is False
-    assert [(c["title"], c["line"], c["source_line"]) for c in condition["children"]] == [
+    then, orelse = condition["children"]
+    assert [(b["kind"], b["title"], b["line"], b["column"]) for b in (then, orelse)] == [
+        ("branch", "then", 16, 17),
+        ("branch", "else", 21, 13),
+    ]
+    assert [(c["title"], c["line"], c["source_line"]) for c in then["children"] + orelse["children"]] == [
         ("for i in T.Parallel(M)", 16, None),
         ("if wide", 18, None),
         ("for i in T.Parallel(M)", 22, 7),
         ("for i in T.Parallel(M)", 22, 9),
     ]
     marked = tree(capsys, "u.py:19")["kernels"][0]
-    assert marked["children"][0]["children"][1]["children"][0]["marked"] is True
+    wide = marked["children"][0]["children"][0]["children"][1]
+    assert wide["children"][0]["children"][0]["marked"] is True
+    assert not any(branch["marked"] for branch in (marked["children"][0]["children"] + wide["children"]))
+
+
+ELIF = """import tilelang.language as T
+
+
+def make(flag, causal, M=64):
+    @T.macro
+    def clear(A):
+        for i in T.Parallel(M):
+            A[i] = 0
+
+    @T.prim_func
+    def main(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1) as bx:
+            if flag:
+                clear(A)
+            elif causal:
+                for j in T.serial(M):
+                    A[j] = 1
+            else:
+                for c in T.Parallel(4):
+                    A[c] = 1
+
+    return main
+"""
+
+ELIF_TREE = """e.py  (backend: none selected)
+
+kernel main  (line 11)
+└── ?if flag  [line 13]
+      undecided Python-level condition: both branches are checked
+    ├── then  [line 14]
+    │   └── ?for i in T.Parallel(M)  [line 14]
+    │         parallel; extent `M` (constant: a Python int)
+    │         inlined from macro `clear` (called at line 14); written at e.py:7
+    │         under an undecided condition: `if flag` (line 13)
+    └── else  [line 15]
+          the next `if` is an `elif`
+        └── ?if causal  [line 15]
+              undecided Python-level condition: both branches are checked
+            ├── then  [line 16]
+            │   └── ?for j in T.serial(M)  [line 16]
+            │         serial; extent `M` (constant: a Python int)
+            │         under an undecided condition: `if causal` (line 15)
+            └── else  [line 18]
+                └── ?for c in T.Parallel(4)  [line 19]
+                      parallel; extent 4 (constant)
+                      under an undecided condition: `if causal` (line 15)
+"""
+
+
+def test_explain_says_which_branch_a_loop_is_in_and_draws_elif_as_a_nested_else_if(
+    tmp_path, monkeypatch, capsys
+):
+    """A macro called in the then branch counts as the then branch (its call is there), and an
+    `elif` is the else branch of the first `if`, holding the second one."""
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, {"e.py": ELIF})
+    outcome = run(capsys, "explain", "e.py", "--isolated")
+    assert outcome.status == 0
+    assert outcome.out.split("\n\nlegend:")[0] + "\n" == ELIF_TREE
 
 
 BUILDS = """import tilelang.language as T
@@ -358,6 +429,8 @@ def test_a_macro_from_another_module_keeps_its_file_in_conditions_and_diagnostic
     first, condition = tree(capsys, "pkg/kernel.py")["kernels"][0]["children"]
     assert (first["source_line"], first["diagnostics"]) == (6, [])
     assert (condition["title"], condition["source_line"], condition["certain"]) == ("if flag", 8, False)
-    (loop,) = condition["children"]
+    (then,) = condition["children"]
+    assert (then["kind"], then["title"], then["line"], then["source_line"]) == ("branch", "then", 10, 9)
+    (loop,) = then["children"]
     assert loop["details"][-1] == "under an undecided condition: `if flag` (common.py, line 8)"
     assert [(d["code"], d["line"], d["column"]) for d in loop["diagnostics"]] == [("TL103", 10, 13)]

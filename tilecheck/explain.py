@@ -27,7 +27,7 @@ from tilecheck.types import Diagnostic
 
 @dataclass
 class Node:
-    kind: str  # "kernel", "loop", "if", "while", "block"
+    kind: str  # "kernel", "loop", "if", "while", "block", "branch" (then/else of an undecided `if`)
     title: str
     line: int  # where it is reported (a macro's call site for inlined items)
     column: int  # 1-based
@@ -197,6 +197,38 @@ class Builder:
             node.source_line = self.ctx.line_of(statement, condition.top)
         node.details = ["undecided Python-level condition: both branches are checked"]
         node.details += self.origin_of(condition)
+        then_ids = _ids_under(statement.body)
+        then_items = [item for item in items if _written_in(item, then_ids)]
+        else_items = [item for item in items if not _written_in(item, then_ids)]
+        node.children = [
+            branch
+            for branch_items, label, where in (
+                (then_items, "then", statement.body),
+                (else_items, "elif" if isinstance(statement.orelse, cst.If) else "else", statement.orelse),
+            )
+            for branch in self.branch(condition, branch_items, depth, label, where)
+        ]
+        return [node]
+
+    def branch(
+        self, condition: Site, items: list[Item], depth: int, label: str, where: cst.CSTNode | None
+    ) -> list[Node]:
+        """`then` / `else` under a `?if`: which branch its loops are in. An `elif` is the else
+        branch holding the next `?if` of the chain (drawn nested, as Python reads it)."""
+        children = self.items(items, depth)
+        if not children or where is None:
+            return []
+        block = where
+        if isinstance(where, cst.IndentedBlock) and where.body:
+            where = where.body[0]  # the then branch: its first statement's line
+        span = self.ctx.span(where, condition.top, condition.path)
+        title = "else" if label == "elif" else label
+        if condition.origin:  # drawn at the macro's call site, as everything it inlines
+            node = Node("branch", title, children[0].line, children[0].column, source_line=span.line)
+        else:
+            end = self.ctx.span(block, condition.top, condition.path).end_line
+            node = Node("branch", title, span.line, span.column + 1, lines=(span.line, end))
+        node.details = ["the next `if` is an `elif`"] if label == "elif" else []
         node.children = children
         return [node]
 
@@ -337,6 +369,22 @@ def _walk(node: Node) -> Iterator[Node]:
         yield from _walk(child)
 
 
+def _ids_under(node: cst.CSTNode) -> set[int]:
+    """The ids of `node` and of every node under it."""
+    found: set[int] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        found.add(id(current))
+        stack.extend(current.children)
+    return found
+
+
+def _written_in(item: Item, ids: set[int]) -> bool:
+    """Whether `item`, or a macro call it was inlined through, is one of the nodes `ids`."""
+    return id(item.site.node) in ids or any(id(call.call) in ids for call in item.site.origin)
+
+
 def _same_condition(item: Item, condition: Site, depth: int) -> bool:
     """Whether `item` was spliced from the same `if` (written and inlined at the same place)."""
     if len(item.conditions) <= depth:
@@ -399,7 +447,7 @@ def attach(roots: list[Node], diagnostics: list[Diagnostic]) -> list[Diagnostic]
     by_position: dict[tuple[int, int], list[Node]] = {}
     for root in roots:
         for node in _walk(root):
-            if node.kind != "kernel":
+            if node.kind not in ("kernel", "branch"):  # a branch shares its first loop's place
                 by_position.setdefault((node.line, node.column), []).append(node)
     rest: list[Diagnostic] = []
     for diagnostic in diagnostics:
@@ -447,6 +495,8 @@ def mark(roots: list[Node], line: int) -> list[Node]:
     for root in roots:
         inside = root.lines is not None and root.lines[0] <= line <= root.lines[1]
         for node in _walk(root):
+            if node.kind == "branch":
+                continue  # its line is its first statement's, marked on its own
             on_line = node.line == line if inside else False
             on_line = on_line or (inside and node.lines is not None and node.lines[0] == line)
             written = node.source_line == line

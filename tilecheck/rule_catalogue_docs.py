@@ -1436,7 +1436,12 @@ RECORDS = {'TL001': {'code': 'TL001',
                       '`pl.pipeline`.',
            'fixable': False,
            'help': 'Use pl.pipeline() for software pipelining.',
-           'sections': {'What it does': 'Reports `stage=` on `pl.range`, `pl.parallel` or `pl.unroll`.',
+           'sections': {'What it does': 'Reports `stage=` on `pl.range`, `pl.parallel` or `pl.unroll`. Not '
+                                        "on `pl.while_`: PyPTO's\n"
+                                        'parser reads only `init_values` from a `pl.while_(...)` call and '
+                                        'ignores every other keyword\n'
+                                        '(`_parse_while_init_values`), so `stage=` there is accepted and has '
+                                        'no effect.',
                         'Why is this bad?': 'Only `pl.pipeline` loops are software-pipelined; the parser '
                                             "rejects the keyword elsewhere. The message is PyPTO's own.",
                         'Example': '```python\nfor i in pl.range(8, stage=2):\n    t = i\n```',
@@ -1444,8 +1449,8 @@ RECORDS = {'TL001': {'code': 'TL001',
                         'Backends': 'All PyPTO backends: the error comes from parse_for_loop (the DSL '
                                     'parser), before any target is chosen.'},
            'checklist': {'grade': 'Semantic: PyPTO rejects the program for every target.',
-                         'shape': '`stage=` on `pl.range(...)`, `pl.parallel(...)`, `pl.unroll(...)` or '
-                                  '`pl.while_(...)`.',
+                         'shape': '`stage=` on `pl.range(...)`, `pl.parallel(...)` or `pl.unroll(...)` (the '
+                                  'parser ignores it on `pl.while_(...)`).',
                          'smallest_invalid': 'for i in pl.range(8, stage=2): ...',
                          'closest_valid': 'for i in pl.pipeline(8, stage=2): ...',
                          'siblings': 'Each loop is checked on its own; nesting does not change the answer.',
@@ -1966,13 +1971,15 @@ RECORDS = {'TL001': {'code': 'TL001',
            'summary': 'A pipelined loop body reads a carried value of an enclosing loop directly.',
            'fixable': False,
            'help': 'Carry the value into the pipelined loop: `for i, (v,) in pl.pipeline(..., '
-                   'init_values=(acc,))`.',
+                   'init_values=({name},))`, read `v` instead of `{name}` in its body, and end the body with '
+                   '`v_out = pl.yield_(v)` (or reassign `v` there, in a function without `strict_ssa`).',
            'sections': {'What it does': 'Reports a name read in the body of a `pl.pipeline(..., stage=F)` '
                                         'loop (F > 1) that is an\n'
                                         'iter_arg of an enclosing `pl.range`, `pl.parallel`, `pl.unroll` or '
                                         '`pl.pipeline` loop with\n'
-                                        '`init_values`, when the pipelined loop does not receive it through '
-                                        'its own `init_values`.',
+                                        '`init_values`, or of an enclosing `for (acc,) in '
+                                        'pl.while_(init_values=(...))` loop, when the\n'
+                                        'pipelined loop does not receive it through its own `init_values`.',
                         'Why is this bad?': 'LowerPipelineLoops copies the body into every stage but does '
                                             'not rebind such a value: the\n'
                                             'lowered program refers to variables that are defined nowhere '
@@ -1998,7 +2005,8 @@ RECORDS = {'TL001': {'code': 'TL001',
            'checklist': {'grade': 'Contract: a limitation of the current LowerPipelineLoops pass, not of the '
                                   'language.',
                          'shape': 'A Name read (before any assignment) in the body of a `pl.pipeline(..., '
-                                  'stage>1)` For that is an iter_arg of an enclosing DSL loop and not the '
+                                  'stage>1)` For that is an iter_arg of an enclosing DSL loop (`pl.range`, '
+                                  '`pl.parallel`, `pl.unroll`, `pl.pipeline` or `pl.while_`) and not the '
                                   "pipeline's own loop variable or iter_arg.",
                          'smallest_invalid': 'for k, (acc,) in pl.range(4, init_values=(s0,)): for i in '
                                              'pl.pipeline(8, stage=2): t = pl.add(acc, i)',
@@ -2121,6 +2129,74 @@ RECORDS = {'TL001': {'code': 'TL001',
                                        'parse)',
                          'rewrite': 'Carry the value through `init_values` (reassigning the iter_arg is '
                                     'enough in a non-strict function).'}},
+ 'TL423': {'code': 'TL423',
+           'name': 'pypto-pipeline-strict-reassign-not-carried',
+           'grade': 'contract',
+           'severity': 'warning',
+           'summary': 'In a `strict_ssa` function, a pipelined loop body reassigns a name from before the '
+                      'loop.',
+           'fixable': False,
+           'help': 'Carry it explicitly: `for i, (acc,) in pl.pipeline(..., init_values=({name},))`, compute '
+                   '`y = ...` from `acc` (not `{name}`), and end the body with `{name}_out = pl.yield_(y)`.',
+           'sections': {'What it does': 'Reports an assignment, in the body of a `pl.pipeline(..., stage=F)` '
+                                        'loop (F > 1) of a\n'
+                                        '`@pl.function(strict_ssa=True)` function, to a name the body reads '
+                                        'before assigning it\n'
+                                        '(`x = pl.add(x, 1.0)`) that is neither the loop variable nor an '
+                                        'iter_arg of this or an\n'
+                                        'enclosing loop. `tilecheck lower` leaves such a loop as it is '
+                                        '(TL491).',
+                        'Why is this bad?': "Under `strict_ssa`, PyPTO's parser rejects a second definition "
+                                            'of a name only within one\n'
+                                            'scope (`ScopeManager.define_var`); a loop body is a scope of '
+                                            'its own, so its first `x = ...`\n'
+                                            'defines a new variable local to the body instead of updating '
+                                            'the `x` from before the loop.\n'
+                                            'The loop therefore carries nothing: every iteration, and every '
+                                            'stage LowerPipelineLoops\n'
+                                            'copies, reads the `x` from before the loop, unlike the same '
+                                            'loop in a function without\n'
+                                            "`strict_ssa` (where TL422 applies). Read from PyPTO's parser "
+                                            'source, not run on the pass.',
+                        'Example': '```python\n'
+                                   '@pl.function(strict_ssa=True)\n'
+                                   'def kernel(x: pl.Tensor[[16], pl.FP32]) -> pl.Tensor[[16], pl.FP32]:\n'
+                                   '    for i in pl.pipeline(8, stage=2):\n'
+                                   '        x = pl.add(x, 1.0)\n'
+                                   '    return x\n'
+                                   '```',
+                        'Use instead': '```python\n'
+                                       '@pl.function(strict_ssa=True)\n'
+                                       'def kernel(x: pl.Tensor[[16], pl.FP32]) -> pl.Tensor[[16], '
+                                       'pl.FP32]:\n'
+                                       '    for i, (acc,) in pl.pipeline(8, stage=2, init_values=(x,)):\n'
+                                       '        y = pl.add(acc, 1.0)\n'
+                                       '        out = pl.yield_(y)\n'
+                                       '    return out\n'
+                                       '```',
+                        'Backends': "All PyPTO backends: the meaning comes from PyPTO's parser, before any "
+                                    'target is chosen.'},
+           'checklist': {'grade': 'Contract: a limitation of the current LowerPipelineLoops pass, not of the '
+                                  'language.',
+                         'shape': 'An assignment, in the body of a `pl.pipeline(..., stage>1)` For of a '
+                                  '`strict_ssa` function, to a Name the body reads before assigning it, that '
+                                  'is neither the loop variable, an iter_arg of the loop, nor an iter_arg of '
+                                  "an enclosing loop (TL420's case).",
+                         'smallest_invalid': '@pl.function(strict_ssa=True) ... for i in pl.pipeline(8, '
+                                             'stage=2): x = pl.add(x, 1.0)',
+                         'closest_valid': 'for i, (acc,) in pl.pipeline(8, stage=2, init_values=(x,)): y = '
+                                          'pl.add(acc, 1.0); out = pl.yield_(y)',
+                         'siblings': 'Each loop is checked on its own; nesting does not change the answer.',
+                         'neutral_wrappers': '`with pl.at(...)`, `if` and other loops around it do not '
+                                             'change the answer.',
+                         'generated_ir': 'Lowered loops carry `stage=1` and pass every check, so re-checking '
+                                         'lowered code is clean.',
+                         'proof': 'Proven from the source: the name is read before it is assigned in the '
+                                  'body of a strict_ssa function.',
+                         'first_pass': "PyPTO's parser (it binds a new, loop-local variable; nothing reports "
+                                       'it)',
+                         'rewrite': 'Carry the value through `init_values` with a fresh name and `r = '
+                                    'pl.yield_(y)`.'}},
  'TL490': {'code': 'TL490',
            'name': 'pypto-pipeline-bounds-unresolved',
            'grade': 'meta',
@@ -2169,7 +2245,9 @@ RECORDS = {'TL001': {'code': 'TL001',
                                         'Reasons: a step, or a bound needed for a negative step, that cannot '
                                         'be resolved; a loop target that is not\n'
                                         'a simple name; the loop variable or an iter_arg reassigned or '
-                                        'deleted in the body; a `break`, `continue` or `return`\n'
+                                        'deleted in the body; in a `strict_ssa`\n'
+                                        'function, a name defined before the loop that the body reads and '
+                                        'then reassigns (TL423); a `break`, `continue` or `return`\n'
                                         'in the body (the copies would leave the unrolled loop or the '
                                         'function); `stage=` above 64, or unrolled\n'
                                         'copies, or a lowered file, larger than 2,000,000 characters; code '

@@ -13,7 +13,8 @@ class PyptoPipelineNotLowered(PyptoRule):
     Reported by `tilecheck lower` (a warning) for a `pl.pipeline(..., stage=F)` loop it does not lower; the
     message gives the reason. The loop is kept byte for byte and the rest of the file is still lowered.
     Reasons: a step, or a bound needed for a negative step, that cannot be resolved; a loop target that is not
-    a simple name; the loop variable or an iter_arg reassigned or deleted in the body; a `break`, `continue` or `return`
+    a simple name; the loop variable or an iter_arg reassigned or deleted in the body; in a `strict_ssa`
+    function, a name defined before the loop that the body reads and then reassigns (TL423); a `break`, `continue` or `return`
     in the body (the copies would leave the unrolled loop or the function); `stage=` above 64, or unrolled
     copies, or a lowered file, larger than 2,000,000 characters; code nested too deeply for Python's recursion limit.
 

@@ -52,7 +52,9 @@ def test_a_static_tail_reads_the_main_loops_result_by_name():
     )
 
 
-def test_a_pure_tail_binds_the_init_value_first():
+def test_a_pure_tail_feeds_the_init_values_into_clone_0_and_binds_the_results_after_it():
+    """Reference §1.4: no loop; clone 0 reads the init values, then one assignment per carried
+    value binds the last clone's (`c`, never reassigned, is its init value)."""
     assert _lowered(
         """
         for i, (acc, c) in pl.pipeline(1, stage=2, init_values=(s0, t0)):
@@ -60,9 +62,57 @@ def test_a_pure_tail_binds_the_init_value_first():
         """
     ) == expect(
         """
-        acc = s0
+        acc = pl.add(s0, t0)
+        acc = acc
         c = t0
-        acc = pl.add(acc, c)
+        """
+    )
+    assert _lowered(
+        """
+        for i, (acc,) in pl.pipeline(1, 4, 1, stage=4, init_values=(s0,)):
+            t = pl.mul(acc, i)
+            acc = pl.add(t, acc)
+            u = pl.add(acc, 2.0)
+        """
+    ) == expect(
+        """
+        t = pl.mul(s0, 1)
+        acc = pl.add(t, s0)
+        u = pl.add(acc, 2.0)
+        t_1 = pl.mul(acc, 2)
+        acc = pl.add(t_1, acc)
+        u_1 = pl.add(acc, 2.0)
+        t_2 = pl.mul(acc, 3)
+        acc = pl.add(t_2, acc)
+        u_2 = pl.add(acc, 2.0)
+        acc = acc
+        """
+    )
+
+
+def test_a_pure_tail_whose_first_assignment_is_not_plain_binds_the_init_value_first():
+    assert _lowered(
+        """
+        for i, (acc,) in pl.pipeline(1, stage=2, init_values=(s0,)):
+            acc += 1.0
+        """
+    ) == expect(
+        """
+        acc = s0
+        acc += 1.0
+        """
+    )
+    assert _lowered(
+        """
+        for i, (acc,) in pl.pipeline(1, stage=2, init_values=(s0,)):
+            if n > 0:
+                acc = pl.add(acc, 1.0)
+        """
+    ) == expect(
+        """
+        acc = s0
+        if n > 0:
+            acc = pl.add(acc, 1.0)
         """
     )
 
@@ -186,6 +236,7 @@ def test_a_reassigned_name_that_is_not_an_iter_arg_is_a_warning_and_still_lowers
 
 
 def test_no_tl422_for_iteration_local_names_strict_functions_stage_1_or_enclosing_carried_values():
+    """A strict function gets TL423 instead (tests/pypto/test_strict_and_while.py)."""
     local = (
         HEADER
         + "    for i in pl.pipeline(0, 8, 1, stage=4):\n        t = pl.mul(x, i)\n        t = pl.add(t, 1.0)\n"
@@ -195,7 +246,7 @@ def test_no_tl422_for_iteration_local_names_strict_functions_stage_1_or_enclosin
         "import pypto.language as pl\n\n\n@pl.function(strict_ssa=True)\ndef f(self, x: pl.Tensor):\n"
         "    for i in pl.pipeline(0, 8, 1, stage=4):\n        x = pl.add(x, 1.0)\n"
     )
-    assert _codes(strict) == []
+    assert _codes(strict) == [("TL423", 7, 9)]
     single = HEADER + "    for i in pl.pipeline(0, 8, 1, stage=1):\n        x = pl.add(x, 1.0)\n"
     assert _codes(single) == []
     enclosing = HEADER + (

@@ -20,6 +20,7 @@ from tilecheck.pypto.dataflow import Dataflow
 from tilecheck.pypto.dsl import (
     ACCEPTED_KEYWORDS,
     SUPPORTED_KEYWORDS,
+    WHILE_ITERATOR,
     Aliases,
     FunctionSite,
     LoopHeader,
@@ -29,6 +30,7 @@ from tilecheck.pypto.dsl import (
     is_strict_ssa,
     loop_header,
     trailing_yield,
+    while_iter_args,
     yield_call,
 )
 from tilecheck.pypto.findings import Finding
@@ -102,6 +104,11 @@ class FunctionChecker:
                     own = [name for name in (header.loop_var(), *(header.iter_args() or ())) if name]
                     inner = {name: kind for name, kind in carried.items() if name not in own}
                     inner.update((name, header.kind) for name in header.iter_args() or ())
+                else:
+                    carried_here = while_iter_args(statement, self.aliases)
+                    if carried_here:
+                        inner = {name: kind for name, kind in carried.items() if name not in carried_here}
+                        inner.update((name, WHILE_ITERATOR) for name in carried_here)
             for block in child_blocks(statement):
                 self._block(block, depth, inner)
 
@@ -209,14 +216,16 @@ class FunctionChecker:
                 self._report("TL421", bound, name=bound.value)
 
     def _reassigned_uncarried(self, loop: _Loop, excluded: set[str]) -> None:
-        """TL422: a name whose value crosses iterations by reassignment, not as an iter_arg."""
-        if self.strict:
-            return  # the parser rejects the reassignment itself
-        summary = self.flow.block(body_statements(loop.header.node))
-        for name in sorted((summary.reads & summary.defs) - excluded - self.flow.opaque):
-            node = _first_assignment(body_statements(loop.header.node), name)
+        """TL422 (TL423 under `strict_ssa`): a name the body reads, then reassigns, that is not
+        an iter_arg. Under `strict_ssa` PyPTO's parser rejects only a second definition in the
+        same scope; the body's first `x = ...` is a new variable local to the body, so the loop
+        does not carry `x` at all."""
+        statements = body_statements(loop.header.node)
+        code = "TL423" if self.strict else "TL422"
+        for name in sorted(self.flow.reassigned(statements, excluded)):
+            node = _first_assignment(statements, name)
             if node is not None:
-                self._report("TL422", node, name=name, stages=loop.plan.factor)
+                self._report(code, node, name=name, stages=loop.plan.factor)
 
     def _pass_checks(self, loop: _Loop) -> bool:
         """The pass's own errors; True when there is none."""

@@ -63,6 +63,12 @@ class Dataflow:
                 break
         return result
 
+    def reassigned(self, statements: list[cst.BaseStatement], excluded: set[str]) -> set[str]:
+        """Names the block reads before assigning them and then assigns (`x = pl.add(x, 1.0)`):
+        values that would cross iterations of a loop with this body, `excluded` left out."""
+        summary = self.block(statements)
+        return (summary.reads & summary.defs) - excluded - self.opaque
+
     def statement(self, node: cst.CSTNode) -> Summary:
         cached = self._cache.get(id(node))
         if cached is None:

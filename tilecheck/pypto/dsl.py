@@ -18,6 +18,10 @@ from tilecheck.analysis.syntax import target_names
 
 LANGUAGE = "pypto.language"
 ITERATORS = ("pipeline", "range", "parallel", "unroll")
+# `for (a, b) in pl.while_(init_values=(...)):` carries values too, but its header has no loop
+# variable or bounds and its parser takes only `init_values` (it ignores every other keyword),
+# so it is not a `LoopHeader`: `while_iter_args` reads what it carries.
+WHILE_ITERATOR = "while_"
 # Keywords `_parse_range_keyword` accepts for every iterator, and the hint list per iterator.
 ACCEPTED_KEYWORDS = frozenset({"init_values", "chunk", "chunk_policy", "stage", "attrs"})
 SUPPORTED_KEYWORDS = {
@@ -256,6 +260,16 @@ def loop_header(node: cst.For, aliases: Aliases) -> LoopHeader | None:
     positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
     keywords = {arg.keyword.value: arg for arg in call.args if arg.keyword is not None}
     return LoopHeader(node, call, kind, positional, keywords)
+
+
+def while_iter_args(node: cst.For, aliases: Aliases) -> list[str] | None:
+    """The names a `for (a, b) in pl.while_(init_values=(...)):` loop carries; None otherwise."""
+    call = node.iter
+    if not isinstance(call, cst.Call) or aliases.member(call.func) != WHILE_ITERATOR:
+        return None
+    target = node.target
+    elements = target.elements if isinstance(target, (cst.Tuple, cst.List)) else ()
+    return [element.value.value for element in elements if isinstance(element.value, cst.Name)]
 
 
 def body_statements(

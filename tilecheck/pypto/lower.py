@@ -29,6 +29,7 @@ from tilecheck.pypto.dsl import (
     trailing_yield,
 )
 from tilecheck.pypto.findings import Finding
+from tilecheck.pypto.implicit import assign, feed_seeds
 from tilecheck.pypto.limits import (
     MAX_STAGE,
     TOO_DEEP,
@@ -306,6 +307,14 @@ class FunctionLowering:
             reason = f"{names} is deleted in the loop body"
             self._note("TL491", header.node.target, header.node, reason=reason)
             return None
+        shadowed = self.flow.reassigned(core, {loop_var, *iter_args}) if self.strict else set()
+        if shadowed:
+            # TL423: each stage would read the value from before the loop, not the previous
+            # stage's; chaining the clones, as for a non-strict function, would change the program.
+            names = ", ".join(f"`{name}`" for name in sorted(shadowed))
+            reason = f"under strict_ssa the loop body's {names} is a new variable, not a carried value"
+            self._note("TL491", header.node.target, header.node, reason=reason)
+            return None
         return self._body(header, core, summary, chain, yielded, loop_var, iter_args)
 
     def _body(
@@ -460,11 +469,15 @@ class FunctionLowering:
             else:
                 seeds = [seed(value) for value in loop.header.init_values or ()]
             tail, yields = self._replicate(body, rest, offset, seeds)
-            if main_iters == 0 and body.implicit:  # no loop binds the iter_args: their seeds do
-                tail = [
-                    cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value)])
-                    for name, value in body.implicit.items()
-                ] + tail
+            bindings: list[cst.SimpleStatementLine] = []
+            if main_iters == 0 and body.implicit:  # no loop binds the iter_args: see `implicit`
+                count = len(body.core)
+                fed = feed_seeds(self.flow, self.aliases, body.core, tail[:count], body.implicit)
+                if fed is not None:
+                    tail = [*fed[0], *tail[count:]]  # type: ignore[list-item]
+                    bindings = fed[1]
+                else:
+                    tail = [assign(name, value) for name, value in body.implicit.items()] + tail
             if main_iters == 0 and tail:
                 first = materialize(tail[0])
                 assert isinstance(first, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
@@ -473,7 +486,8 @@ class FunctionLowering:
                 )
             out.extend(tail)
             for name, value in zip(returns or (), yields, strict=False):
-                out.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value)]))
+                out.append(assign(name, value))
+            out.extend(bindings)
             if not out:
                 out.append(
                     cst.SimpleStatementLine(

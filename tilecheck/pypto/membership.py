@@ -11,7 +11,8 @@ sets `pipeline_double_buffer_c=True`. Source has no types, so tilecheck decides 
   that list (`pl.add`, `pl.matmul`, ...) whose first operand is a name known to be a tile: the
   DSL dispatches it to the tile op then (`t = pl.load(...); u = pl.add(t, t)` tags both).
   Known tiles (`tile_facts`) are such results, parameters annotated `pl.Tile[...]`, and the
-  iter_args a tile seeds through `init_values`, in one function.
+  iter_args a tile seeds through `init_values`, in one function; known tensors likewise
+  (parameters annotated `pl.Tensor`, and the iter_args such a tensor seeds).
 
 Not decidable statically, and therefore left untagged: a unified op whose first operand's type
 is unknown (an unannotated parameter, a value from a call tilecheck cannot type; `tile_facts`
@@ -261,7 +262,8 @@ def tile_facts(function: cst.FunctionDef, aliases: Aliases) -> TileFacts:
                 tensors.add(name)
             elif kind == "unknown" and name not in tensors:
                 undecided[id(small)] = op
-        tiles.update(arg for arg, seed in seeds if isinstance(seed, cst.Name) and seed.value in tiles)
+        for known in (tiles, tensors):  # an iter_arg has its seed's type
+            known.update(arg for arg, seed in seeds if isinstance(seed, cst.Name) and seed.value in known)
         if len(tiles) + len(tensors) == before:
             break
     return TileFacts(frozenset(tiles), undecided)
@@ -285,11 +287,15 @@ def undecided_in(
 
 
 def _collect_seeds(loop: cst.For, seeds: list[tuple[str, cst.BaseExpression]]) -> None:
+    """(iter_arg, init value) of `for i, (a, b) in pl.<iterator>(..., init_values=(...))` and of
+    `for (a, b) in pl.while_(init_values=(...))`."""
     target = loop.target
     call = loop.iter
-    if not isinstance(target, cst.Tuple) or len(target.elements) != 2 or not isinstance(call, cst.Call):
+    if not isinstance(target, cst.Tuple) or not isinstance(call, cst.Call):
         return
-    names = target.elements[1].value
+    names: cst.BaseExpression = target
+    if len(target.elements) == 2 and isinstance(target.elements[1].value, (cst.Tuple, cst.List)):
+        names = target.elements[1].value
     init = next(
         (arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == "init_values"),
         None,
