@@ -73,7 +73,7 @@ def check_files(paths: Sequence[str], *, jobs: int, budget: Budget) -> list[Outc
         Options(isolated=True, per_file_timeout=budget.seconds or 0, per_file_memory=budget.memory or 0),
         cwd=os.getcwd(),
     )
-    tasks = [(path, workspace.file_settings(path)) for path in paths]
+    tasks = [(path, workspace.file_settings(path), None) for path in paths]  # as check_tasks takes them
     results = run_isolated(tasks, _timed(check_task), lambda task: task[0], jobs=jobs, budget=budget)
     return _outcomes(paths, results)
 
