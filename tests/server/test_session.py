@@ -13,11 +13,11 @@ from lsprotocol import types
 from tests.server.support import (
     DATA,
     PULL_PROFILE,
+    Server,
     diagnostics,
     next_publish,
     open_document,
     replace_all,
-    server_config,
     start,
     summary,
 )
@@ -32,27 +32,6 @@ ALL_SOFTMAX = ["TL104", "TL101", "TL104", "TL103", "TL102", "TL105"]
 
 def codes(items) -> list[str]:
     return [d.code for d in items]
-
-
-class Server:
-    """A server process and its client, for tests that need a special environment or start."""
-
-    def __init__(self, env: dict[str, str] | None = None) -> None:
-        self.config = server_config(env)
-
-    async def __aenter__(self):
-        self.client = await self.config.start()
-        return self.client
-
-    async def __aexit__(self, *exc):
-        try:
-            if exc[0] is None:
-                await self.client.shutdown_session()
-        finally:
-            server = self.client._server  # the process: a failed test cannot shut it down politely
-            if server is not None and server.returncode is None:
-                server.kill()
-            await self.client.stop()
 
 
 @pytest.mark.asyncio

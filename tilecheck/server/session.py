@@ -14,8 +14,9 @@ import concurrent.futures
 import logging
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from tilecheck.engine import FileAnalysis
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 @dataclass
@@ -197,6 +199,10 @@ class Session:
             if self.text_of(uri) == current or self.text_of(uri) is None:
                 return checked
         return checked
+
+    async def off_loop(self, work: Callable[..., T], *arguments: object) -> T:
+        """`work(*arguments)` on the analysis thread (after the checks queued before it)."""
+        return await asyncio.get_running_loop().run_in_executor(self.executor, work, *arguments)
 
     def _check(self, uri: str, path: str, text: str, generation: int) -> Checked:
         """On the worker thread: never raises."""
