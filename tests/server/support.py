@@ -6,6 +6,7 @@ import asyncio
 import os
 import pathlib
 import sys
+import textwrap
 
 from lsprotocol import types
 from pygls.protocol import default_converter
@@ -49,6 +50,17 @@ class Server:
             if server is not None and server.returncode is None:
                 server.kill()
             await self.client.stop()
+
+
+def installed_plugin(directory: pathlib.Path, source: str) -> dict[str, str]:
+    """A plugin installed in `directory` (module `xkrules` with `source`, and a dist-info with its
+    entry point); the environment that puts it on the server's PYTHONPATH."""
+    (directory / "xkrules.py").write_text(textwrap.dedent(source))
+    info = directory / "xkrules-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: xkrules\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[tilecheck.rules]\nxk = xkrules\n")
+    return {"PYTHONPATH": os.pathsep.join([str(directory), os.environ.get("PYTHONPATH", "")])}
 
 
 def capabilities(profile: str, encodings: list[str] | None = None) -> types.ClientCapabilities:

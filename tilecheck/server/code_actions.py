@@ -58,7 +58,7 @@ def register(server: LanguageServer, session: Session) -> None:
             if lazy:
                 action.data = {**edit, "uri": checked.uri, "resultId": checked.result_id}
             else:
-                action.edit = await session.off_loop(_workspace_edit, checked, edit)
+                action.edit = await session.off_loop(_workspace_edit, session, checked, edit)
         return actions
 
     @server.feature(types.CODE_ACTION_RESOLVE)
@@ -71,7 +71,7 @@ def register(server: LanguageServer, session: Session) -> None:
             raise JsonRpcInvalidParams(f"{data['uri']} is not an open document that could be checked")
         if data.get("action") != FIX_ALL and data.get("resultId") != checked.result_id:
             raise JsonRpcContentModified("the document changed since this code action was offered")
-        action.edit = await session.off_loop(_workspace_edit, checked, data)
+        action.edit = await session.off_loop(_workspace_edit, session, checked, data)
         return action
 
 
@@ -134,11 +134,11 @@ def quick_fixes(
     return actions
 
 
-def _workspace_edit(checked: Checked, edit: dict[str, Any]) -> types.WorkspaceEdit:
+def _workspace_edit(session: Session, checked: Checked, edit: dict[str, Any]) -> types.WorkspaceEdit:
     """The edit `edit` describes (`{"action": ..., "diagnostic": index}`), against `checked`'s text."""
     kind = edit.get("action")
     if kind == FIX_ALL:
-        return _edit(checked, fix_all_edits(checked))
+        return _edit(checked, fix_all_edits(session, checked))
     diagnostics = checked.analysis.diagnostics if checked.analysis is not None else []
     index = edit.get("diagnostic")
     if not isinstance(index, int) or not 0 <= index < len(diagnostics):
@@ -168,12 +168,13 @@ def _only(checked: Checked, diagnostic: Diagnostic) -> FileAnalysis:
     return FileAnalysis(checked.path, [diagnostic], text=checked.text)
 
 
-def fix_all_edits(checked: Checked) -> list[types.TextEdit]:
-    """Every safe fix, re-checking between rounds as `--fix` does; no edit when nothing applies."""
+def fix_all_edits(session: Session, checked: Checked) -> list[types.TextEdit]:
+    """Every safe fix, re-checking between rounds as `--fix` does (in the worker process); no
+    edit when nothing applies."""
     if checked.workspace is None or checked.analysis is None:
         return []
-    outcome = checked.workspace.fix_text(checked.text, checked.path, first=checked.analysis)
-    change = minimal_edit(checked.text, outcome.text, checked.positions)
+    fixed = session.fixed_text(checked)
+    change = minimal_edit(checked.text, fixed, checked.positions)
     return [change] if change is not None else []
 
 

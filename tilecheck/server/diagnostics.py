@@ -1,4 +1,6 @@
-"""Document synchronisation and diagnostics: debounced checks on didOpen/didChange/didSave,
+"""Document synchronisation and diagnostics: checks on didOpen/didChange/didSave, coalesced
+(a change is checked at once when the analysis thread is free; changes that arrive while it is
+busy are checked as one, the newest text: `Session.checked`),
 push (`textDocument/publishDiagnostics`) for clients that do not pull, pull
 (`textDocument/diagnostic`, and `workspace/diagnostic` for every open document) for those that
 do — never both for one client. Pull reports carry result ids, so a document whose text and
@@ -15,7 +17,6 @@ from pygls.lsp.server import LanguageServer
 
 from tilecheck.server.session import Session
 
-DEBOUNCE = 0.05  # seconds of quiet after a change before it is checked (coalesces typing bursts)
 IDENTIFIER = "tilecheck"
 
 
@@ -27,7 +28,7 @@ def register(server: LanguageServer, session: Session) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(params: types.DidChangeTextDocumentParams) -> None:
-        schedule(session, params.text_document.uri, DEBOUNCE)
+        schedule(session, params.text_document.uri, 0.0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(params: types.DidSaveTextDocumentParams) -> None:
