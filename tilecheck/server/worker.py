@@ -53,6 +53,8 @@ class AnalysisWorker:
         self._lock = threading.Lock()
         self._process: Any = None
         self._connection: Connection | None = None
+        self._notes: list[tuple[str, ...]] = []  # forget/reset, sent before the next question
+        self._notes_lock = threading.Lock()
 
     @property
     def pid(self) -> int | None:
@@ -83,11 +85,11 @@ class AnalysisWorker:
         return request.text, answer[1]
 
     def forget(self, uri: str) -> None:
-        """A closed document: drop its chunk cache."""
+        """A closed document: drop its chunk cache (told before the next question)."""
         self._tell(("forget", uri))
 
     def reset(self) -> None:
-        """Configuration changed: drop every resolved workspace."""
+        """Configuration changed: drop every resolved workspace (told before the next question)."""
         self._tell(("reset",))
 
     def restart(self, memory: int | None) -> None:
@@ -97,8 +99,11 @@ class AnalysisWorker:
             self.memory = memory
 
     def close(self) -> None:
-        with self._lock:
-            self._stop()
+        """At exit: end the worker now, even in the middle of a question."""
+        process = self._process
+        if process is not None and process.is_alive():
+            process.kill()
+            process.join(5)
 
     # -- the parent's side ---------------------------------------------------------------------
     def _ask(self, request: Request, seconds: float | None) -> FileAnalysis | str | tuple[str, str]:
@@ -106,6 +111,7 @@ class AnalysisWorker:
             fresh = self._process is None
             connection = self._ensure()
             try:
+                self._send_notes(connection)
                 connection.send(request)
             except OSError:  # it died between questions: not this document's fault
                 self._stop()
@@ -129,10 +135,15 @@ class AnalysisWorker:
             return value
 
     def _tell(self, message: tuple[str, ...]) -> None:
-        with self._lock:
-            if self._connection is not None:
-                with contextlib.suppress(OSError):
-                    self._connection.send(message)
+        """Never waits for a question in progress (the event loop calls this)."""
+        with self._notes_lock:
+            self._notes.append(message)
+
+    def _send_notes(self, connection: Connection) -> None:
+        with self._notes_lock:
+            notes, self._notes = self._notes, []
+        for note in notes:
+            connection.send(note)
 
     def _ensure(self) -> Connection:
         if self._process is None or self._connection is None:
