@@ -21,6 +21,7 @@ from tests.server.support import (
 )
 
 SLEEPER = '''
+import os
 import threading
 
 from tilecheck.rule import Rule
@@ -28,7 +29,7 @@ from tilecheck.types import Grade
 
 
 class SleepsForever(Rule):
-    """Never returns on a file that says so."""
+    """Never returns, or ends its process, on a file that says so."""
 
     CODE = "XK903"
     NAME = "sleeps-forever"
@@ -37,6 +38,8 @@ class SleepsForever(Rule):
     def check(self, ctx):
         if "SLEEP FOREVER" in ctx.source:
             threading.Event().wait()
+        if "EXIT NOW" in ctx.source:
+            os._exit(3)  # as a native crash would: the process is gone without an answer
 '''
 SOFTMAX = (DATA / "softmax_mistakes.py").read_text()
 BUDGET = "File is too complex to analyze within the budget: checking it took longer than 3 s (per-file-timeout); no rule was run on it"
@@ -78,3 +81,22 @@ async def test_a_rule_that_never_returns_costs_a_budget_diagnostic_not_the_serve
         assert await diagnostics(client, first, version=2) == []
         replace_all(client, first, "x = 1\ny = 2  # tilecheck: ignore[TL104]\n", 3)
         assert summary(await diagnostics(client, first, version=3)) == [("TL901", 1, 7)]
+
+
+@pytest.mark.asyncio
+async def test_a_worker_that_dies_costs_a_crash_diagnostic_and_is_replaced(tmp_path):
+    site = tmp_path / "site"
+    site.mkdir()
+    async with Server(installed_plugin(site, SLEEPER)) as client:
+        await start(client, "neovim@v0.7.0", tmp_path)
+        kernel = tmp_path / "k.py"
+        kernel.write_text("x = 1  # EXIT NOW\n")
+        uri = open_document(client, kernel)
+        (crash,) = await diagnostics(client, uri, version=1)
+        assert (crash.code, crash.message) == (
+            "TL005",
+            "The tilecheck analysis process died while checking this file: it exited with code 3; "
+            "its memory limit was 2048 MiB (per-file-memory). It was restarted",
+        )
+        replace_all(client, uri, "x = 1  # tilecheck: ignore[TL104]\n", 2)
+        assert summary(await diagnostics(client, uri, version=2)) == [("TL901", 0, 7)]
