@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 from collections.abc import Callable
 from functools import cached_property
@@ -9,6 +10,7 @@ from typing import TypeVar
 
 import libcst as cst
 
+from tilecheck import python_ast
 from tilecheck.analysis.frontend import analyze
 from tilecheck.analysis.imports import ImportTable
 from tilecheck.analysis.model import FileModel, Site
@@ -27,12 +29,21 @@ class ModelError(Exception):
 
 
 class Context:
-    def __init__(self, path: str, source: str, module: cst.Module, backend: Profile | None = None) -> None:
+    def __init__(
+        self,
+        path: str,
+        source: str,
+        module: cst.Module,
+        backend: Profile | None = None,
+        *,
+        python_tree: ast.Module | None = None,
+    ) -> None:
+        """`python_tree` is CPython's tree of `source` when the caller built it already."""
         self.path = path
         self.source = source
         self.module = module
         self.backend = backend
-        self.locator = Locator(module, source)
+        self.locator = Locator(module, source, lambda: self.python_tree)
         self.diagnostics: list[Diagnostic] = []
         self.rule: type[Rule] | None = None
         self._model: FileModel | None = None
@@ -40,6 +51,8 @@ class Context:
         self._memo: dict[str, object] = {}
         self._locators: dict[str, Locator] = {}
         self._foreign_tops: dict[int, str] | None = None
+        self._python_tree = python_tree
+        self._python_tree_known = python_tree is not None
 
     def memo(self, key: str, compute: Callable[[], T]) -> T:
         """`compute()` once per file for every rule that asks under `key` (e.g. one analysis that
@@ -47,6 +60,17 @@ class Context:
         if key not in self._memo:
             self._memo[key] = compute()
         return self._memo[key]  # type: ignore[return-value]
+
+    @property
+    def python_tree(self) -> ast.Module | None:
+        """CPython's tree of the source, parsed once per file (None when CPython refuses it)."""
+        if not self._python_tree_known:
+            self._python_tree_known = True
+            try:
+                self._python_tree = python_ast.parse(self.source)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                self._python_tree = None
+        return self._python_tree
 
     @cached_property
     def imports(self) -> ImportTable:

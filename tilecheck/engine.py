@@ -6,6 +6,7 @@ pathological nesting and crashing rules all become diagnostics of their own.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import dataclasses
 import io
@@ -18,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from tilecheck import nesting
+from tilecheck import nesting, python_ast
 from tilecheck.coverage import Coverage
 from tilecheck.registry import builtin_rules, by_code
 from tilecheck.rule import Rule
@@ -154,37 +155,58 @@ def parse(
     nested brackets) never reaches it: `nesting.suspicious` spots it cheaply, and then CPython's
     own parser decides, so the file gets CPython's verdict at CPython's position.
     """
+    module, text, failure, _ = _parse(path, data, chunks)
+    return module, text, failure
+
+
+def _parse(
+    path: str, data: bytes | str, chunks: ChunkCache | None
+) -> tuple[cst.Module | None, str | None, Diagnostic | None, ast.Module | None]:
+    """`parse`, plus CPython's tree of the text when it was built on the way (the pre-check and
+    the chunked parser both need it: it is parsed once, and the rules' context reuses it)."""
     if isinstance(data, str):
         text = data
     else:
         text, failure = _decode(path, data)
         if failure is not None:
-            return None, None, failure
-    if nesting.suspicious(text):
-        failure = _cpython_verdict(path, text, checked=True)
+            return None, None, failure, None
+    tree: ast.Module | None = None
+    suspicious = nesting.suspicious(text)
+    if suspicious:
+        tree, refusal = nesting.checked_tree(text, path, deep=True)
+        failure = _refusal_diagnostic(path, refusal)
         if failure is not None:  # also a syntax error: see `nesting.refuse`
-            return None, text, failure
+            return None, text, failure, None
     import libcst as cst
 
     try:
-        module = cst.parse_module(text) if chunks is None else _parse_chunked(text, chunks)
+        if chunks is None:
+            module = cst.parse_module(text)
+        else:
+            if not suspicious:  # else CPython's tree is there already
+                tree = _python_tree(text)
+            module = _parse_chunked(text, chunks, tree)
     except (cst.ParserSyntaxError, ValueError) as error:  # the native parser raises both
-        return None, text, _cpython_verdict(path, text) or _libcst_limitation(path, error)
+        return None, text, _cpython_verdict(path, text) or _libcst_limitation(path, error), None
     except (RecursionError, MemoryError):
-        return (
-            None,
-            text,
-            meta_diagnostic(path, "TL004", Span.point(1, 0), "File is too deeply nested to parse"),
-        )
+        message = "File is too deeply nested to parse"
+        return None, text, meta_diagnostic(path, "TL004", Span.point(1, 0), message), None
     except Exception as error:  # never seen; do not let a parser bug take the run down
-        return None, text, _cpython_verdict(path, text) or _libcst_limitation(path, error)
-    return module, text, None
+        return None, text, _cpython_verdict(path, text) or _libcst_limitation(path, error), None
+    return module, text, None, tree
 
 
-def _parse_chunked(text: str, chunks: ChunkCache) -> cst.Module:
+def _python_tree(text: str) -> ast.Module | None:
+    try:
+        return python_ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return None  # the chunked parser falls back to a whole-file parse, which says why
+
+
+def _parse_chunked(text: str, chunks: ChunkCache, tree: ast.Module | None) -> cst.Module:
     from tilecheck import regions
 
-    return regions.parse_module(text, chunks)
+    return regions.parse_module(text, chunks, tree=tree)
 
 
 def _decode(path: str, data: bytes) -> tuple[str, Diagnostic | None]:
@@ -208,7 +230,10 @@ def _decode(path: str, data: bytes) -> tuple[str, Diagnostic | None]:
 
 
 def _cpython_verdict(path: str, text: str, *, checked: bool = False) -> Diagnostic | None:
-    refusal = nesting.cpython_verdict(text, path, deep=checked)
+    return _refusal_diagnostic(path, nesting.cpython_verdict(text, path, deep=checked))
+
+
+def _refusal_diagnostic(path: str, refusal: nesting.Refusal | None) -> Diagnostic | None:
     if refusal is None:
         return None
     code = "TL001" if refusal.kind == "syntax" else "TL004"
@@ -259,7 +284,7 @@ def check_source(
     clock = time.perf_counter
     started = clock()
     result = FileAnalysis(path)
-    module, text, failure = parse(path, data, chunks)
+    module, text, failure, tree = _parse(path, data, chunks)
     if timings is not None:
         timings.files += 1
         timings.parse += clock() - started
@@ -274,7 +299,7 @@ def check_source(
     from tilecheck.suppressions import may_have_suppressions
 
     chosen = list(rules) if rules is not None else list(builtin_rules())
-    ctx = Context(path, text, module, profile_of(backend))  # a shipped profile's name works too
+    ctx = Context(path, text, module, profile_of(backend), python_tree=tree)  # a profile's name works too
     result.module, result.context = module, ctx
     if timings is not None:
         started = clock()

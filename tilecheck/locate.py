@@ -16,7 +16,8 @@ the pin and that both ways agree); should it break, the public way takes over.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import ast
+from collections.abc import Callable, Mapping
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
@@ -31,9 +32,17 @@ from tilecheck.types import Span
 
 
 class Locator:
-    def __init__(self, module: cst.Module, source: str | None = None) -> None:
+    def __init__(
+        self,
+        module: cst.Module,
+        source: str | None = None,
+        python_tree: Callable[[], ast.Module | None] | None = None,
+    ) -> None:
+        """`python_tree` returns CPython's tree of `source` (None if it does not parse) when the
+        caller keeps one; else `source` is parsed here when needed."""
         self.module = module
         self.source = source
+        self._python_tree = python_tree
         self._first_lines: dict[int, int] | None = None
         self._ranges: dict[int, Mapping[cst.CSTNode, CodeRange]] = {}
 
@@ -45,11 +54,16 @@ class Locator:
 
     def _lines_from_ast(self) -> dict[int, int] | None:
         # CPython's parser is an order of magnitude faster than regenerating the module.
-        if self.source is None:
+        if self._python_tree is not None:
+            tree = self._python_tree()
+        elif self.source is None:
             return None
-        try:
-            tree = python_ast.parse(self.source)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
+        else:
+            try:
+                tree = python_ast.parse(self.source)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                return None
+        if tree is None:
             return None
         first: dict[int, int] = {}
         nodes = tree.body

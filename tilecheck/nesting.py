@@ -65,6 +65,15 @@ def cpython_verdict(text: str, path: str = "<string>", *, deep: bool = False) ->
     """CPython's verdict on `text`: its syntax error at its position, `complex` when CPython
     gives up on it, or (with `deep`) when its tree nests beyond MAX_DEPTH; None when it is fine.
     With `deep`, decimal literals beyond CPython's digit limit are no error (libcst reads them)."""
+    return checked_tree(text, path, deep=deep)[1]
+
+
+def checked_tree(
+    text: str, path: str = "<string>", *, deep: bool = False
+) -> tuple[ast.Module | None, Refusal | None]:
+    """CPython's tree of `text` and `cpython_verdict`'s verdict (the tree is None when CPython
+    refuses the text, or accepts it only with its long decimals rewritten), so that a caller
+    that needs the tree as well parses only once."""
     try:
         # Not under `path`: CPython re-reads an error's line from that file when it exists, so an
         # unsaved editor buffer would get columns measured on the saved text. One thread at a time.
@@ -74,27 +83,27 @@ def cpython_verdict(text: str, path: str = "<string>", *, deep: bool = False) ->
         if deep and error.msg.startswith(_DIGIT_LIMIT):
             hexadecimal = _LONG_DECIMAL.sub(lambda match: "0x" + "0" * (len(match.group()) - 2), text)
             if hexadecimal != text:
-                return cpython_verdict(hexadecimal, path, deep=True)
+                return None, cpython_verdict(hexadecimal, path, deep=True)
         if error.msg.startswith("too many"):  # CPython's nesting limits: brackets, indentation, blocks
             message = f"File is too deeply nested to parse: {error.msg}"
-            return Refusal("complex", error.lineno or 1, column, message)
-        return Refusal("syntax", error.lineno or 1, column, f"Syntax error: {error.msg}")
+            return None, Refusal("complex", error.lineno or 1, column, message)
+        return None, Refusal("syntax", error.lineno or 1, column, f"Syntax error: {error.msg}")
     except RecursionError:
-        return Refusal(
+        return None, Refusal(
             "complex", 1, 0, "File is too deeply nested to parse (CPython's parser gives up on it too)"
         )
     except MemoryError:  # CPython's parser stack, or the worker's memory budget
         message = (
             "File is too complex to parse: CPython's parser runs out of memory on it (too deep or too large)"
         )
-        return Refusal("complex", 1, 0, message)
+        return None, Refusal("complex", 1, 0, message)
     except ValueError as error:  # NUL bytes, on older Pythons
-        return Refusal("syntax", 1, 0, f"Syntax error: {error}")
+        return None, Refusal("syntax", 1, 0, f"Syntax error: {error}")
     where = too_deep(tree) if deep else None
     if where is not None:
         message = f"File is too deeply nested to analyze (an expression nests more than {MAX_DEPTH} levels)"
-        return Refusal("complex", *where, message)
-    return None
+        return None, Refusal("complex", *where, message)
+    return tree, None
 
 
 def refuse(text: str, path: str = "<string>") -> Refusal | None:

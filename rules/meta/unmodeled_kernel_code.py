@@ -4,7 +4,6 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from tilecheck import python_ast
 from tilecheck.analysis.imports import TILELANG_PACKAGES
 from tilecheck.analysis.model import FileModel
 from tilecheck.context import Context
@@ -107,7 +106,7 @@ class UnmodeledKernelCode(Rule):
             hits.append(line)
         if not hits:
             return
-        tree = _parse(ctx.source)
+        tree = ctx.python_tree
         if tree is None:
             return
         covered = _covered_lines(ctx, ctx.model, tree)
@@ -180,13 +179,6 @@ def _report_unfollowed_calls(ctx: Context, tree: ast.Module, covered: set[int]) 
         Span.point(line, column),
         f"TileLang code that tilecheck did not check: what the kernel calls as {listed} ({why})",
     )
-
-
-def _parse(source: str) -> ast.Module | None:
-    try:
-        return python_ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
 
 
 def _covered_lines(ctx: Context, model: FileModel, tree: ast.Module) -> set[int]:

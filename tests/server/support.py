@@ -6,6 +6,7 @@ import asyncio
 import os
 import pathlib
 import sys
+import textwrap
 
 from lsprotocol import types
 from pygls.protocol import default_converter
@@ -30,6 +31,38 @@ def server_config(env: dict[str, str] | None = None) -> ClientServerConfig:
     )
 
 
+class Server:
+    """A server process and its client, for tests that need a special environment or start."""
+
+    def __init__(self, env: dict[str, str] | None = None) -> None:
+        self.config = server_config(env)
+
+    async def __aenter__(self):
+        self.client = await self.config.start()
+        return self.client
+
+    async def __aexit__(self, *exc):
+        try:
+            if exc[0] is None:
+                await self.client.shutdown_session()
+        finally:
+            server = self.client._server  # the process: a failed test cannot shut it down politely
+            if server is not None and server.returncode is None:
+                server.kill()
+            await self.client.stop()
+
+
+def installed_plugin(directory: pathlib.Path, source: str) -> dict[str, str]:
+    """A plugin installed in `directory` (module `xkrules` with `source`, and a dist-info with its
+    entry point); the environment that puts it on the server's PYTHONPATH."""
+    (directory / "xkrules.py").write_text(textwrap.dedent(source))
+    info = directory / "xkrules-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: xkrules\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[tilecheck.rules]\nxk = xkrules\n")
+    return {"PYTHONPATH": os.pathsep.join([str(directory), os.environ.get("PYTHONPATH", "")])}
+
+
 def capabilities(profile: str, encodings: list[str] | None = None) -> types.ClientCapabilities:
     caps = client_capabilities(profile)
     if encodings is not None:
@@ -38,9 +71,18 @@ def capabilities(profile: str, encodings: list[str] | None = None) -> types.Clie
     return caps
 
 
+def refreshing_pull_client() -> types.ClientCapabilities:
+    """Neovim 0.10's capabilities plus `workspace.diagnostics.refreshSupport`, which Neovim 0.10
+    lacks and VS Code (1.67+, with a pull-diagnostics client) sends."""
+    caps = capabilities(PULL_PROFILE)
+    caps.workspace = caps.workspace or types.WorkspaceClientCapabilities()
+    caps.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
+    return caps
+
+
 async def start(
     client: LanguageClient,
-    profile: str,
+    profile: str | types.ClientCapabilities,
     root: pathlib.Path,
     *,
     settings: dict | None = None,
@@ -48,7 +90,7 @@ async def start(
 ) -> types.InitializeResult:
     return await client.initialize_session(
         types.InitializeParams(
-            capabilities=capabilities(profile, encodings),
+            capabilities=capabilities(profile, encodings) if isinstance(profile, str) else profile,
             root_uri=root.as_uri(),
             workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
             initialization_options=settings,
@@ -81,6 +123,30 @@ def replace_all(client: LanguageClient, uri: str, text: str, version: int) -> No
 def pulls(client: LanguageClient) -> bool:
     caps = client.capabilities
     return caps is not None and caps.text_document is not None and caps.text_document.diagnostic is not None
+
+
+def resolves_edits(client: LanguageClient) -> bool:
+    """Whether the client resolves code actions' edits (then the server sends them without)."""
+    caps = client.capabilities
+    code_action = caps.text_document.code_action if caps and caps.text_document else None
+    return bool(
+        code_action is not None
+        and code_action.code_action_literal_support is not None
+        and code_action.resolve_support is not None
+        and "edit" in code_action.resolve_support.properties
+    )
+
+
+async def resolved(client: LanguageClient, action: types.CodeAction) -> types.CodeAction:
+    """`action` complete: resolved through `codeAction/resolve` when the server left its edit out,
+    which it must do exactly for clients that resolve edits."""
+    if action.data is None:
+        assert action.edit is not None or action.command is not None, action
+        return action
+    assert resolves_edits(client) and action.edit is None, action
+    complete = await client.code_action_resolve_async(action)
+    assert complete.edit is not None and complete.title == action.title
+    return complete
 
 
 async def diagnostics(client: LanguageClient, uri: str, *, version: int | None = None, timeout: float = 30.0):

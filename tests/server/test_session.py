@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import pathlib
-import textwrap
 
 import pytest
 from lsprotocol import types
@@ -13,11 +12,12 @@ from lsprotocol import types
 from tests.server.support import (
     DATA,
     PULL_PROFILE,
+    Server,
     diagnostics,
+    installed_plugin,
     next_publish,
     open_document,
     replace_all,
-    server_config,
     start,
     summary,
 )
@@ -32,27 +32,6 @@ ALL_SOFTMAX = ["TL104", "TL101", "TL104", "TL103", "TL102", "TL105"]
 
 def codes(items) -> list[str]:
     return [d.code for d in items]
-
-
-class Server:
-    """A server process and its client, for tests that need a special environment or start."""
-
-    def __init__(self, env: dict[str, str] | None = None) -> None:
-        self.config = server_config(env)
-
-    async def __aenter__(self):
-        self.client = await self.config.start()
-        return self.client
-
-    async def __aexit__(self, *exc):
-        try:
-            if exc[0] is None:
-                await self.client.shutdown_session()
-        finally:
-            server = self.client._server  # the process: a failed test cannot shut it down politely
-            if server is not None and server.returncode is None:
-                server.kill()
-            await self.client.stop()
 
 
 @pytest.mark.asyncio
@@ -219,24 +198,12 @@ class PointsBack(Rule):
 '''
 
 
-def _installed_plugin(directory: pathlib.Path) -> dict[str, str]:
-    """An installed plugin (a module plus its dist-info with an entry point) on PYTHONPATH."""
-    (directory / "xkrules.py").write_text(textwrap.dedent(PLUGIN))
-    info = directory / "xkrules-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: xkrules\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text("[tilecheck.rules]\nxk = xkrules\n")
-    import os
-
-    return {"PYTHONPATH": os.pathsep.join([str(directory), os.environ.get("PYTHONPATH", "")])}
-
-
 @pytest.mark.parametrize("profile", ["neovim@v0.7.0", PULL_PROFILE])
 @pytest.mark.asyncio
 async def test_crashing_rule_unparsable_file_and_malformed_requests_keep_the_server_up(tmp_path, profile):
     plugin_dir = tmp_path / "site"
     plugin_dir.mkdir()
-    async with Server(_installed_plugin(plugin_dir)) as client:
+    async with Server(installed_plugin(plugin_dir, PLUGIN)) as client:
         await start(client, profile, tmp_path)
         kernel = tmp_path / "k.py"
         kernel.write_text("x = 1\ny = 2\n")

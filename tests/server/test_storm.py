@@ -22,6 +22,19 @@ def rss_kib(pid: int) -> int:
     raise AssertionError("no VmRSS")
 
 
+def children(pid: int) -> list[int]:
+    """The server's child processes: the analysis worker (and multiprocessing's resource tracker)."""
+    found = []
+    for task in pathlib.Path(f"/proc/{pid}/task").iterdir():
+        found += [int(child) for child in (task / "children").read_text().split()]
+    return found
+
+
+def memory_kib(pid: int) -> tuple[int, int]:
+    """(the server's RSS, its children's RSS)."""
+    return rss_kib(pid), sum(rss_kib(child) for child in children(pid))
+
+
 async def storm(client, folder: pathlib.Path, round_: int) -> None:
     uris = [(folder / f"k{round_}_{index}.py").as_uri() for index in range(DOCUMENTS)]
     for index, uri in enumerate(uris):
@@ -46,15 +59,17 @@ async def test_open_close_storms_keep_memory_bounded(tmp_path):
         await start(client, "neovim@v0.7.0", tmp_path)
         pid = client._server.pid
         await storm(client, tmp_path, 0)  # warm-up: imports, rule modules, caches
-        after_first = rss_kib(pid)
+        first, first_worker = memory_kib(pid)
         await storm(client, tmp_path, 1)
         await storm(client, tmp_path, 2)
-        after_third = rss_kib(pid)
-        growth = after_third - after_first
+        third, third_worker = memory_kib(pid)
         print(
-            f"server RSS after storm 1: {after_first} KiB; after storm 3: {after_third} KiB (+{growth} KiB)"
+            f"RSS after storm 1: server {first} KiB, worker {first_worker} KiB; after storm 3: "
+            f"server {third} KiB (+{third - first}), worker {third_worker} KiB (+{third_worker - first_worker})"
         )
-        assert growth < 10 * 1024, growth  # 200 more documents opened and closed: no per-document leak
+        # 200 more documents opened and closed: no per-document leak in either process
+        assert third - first < 10 * 1024, third - first
+        assert first_worker > 0 and third_worker - first_worker < 10 * 1024, third_worker - first_worker
         await client.shutdown_session()
     finally:
         if client._server is not None and client._server.returncode is None:

@@ -81,6 +81,18 @@ def test_settings_read_types_and_report_problems():
     assert ClientSettings.from_client([1]).problems == ("settings must be an object, got list",)
 
 
+def test_budget_settings_default_to_the_clis_and_zero_means_unlimited():
+    assert (ClientSettings().per_file_timeout, ClientSettings().per_file_memory) == (60.0, 2048)
+    given = ClientSettings.from_client({"perFileTimeout": 2.5, "perFileMemory": 0})
+    assert (given.per_file_timeout, given.per_file_memory, given.problems) == (2.5, None, ())
+    wrong = ClientSettings.from_client({"perFileTimeout": -1, "perFileMemory": True})
+    assert (wrong.per_file_timeout, wrong.per_file_memory) == (60.0, 2048)
+    assert wrong.problems == (
+        "`tilecheck.perFileTimeout` must be a number, 0 or more (0: unlimited), got -1; using the default",
+        "`tilecheck.perFileMemory` must be a number, 0 or more (0: unlimited), got True; using the default",
+    )
+
+
 def test_documentation_links_only_with_a_repository_url():
     assert documentation_url("TL104", None) is None
     assert (

@@ -1,13 +1,21 @@
 """Code actions: each diagnostic's fix (unsafe ones labelled and never preferred), a suppression
 comment written where `--add-ignore` writes it, the rule's documentation, and
-`source.fixAll.tilecheck` (every safe fix, as `--fix` applies them)."""
+`source.fixAll.tilecheck` (every safe fix, as `--fix` applies them).
+
+A client that can resolve code actions (`codeActionLiteralSupport` and `resolveSupport` for
+`edit`) gets them without edits and asks `codeAction/resolve` for the one the user picks: a
+fix-all re-checks the document once per round and a suppression re-reads its comments, work
+wasted on every cursor move otherwise. Other clients get the edits at once. Either way the work
+runs on the analysis thread, never on the event loop.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcContentModified, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
 from tilecheck.server.positions import minimal_edit, overlaps
@@ -20,25 +28,61 @@ if TYPE_CHECKING:
 FIX_ALL = "source.fixAll.tilecheck"
 SHOW_DOCUMENTATION = "tilecheck.showRuleDocumentation"
 KINDS = [types.CodeActionKind.QuickFix, FIX_ALL]
+FIX, SUPPRESS = "fix", "suppress"  # the edit a lazy action stands for (and FIX_ALL)
 
 
 def register(server: LanguageServer, session: Session) -> None:
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
-        types.CodeActionOptions(code_action_kinds=KINDS, resolve_provider=False),
+        types.CodeActionOptions(code_action_kinds=KINDS, resolve_provider=True),
     )
     async def code_action(params: types.CodeActionParams) -> list[types.CodeAction] | None:
         checked = await session.checked(params.text_document.uri)
         if checked is None or checked.analysis is None:
             return None
         only = params.context.only
+        pending: list[tuple[types.CodeAction, dict[str, Any]]] = []
         actions: list[types.CodeAction] = []
         if _wanted(types.CodeActionKind.QuickFix, only):
-            for diagnostic, lsp in _in_range(checked, params.range):
-                actions += quick_fixes(checked, diagnostic, lsp)
+            for index, (diagnostic, lsp) in _in_range(checked, params.range):
+                for action, edit in quick_fixes(checked, index, diagnostic, lsp):
+                    actions.append(action)
+                    if edit is not None:
+                        pending.append((action, edit))
         if session.settings.fix_all and _wanted(FIX_ALL, only):
-            actions.append(fix_all(checked))
+            action = types.CodeAction(title="tilecheck: fix all safe fixes", kind=FIX_ALL)
+            actions.append(action)
+            pending.append((action, {"action": FIX_ALL}))
+        lazy = resolves_edits(session.capabilities)
+        for action, edit in pending:
+            if lazy:
+                action.data = {**edit, "uri": checked.uri, "resultId": checked.result_id}
+            else:
+                action.edit = await session.off_loop(_workspace_edit, session, checked, edit)
         return actions
+
+    @server.feature(types.CODE_ACTION_RESOLVE)
+    async def resolve(action: types.CodeAction) -> types.CodeAction:
+        data = action.data
+        if not isinstance(data, dict) or not isinstance(data.get("uri"), str):
+            return action  # not one of ours to resolve (or already complete)
+        checked = await session.checked(data["uri"])
+        if checked is None or checked.analysis is None:
+            raise JsonRpcInvalidParams(f"{data['uri']} is not an open document that could be checked")
+        if data.get("action") != FIX_ALL and data.get("resultId") != checked.result_id:
+            raise JsonRpcContentModified("the document changed since this code action was offered")
+        action.edit = await session.off_loop(_workspace_edit, session, checked, data)
+        return action
+
+
+def resolves_edits(capabilities: types.ClientCapabilities) -> bool:
+    """Whether the client takes code-action literals and resolves their `edit` later."""
+    text_document = capabilities.text_document
+    code_action = text_document.code_action if text_document is not None else None
+    if code_action is None or code_action.code_action_literal_support is None:
+        return False
+    resolve = code_action.resolve_support
+    return resolve is not None and "edit" in resolve.properties
 
 
 def _wanted(kind: str, only: Sequence[str] | None) -> bool:
@@ -46,77 +90,92 @@ def _wanted(kind: str, only: Sequence[str] | None) -> bool:
     return only is None or any(kind == want or kind.startswith(f"{want}.") for want in only)
 
 
-def _in_range(checked: Checked, rng: types.Range) -> list[tuple[Diagnostic, types.Diagnostic]]:
+def _in_range(checked: Checked, rng: types.Range) -> list[tuple[int, tuple[Diagnostic, types.Diagnostic]]]:
     assert checked.analysis is not None
     if len(checked.lsp) != len(checked.analysis.diagnostics):
         return []  # the conversion failed (and was logged)
     span = checked.positions.span(rng)
-    pairs = zip(checked.analysis.diagnostics, checked.lsp, strict=True)
-    return [(diagnostic, lsp) for diagnostic, lsp in pairs if overlaps(diagnostic.span, span)]
+    pairs = enumerate(zip(checked.analysis.diagnostics, checked.lsp, strict=True))
+    return [(index, pair) for index, pair in pairs if overlaps(pair[0].span, span)]
 
 
-def quick_fixes(checked: Checked, diagnostic: Diagnostic, lsp: types.Diagnostic) -> list[types.CodeAction]:
-    actions = []
+def quick_fixes(
+    checked: Checked, index: int, diagnostic: Diagnostic, lsp: types.Diagnostic
+) -> list[tuple[types.CodeAction, dict[str, Any] | None]]:
+    """The actions for one diagnostic, each with the description of its edit (None: no edit)."""
+    actions: list[tuple[types.CodeAction, dict[str, Any] | None]] = []
     fix = diagnostic.fix
     if fix is not None:
-        edits = [
-            types.TextEdit(range=checked.positions.range(edit.span), new_text=edit.replacement)
-            for edit in fix.edits
-        ]
-        actions.append(
-            types.CodeAction(
-                title=f"{fix.title} ({diagnostic.code})" + ("" if fix.safe else " [unsafe fix]"),
-                kind=types.CodeActionKind.QuickFix,
-                diagnostics=[lsp],
-                is_preferred=fix.safe,
-                edit=_edit(checked, edits),
-            )
+        action = types.CodeAction(
+            title=f"{fix.title} ({diagnostic.code})" + ("" if fix.safe else " [unsafe fix]"),
+            kind=types.CodeActionKind.QuickFix,
+            diagnostics=[lsp],
+            is_preferred=fix.safe,
         )
+        actions.append((action, {"action": FIX, "diagnostic": index}))
     if diagnostic.grade is not Grade.META and checked.workspace is not None:
+        action = types.CodeAction(
+            title=f"Suppress {diagnostic.code} on this line",
+            kind=types.CodeActionKind.QuickFix,
+            diagnostics=[lsp],
+        )
+        actions.append((action, {"action": SUPPRESS, "diagnostic": index}))
+    documentation = types.CodeAction(
+        title=f"Show documentation for {diagnostic.code} ({diagnostic.rule})",
+        kind=types.CodeActionKind.QuickFix,
+        diagnostics=[lsp],
+        command=types.Command(
+            title=f"Show documentation for {diagnostic.code}",
+            command=SHOW_DOCUMENTATION,
+            arguments=[diagnostic.code],
+        ),
+    )
+    actions.append((documentation, None))
+    return actions
+
+
+def _workspace_edit(session: Session, checked: Checked, edit: dict[str, Any]) -> types.WorkspaceEdit:
+    """The edit `edit` describes (`{"action": ..., "diagnostic": index}`), against `checked`'s text."""
+    kind = edit.get("action")
+    if kind == FIX_ALL:
+        return _edit(checked, fix_all_edits(session, checked))
+    diagnostics = checked.analysis.diagnostics if checked.analysis is not None else []
+    index = edit.get("diagnostic")
+    if not isinstance(index, int) or not 0 <= index < len(diagnostics):
+        raise JsonRpcInvalidParams(f"no diagnostic {index!r} in this document")
+    diagnostic = diagnostics[index]
+    if kind == FIX and diagnostic.fix is not None:
+        return _edit(
+            checked,
+            [
+                types.TextEdit(range=checked.positions.range(fix.span), new_text=fix.replacement)
+                for fix in diagnostic.fix.edits
+            ],
+        )
+    if kind == SUPPRESS and checked.workspace is not None:
         suppressed, _ = checked.workspace.add_ignores(
             checked.text, checked.path, first=_only(checked, diagnostic)
         )
         change = minimal_edit(checked.text, suppressed, checked.positions)
-        if change is not None:
-            actions.append(
-                types.CodeAction(
-                    title=f"Suppress {diagnostic.code} on this line",
-                    kind=types.CodeActionKind.QuickFix,
-                    diagnostics=[lsp],
-                    edit=_edit(checked, [change]),
-                )
-            )
-    actions.append(
-        types.CodeAction(
-            title=f"Show documentation for {diagnostic.code} ({diagnostic.rule})",
-            kind=types.CodeActionKind.QuickFix,
-            diagnostics=[lsp],
-            command=types.Command(
-                title=f"Show documentation for {diagnostic.code}",
-                command=SHOW_DOCUMENTATION,
-                arguments=[diagnostic.code],
-            ),
-        )
-    )
-    return actions
+        return _edit(checked, [change] if change is not None else [])
+    raise JsonRpcInvalidParams(f"no {kind!r} edit for diagnostic {index}")
 
 
 def _only(checked: Checked, diagnostic: Diagnostic) -> FileAnalysis:
     """The analysis reduced to one diagnostic: what `add_ignores` suppresses."""
     from tilecheck.engine import FileAnalysis
 
-    assert checked.analysis is not None
     return FileAnalysis(checked.path, [diagnostic], text=checked.text)
 
 
-def fix_all(checked: Checked) -> types.CodeAction:
-    """Every safe fix, re-checking between rounds as `--fix` does; no edit when nothing applies."""
-    edits: list[types.TextEdit] = []
-    if checked.workspace is not None and checked.analysis is not None:
-        outcome = checked.workspace.fix_text(checked.text, checked.path, first=checked.analysis)
-        change = minimal_edit(checked.text, outcome.text, checked.positions)
-        edits = [change] if change is not None else []
-    return types.CodeAction(title="tilecheck: fix all safe fixes", kind=FIX_ALL, edit=_edit(checked, edits))
+def fix_all_edits(session: Session, checked: Checked) -> list[types.TextEdit]:
+    """Every safe fix, re-checking between rounds as `--fix` does (in the worker process); no
+    edit when nothing applies."""
+    if checked.workspace is None or checked.analysis is None:
+        return []
+    fixed = session.fixed_text(checked)
+    change = minimal_edit(checked.text, fixed, checked.positions)
+    return [change] if change is not None else []
 
 
 def _edit(checked: Checked, edits: list[types.TextEdit]) -> types.WorkspaceEdit:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from lsprotocol import types
@@ -35,7 +34,7 @@ def register(server: LanguageServer, session: Session) -> None:
         if checked.workspace is None:
             raise JsonRpcInvalidParams(checked.problem or "no configuration")
         workspace = checked.workspace
-        result = await _off_loop(session, lambda: workspace.lower_text(checked.text, checked.path))
+        result = await session.off_loop(workspace.lower_text, checked.text, checked.path)
         return {
             "uri": uri,
             "text": result.source,
@@ -83,9 +82,3 @@ def _uri_argument(arguments: tuple[object, ...]) -> str:
     if not isinstance(first, str):
         raise JsonRpcInvalidParams("expected the document URI as the first argument")
     return first
-
-
-async def _off_loop(session: Session, work: Callable[[], Any]) -> Any:
-    import asyncio
-
-    return await asyncio.get_running_loop().run_in_executor(session.executor, work)

@@ -1,17 +1,22 @@
-"""Document synchronisation and diagnostics: debounced checks on didOpen/didChange/didSave,
+"""Document synchronisation and diagnostics: checks on didOpen/didChange/didSave, coalesced
+(a change is checked at once when the analysis thread is free; changes that arrive while it is
+busy are checked as one, the newest text: `Session.checked`),
 push (`textDocument/publishDiagnostics`) for clients that do not pull, pull
-(`textDocument/diagnostic`) for those that do — never both for one client."""
+(`textDocument/diagnostic`, and `workspace/diagnostic` for every open document) for those that
+do — never both for one client. Pull reports carry result ids, so a document whose text and
+settings are unchanged is reported `unchanged`; after a settings or configuration change a
+pulling client that supports it is asked to pull again (`workspace/diagnostic/refresh`)."""
 
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import Future
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from tilecheck.server.session import Session
 
-DEBOUNCE = 0.05  # seconds of quiet after a change before it is checked (coalesces typing bursts)
 IDENTIFIER = "tilecheck"
 
 
@@ -23,7 +28,7 @@ def register(server: LanguageServer, session: Session) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(params: types.DidChangeTextDocumentParams) -> None:
-        schedule(session, params.text_document.uri, DEBOUNCE)
+        schedule(session, params.text_document.uri, 0.0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(params: types.DidSaveTextDocumentParams) -> None:
@@ -39,7 +44,7 @@ def register(server: LanguageServer, session: Session) -> None:
     @server.feature(
         types.TEXT_DOCUMENT_DIAGNOSTIC,
         types.DiagnosticOptions(
-            identifier=IDENTIFIER, inter_file_dependencies=False, workspace_diagnostics=False
+            identifier=IDENTIFIER, inter_file_dependencies=False, workspace_diagnostics=True
         ),
     )
     async def pull(params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
@@ -53,6 +58,42 @@ def register(server: LanguageServer, session: Session) -> None:
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=checked.result_id)
         return types.RelatedFullDocumentDiagnosticReport(items=checked.lsp, result_id=checked.result_id)
 
+    @server.feature(types.WORKSPACE_DIAGNOSTIC)
+    async def pull_workspace(params: types.WorkspaceDiagnosticParams) -> types.WorkspaceDiagnosticReport:
+        previous = {result.uri: result.value for result in params.previous_result_ids}
+        return types.WorkspaceDiagnosticReport(items=await workspace_reports(session, previous))
+
+
+async def workspace_reports(
+    session: Session, previous: dict[str, str]
+) -> list[types.WorkspaceDocumentDiagnosticReport]:
+    """A report for every open document (`unchanged` when its result id is `previous`'s), and an
+    empty one without a result id for each previously reported document that is closed now,
+    so the client drops what it showed for it."""
+    reports: list[types.WorkspaceDocumentDiagnosticReport] = []
+    for uri in list(session.documents):
+        checked = await session.checked(uri)
+        current = session.text_of(uri)
+        if checked is None or current is None:
+            continue  # closed while it was checked
+        version = current[1] if current[0] == checked.text else None
+        if previous.get(uri) == checked.result_id:
+            reports.append(
+                types.WorkspaceUnchangedDocumentDiagnosticReport(
+                    uri=uri, version=version, result_id=checked.result_id
+                )
+            )
+        else:
+            reports.append(
+                types.WorkspaceFullDocumentDiagnosticReport(
+                    uri=uri, version=version, items=checked.lsp, result_id=checked.result_id
+                )
+            )
+    for uri in previous:
+        if uri not in session.documents:
+            reports.append(types.WorkspaceFullDocumentDiagnosticReport(uri=uri, version=None, items=[]))
+    return reports
+
 
 def schedule(session: Session, uri: str, delay: float) -> None:
     """Check `uri` after `delay` seconds, replacing a check that has not started publishing."""
@@ -65,19 +106,28 @@ def schedule(session: Session, uri: str, delay: float) -> None:
 
 
 def recheck(session: Session, uris: list[str] | None = None) -> None:
-    """After a settings or configuration change: push again, or ask a pulling client to pull."""
-    if session.pulls:
-        workspace = session.capabilities.workspace
-        refresh = (
-            workspace is not None
-            and workspace.diagnostics is not None
-            and workspace.diagnostics.refresh_support
-        )
-        if refresh:
-            session.server.workspace_diagnostic_refresh(None)
-        return
+    """After a settings or configuration change: check the documents again (pushing the results,
+    or computing them ahead of a pulling client's pull) and ask a pulling client to pull."""
     for uri in list(session.documents) if uris is None else uris:
         schedule(session, uri, 0.0)
+    if session.pulls and refreshes(session.capabilities):
+        asked = session.server.workspace_diagnostic_refresh(None)
+
+        def answered(done: Future[None]) -> None:
+            if not done.cancelled() and done.exception() is not None:
+                session.log(
+                    f"workspace/diagnostic/refresh failed: {done.exception()}", types.MessageType.Warning
+                )
+
+        asked.add_done_callback(answered)
+
+
+def refreshes(capabilities: types.ClientCapabilities) -> bool:
+    """Whether the client re-pulls its diagnostics when asked (`workspace/diagnostic/refresh`)."""
+    workspace = capabilities.workspace
+    return bool(
+        workspace is not None and workspace.diagnostics is not None and workspace.diagnostics.refresh_support
+    )
 
 
 async def _check_and_publish(session: Session, uri: str, delay: float) -> None:

@@ -24,7 +24,8 @@ def register(server: LanguageServer, session: Session) -> None:
         checked = await session.checked(params.text_document.uri)
         if checked is None or checked.analysis is None:
             return None
-        return hover_at(checked, *checked.positions.point(params.position))
+        line, column = checked.positions.point(params.position)
+        return await session.off_loop(hover_at, checked, line, column)  # it may build the model
 
 
 def hover_at(checked: Checked, line: int, column: int) -> types.Hover | None:
@@ -84,10 +85,11 @@ def suppression_code(checked: Checked, line: int, column: int) -> tuple[Span, ty
 
 def loop_descriptions(checked: Checked, line: int, column: int) -> tuple[list[str], list[Span]]:
     """Markdown for each loop whose header (`for ... in T.Parallel(...)`) holds the position."""
-    analysis = checked.analysis
-    if analysis is None or analysis.context is None or "tilelang" not in checked.text:
+    if checked.analysis is None or "tilelang" not in checked.text:
         return [], []
-    ctx = analysis.context
+    ctx = checked.context()
+    if ctx is None:
+        return [], []
     try:
         kernels = ctx.model.kernels
     except Exception:  # a model crash is already a TL005 diagnostic

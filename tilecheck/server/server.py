@@ -22,8 +22,10 @@ def create_server() -> tuple[LanguageServer, Session]:
 
 def serve() -> int:
     server, session = create_server()
+    session.worker.start()  # it imports the rules while the client initializes
     try:
         server.start_io()
     finally:
         session.executor.shutdown(wait=False, cancel_futures=True)
+        session.worker.close()
     return 0

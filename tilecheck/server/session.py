@@ -14,25 +14,30 @@ import concurrent.futures
 import logging
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from tilecheck.config import ConfigError
+from tilecheck.regions import ChunkCache
 from tilecheck.selection import SelectionError, validate
 from tilecheck.server.convert import lsp_diagnostics
 from tilecheck.server.positions import PositionMap
 from tilecheck.server.settings import ClientSettings
+from tilecheck.server.worker import CHUNKS_PER_DOCUMENT, AnalysisWorker, Request
 from tilecheck.workspace import Workspace
 
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer
 
+    from tilecheck.context import Context
     from tilecheck.engine import FileAnalysis
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 @dataclass
@@ -48,6 +53,24 @@ class Checked:
     workspace: Workspace | None = None
     problem: str | None = None  # a configuration error, or a crash outside the rules
     lsp: list[types.Diagnostic] = field(default_factory=list)
+    superseded: bool = False  # not checked: the document's text had changed already
+    document: OpenDocument | None = None
+    _context: Context | None = None
+
+    def context(self) -> Context | None:
+        """The rules' context of this text (CST and kernel model, for hovers), built in the server
+        on first use: the checks run in the worker process, whose CSTs stay there. Call it off the
+        event loop. None when the text does not parse or its configuration is broken."""
+        if self._context is None and self.workspace is not None and self.document is not None:
+            from tilecheck.context import Context
+            from tilecheck.engine import parse
+
+            settings = self.workspace.file_settings(self.path)
+            with self.document.chunks_lock:
+                module, _, failure = parse(self.path, self.text, self.document.chunks)
+            if module is not None and failure is None:
+                self._context = Context(self.path, self.text, module, settings.backend)
+        return self._context
 
     @property
     def result_id(self) -> str:
@@ -58,13 +81,17 @@ class Checked:
 class OpenDocument:
     uri: str
     path: str
-    pending: asyncio.Task | None = None  # the debounced check
+    pending: asyncio.Task | None = None  # the scheduled check and publication
     published: tuple[int | None, str] | None = None  # (version, result id) last pushed
     cached: tuple[tuple[str, int], asyncio.Future[Checked]] | None = None  # (text, generation)
+    # The buffer's parsed top-level statements in the server (hovers; the worker has its own).
+    chunks: ChunkCache = field(default_factory=lambda: ChunkCache(max_chunks=CHUNKS_PER_DOCUMENT))
+    chunks_lock: threading.Lock = field(default_factory=threading.Lock)  # the cache is single-caller
 
 
 class Session:
-    """What the handlers share. Handlers run on the event loop; `_check` runs on the worker."""
+    """What the handlers share. Handlers run on the event loop; `_check` runs on the analysis
+    thread, which asks the worker process (`worker.AnalysisWorker`) and waits for its answer."""
 
     def __init__(self, server: LanguageServer, *, workers: int = 1) -> None:
         self.server = server
@@ -76,6 +103,7 @@ class Session:
         self._workspaces: dict[str | None, Workspace] = {}
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self.worker = AnalysisWorker(self.settings.per_file_memory)  # runs the checks: see worker.py
 
     # -- client facts ----------------------------------------------------------------------
     @property
@@ -114,6 +142,8 @@ class Session:
         settings = ClientSettings.from_client(raw)
         for problem in settings.problems:
             self.tell(problem)
+        if settings.per_file_memory != self.worker.memory:  # after the check in progress, if any
+            self.executor.submit(self.worker.restart, settings.per_file_memory)
         self.settings = settings
         self.reset()
 
@@ -122,6 +152,7 @@ class Session:
         with self._lock:
             self._workspaces.clear()
             self.generation += 1
+        self.worker.reset()
 
     def folders(self) -> list[str]:
         workspace = self.server.workspace
@@ -165,6 +196,7 @@ class Session:
         document = self.documents.pop(uri, None)
         if document is not None and document.pending is not None:
             document.pending.cancel()
+        self.worker.forget(uri)
 
     def text_of(self, uri: str) -> tuple[str, int | None] | None:
         """The current text and version of an open document."""
@@ -181,7 +213,8 @@ class Session:
         """The analysis of `uri`'s current text (shared by pushes, pulls, hovers and code actions);
         None when the document is not open."""
         self._loop = asyncio.get_running_loop()
-        for _ in range(3):  # the text may change while we wait: analyse the newest one
+        changed_after = 0
+        while True:
             current = self.text_of(uri)
             document = self.documents.get(uri)
             if current is None or document is None:
@@ -189,21 +222,65 @@ class Session:
             text = current[0]
             key = (text, self.generation)
             if document.cached is None or document.cached[0] != key:
-                future = self._loop.run_in_executor(
-                    self.executor, self._check, uri, document.path, text, key[1]
-                )
+                future = self._loop.run_in_executor(self.executor, self._check, document, text, key[1])
                 document.cached = (key, future)
-            checked = await asyncio.shield(document.cached[1])
-            if self.text_of(uri) == current or self.text_of(uri) is None:
+            cached = document.cached
+            checked = await asyncio.shield(cached[1])
+            if checked.superseded:  # the text changed before its check began: check the new one
+                if document.cached is cached:
+                    document.cached = None
+                continue
+            latest = self.text_of(uri)
+            if latest is None or latest == current:
                 return checked
-        return checked
+            changed_after += 1
+            if changed_after == 3:  # changing faster than it is checked: the newest result will do
+                return checked
 
-    def _check(self, uri: str, path: str, text: str, generation: int) -> Checked:
-        """On the worker thread: never raises."""
-        checked = Checked(uri, path, text, generation, PositionMap(text, self.encoding))
+    async def off_loop(self, work: Callable[..., T], *arguments: object) -> T:
+        """`work(*arguments)` on the analysis thread (after the checks queued before it)."""
+        return await asyncio.get_running_loop().run_in_executor(self.executor, work, *arguments)
+
+    def request(self, kind: str, checked: Checked) -> Request:
+        """A question for the worker about `checked`'s text, under its workspace's configuration."""
+        assert checked.workspace is not None
+        workspace = checked.workspace
+        first = checked.analysis if kind == "fix" else None
+        return Request(
+            kind, checked.uri, workspace.resolver.cwd, workspace.options, checked.path, checked.text, first
+        )
+
+    def fixed_text(self, checked: Checked) -> str:
+        """`checked`'s text with every safe fix applied (as `--fix`), computed by the worker."""
+        text, problem = self.worker.fix(self.request("fix", checked), self.settings.per_file_timeout)
+        if problem is not None:
+            self.log(f"{checked.path}: fix-all: {problem}", types.MessageType.Error)
+        return text
+
+    def _current_text(self, uri: str) -> str | None:
+        """The document's text as the event loop last left it (read from the worker thread)."""
         try:
-            checked.workspace = self.workspace_for(path)
-            checked.analysis = checked.workspace.check_text(text, path)
+            return self.server.workspace.get_text_document(uri).source
+        except Exception:
+            return None
+
+    def _check(self, document: OpenDocument, text: str, generation: int) -> Checked:
+        """On the worker thread: never raises. What `Workspace.check_text` does, parsing through
+        the document's chunk cache; nothing when the text was replaced while this check waited
+        for the thread (typing faster than it is checked: only the newest text is checked)."""
+        path = document.path
+        checked = Checked(
+            document.uri, path, text, generation, PositionMap(text, self.encoding), document=document
+        )
+        if self.documents.get(document.uri) is not document or self._current_text(document.uri) != text:
+            checked.superseded = True
+            return checked
+        try:
+            checked.workspace = workspace = self.workspace_for(path)
+            workspace.file_settings(path)  # configuration errors are found here, in the server
+            checked.analysis = self.worker.check(
+                self.request("check", checked), self.settings.per_file_timeout
+            )
         except ConfigError as error:
             checked.problem = f"configuration error: {error}"
             self.log(f"{path}: {checked.problem}", types.MessageType.Error)

@@ -4,7 +4,8 @@
 ```json
 {"tilecheck": {"backend": "cuda-sm90", "select": ["TL1"], "ignore": ["TL105"],
                "configuration": "tools/tilecheck.toml", "fixAll": true,
-               "showOptimization": true, "loweringPreview": true}}
+               "showOptimization": true, "loweringPreview": true,
+               "perFileTimeout": 60, "perFileMemory": 2048}}
 ```
 
 A value of the wrong type is reported and left at its default; the others still apply.
@@ -16,6 +17,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from tilecheck.runner import DEFAULT_MEMORY, DEFAULT_TIMEOUT
 from tilecheck.workspace import Options
 
 SECTION = "tilecheck"
@@ -31,6 +33,8 @@ class ClientSettings:
     fix_all: bool = True
     show_optimization: bool = True
     lowering_preview: bool = True
+    per_file_timeout: float | None = DEFAULT_TIMEOUT  # seconds a check may take (None: unlimited)
+    per_file_memory: int | None = DEFAULT_MEMORY  # MiB the worker may use (None: unlimited)
     problems: tuple[str, ...] = field(default=(), compare=False)
 
     @classmethod
@@ -50,6 +54,13 @@ class ClientSettings:
                 return default
             if kind == "bool" and isinstance(value, bool):
                 return value
+            if (
+                kind == "budget"
+                and isinstance(value, (int, float))
+                and not isinstance(value, bool)
+                and value >= 0
+            ):
+                return value or None  # 0: unlimited, as on the command line
             if kind == "str" and isinstance(value, str) and value.strip():
                 return value.strip()
             if kind == "list" and isinstance(value, str):
@@ -67,6 +78,8 @@ class ClientSettings:
             "fixAll",
             "showOptimization",
             "loweringPreview",
+            "perFileTimeout",
+            "perFileMemory",
         }
         problems += [f"unknown setting `{SECTION}.{key}` (ignored)" for key in sorted(set(raw) - known)]
         return cls(
@@ -77,6 +90,8 @@ class ClientSettings:
             fix_all=read("fixAll", "bool", True),
             show_optimization=read("showOptimization", "bool", True),
             lowering_preview=read("loweringPreview", "bool", True),
+            per_file_timeout=read("perFileTimeout", "budget", DEFAULT_TIMEOUT),
+            per_file_memory=_mib(read("perFileMemory", "budget", DEFAULT_MEMORY)),
             problems=tuple(problems),
         )
 
@@ -96,4 +111,13 @@ class ClientSettings:
         )
 
 
-_KINDS = {"bool": "true or false", "str": "a non-empty string", "list": "a list of strings"}
+_KINDS = {
+    "bool": "true or false",
+    "str": "a non-empty string",
+    "list": "a list of strings",
+    "budget": "a number, 0 or more (0: unlimited)",
+}
+
+
+def _mib(value: float | None) -> int | None:
+    return None if value is None else max(1, int(value))

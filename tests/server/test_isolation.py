@@ -1,0 +1,102 @@
+"""End-to-end: the checks run in a worker process within the per-file budget. A plugin rule that
+never returns costs that document a TL004 budget diagnostic and the worker a restart; the
+server keeps answering, and the next text is checked by a fresh worker."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from lsprotocol import types
+
+from tests.server.support import (
+    DATA,
+    Server,
+    diagnostics,
+    installed_plugin,
+    open_document,
+    replace_all,
+    start,
+    summary,
+)
+
+SLEEPER = '''
+import os
+import threading
+
+from tilecheck.rule import Rule
+from tilecheck.types import Grade
+
+
+class SleepsForever(Rule):
+    """Never returns, or ends its process, on a file that says so."""
+
+    CODE = "XK903"
+    NAME = "sleeps-forever"
+    GRADE = Grade.SEMANTIC
+
+    def check(self, ctx):
+        if "SLEEP FOREVER" in ctx.source:
+            threading.Event().wait()
+        if "EXIT NOW" in ctx.source:
+            os._exit(3)  # as a native crash would: the process is gone without an answer
+'''
+SOFTMAX = (DATA / "softmax_mistakes.py").read_text()
+BUDGET = "File is too complex to analyze within the budget: checking it took longer than 3 s (per-file-timeout); no rule was run on it"
+
+
+@pytest.mark.parametrize("profile", ["neovim@v0.7.0", "neovim@v0.10.0"])
+@pytest.mark.asyncio
+async def test_a_rule_that_never_returns_costs_a_budget_diagnostic_not_the_server(tmp_path, profile):
+    site = tmp_path / "site"
+    site.mkdir()
+    async with Server(installed_plugin(site, SLEEPER)) as client:
+        await start(client, profile, tmp_path, settings={"tilecheck": {"perFileTimeout": 3}})
+        hanging = tmp_path / "hangs.py"
+        hanging.write_text("x = 1  # SLEEP FOREVER\n")
+        normal = tmp_path / "softmax.py"
+        normal.write_text(SOFTMAX)
+        first = open_document(client, hanging)
+        second = open_document(client, normal)
+        # the server answers requests while the worker hangs, and the other document is checked
+        hover = await asyncio.wait_for(
+            client.text_document_hover_async(
+                types.HoverParams(types.TextDocumentIdentifier(second), types.Position(21, 20))
+            ),
+            60,
+        )
+        assert hover is not None and hover.contents.value.startswith("# parallel-indexed-local (TL104)")
+        (budget,) = await diagnostics(client, first, version=1)
+        assert (budget.code, budget.message) == ("TL004", BUDGET)
+        assert [d.code for d in await diagnostics(client, second, version=1)] == [
+            "TL104",
+            "TL101",
+            "TL104",
+            "TL103",
+            "TL102",
+            "TL105",
+        ]
+        # a fresh worker checks the next text of the document
+        replace_all(client, first, "x = 1\n", 2)
+        assert await diagnostics(client, first, version=2) == []
+        replace_all(client, first, "x = 1\ny = 2  # tilecheck: ignore[TL104]\n", 3)
+        assert summary(await diagnostics(client, first, version=3)) == [("TL901", 1, 7)]
+
+
+@pytest.mark.asyncio
+async def test_a_worker_that_dies_costs_a_crash_diagnostic_and_is_replaced(tmp_path):
+    site = tmp_path / "site"
+    site.mkdir()
+    async with Server(installed_plugin(site, SLEEPER)) as client:
+        await start(client, "neovim@v0.7.0", tmp_path)
+        kernel = tmp_path / "k.py"
+        kernel.write_text("x = 1  # EXIT NOW\n")
+        uri = open_document(client, kernel)
+        (crash,) = await diagnostics(client, uri, version=1)
+        assert (crash.code, crash.message) == (
+            "TL005",
+            "The tilecheck analysis process died while checking this file: it exited with code 3; "
+            "its memory limit was 2048 MiB (per-file-memory). It was restarted",
+        )
+        replace_all(client, uri, "x = 1  # tilecheck: ignore[TL104]\n", 2)
+        assert summary(await diagnostics(client, uri, version=2)) == [("TL901", 0, 7)]

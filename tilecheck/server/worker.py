@@ -1,0 +1,296 @@
+"""The analysis worker: one persistent child process that runs the checks and the fix rounds
+(the rules, plugin rules included), so that a buffer or a rule that hangs, exhausts memory or
+crashes the interpreter costs a restart of the worker, not the server.
+
+The server asks one question at a time and waits at most the per-file time budget for the
+answer; past it the worker is killed and replaced, and the document gets TL004 "too complex to
+analyze within the budget", as `tilecheck check` reports it. A worker that dies gives TL005.
+The worker limits its own address space to the memory budget (RLIMIT_AS), as the CLI's workers
+do. It keeps, per open document, the chunk cache that lets an edit re-parse only the top-level
+statements it touched, and one `Workspace` per (folder, options); both are dropped on restart.
+
+The worker is started with `spawn` (a fresh interpreter): the server has threads, and forking
+a threaded process can deadlock the child.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import threading
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any
+
+from tilecheck.engine import FileAnalysis, meta_diagnostic
+from tilecheck.types import Span
+from tilecheck.workspace import Options
+
+CHUNKS_PER_DOCUMENT = 1024  # a few versions of every top-level statement of a large file
+START_SECONDS = 120.0  # a fresh worker imports libcst and the rules before its first answer
+
+
+@dataclass(frozen=True)
+class Request:
+    """One question for the worker: check `text` as `path` (or apply its safe fixes)."""
+
+    kind: str  # "check" or "fix"
+    uri: str
+    cwd: str
+    options: Options
+    path: str
+    text: str
+    first: FileAnalysis | None = None  # "fix": the check's result for `text`
+
+
+class AnalysisWorker:
+    """The parent's handle on the worker process. Thread-safe: one question at a time."""
+
+    def __init__(self, memory: int | None) -> None:
+        self.memory = memory  # MiB (None: unlimited), fixed for the life of a worker process
+        self.restarts = 0
+        self._lock = threading.Lock()
+        self._process: Any = None
+        self._connection: Connection | None = None
+        self._notes: list[tuple[str, ...]] = []  # forget/reset, sent before the next question
+        self._notes_lock = threading.Lock()
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
+    def start(self) -> None:
+        """Start the worker now (it imports while the server initializes)."""
+        with self._lock:
+            self._ensure()
+
+    def check(self, request: Request, seconds: float | None) -> FileAnalysis:
+        """The detached analysis (diagnostics, text) of `request`, or TL004/TL005 when the
+        worker overran `seconds` or died."""
+        answer = self._ask(request, seconds)
+        if isinstance(answer, FileAnalysis):
+            return answer
+        return FileAnalysis(
+            request.path, [meta_diagnostic(request.path, answer[0], Span.point(1, 0), answer[1])]
+        )
+
+    def fix(self, request: Request, seconds: float | None) -> tuple[str, str | None]:
+        """The text with every safe fix applied, and why nothing was applied (None: fine)."""
+        answer = self._ask(request, seconds)
+        if isinstance(answer, str):
+            return answer, None
+        if isinstance(answer, FileAnalysis):  # the worker could not fix: it says why in TL005
+            return request.text, answer.diagnostics[0].message if answer.diagnostics else "fixing failed"
+        return request.text, answer[1]
+
+    def forget(self, uri: str) -> None:
+        """A closed document: drop its chunk cache (told before the next question)."""
+        self._tell(("forget", uri))
+
+    def reset(self) -> None:
+        """Configuration changed: drop every resolved workspace (told before the next question)."""
+        self._tell(("reset",))
+
+    def restart(self, memory: int | None) -> None:
+        """Replace the worker by one with the memory budget `memory` (started on first use)."""
+        with self._lock:
+            self._stop()
+            self.memory = memory
+
+    def close(self) -> None:
+        """At exit: end the worker now, even in the middle of a question."""
+        process = self._process
+        if process is not None and process.is_alive():
+            process.kill()
+            process.join(5)
+
+    # -- the parent's side ---------------------------------------------------------------------
+    def _ask(self, request: Request, seconds: float | None) -> FileAnalysis | str | tuple[str, str]:
+        with self._lock:
+            fresh = self._process is None
+            connection = self._ensure()
+            try:
+                self._send_notes(connection)
+                connection.send(request)
+            except OSError:  # it died between questions: not this document's fault
+                self._stop()
+                connection = self._ensure()
+                fresh = True
+                connection.send(request)
+            wait = (seconds or 0) + (START_SECONDS if fresh else 0)
+            if not connection.poll(wait if seconds else None):
+                self._kill()
+                return "TL004", _too_complex(f"checking it took longer than {seconds:g} s (per-file-timeout)")
+            try:
+                kind, value = connection.recv()
+            except (EOFError, OSError):
+                code = self._kill()
+                return "TL005", _died(code, self.memory)
+            if kind == "memory":  # the worker's heap may be in a bad state: replace it
+                self._kill()
+                return "TL004", _too_complex(
+                    f"checking it needed more than {_mib(self.memory)} (per-file-memory)"
+                )
+            return value
+
+    def _tell(self, message: tuple[str, ...]) -> None:
+        """Never waits for a question in progress (the event loop calls this)."""
+        with self._notes_lock:
+            self._notes.append(message)
+
+    def _send_notes(self, connection: Connection) -> None:
+        with self._notes_lock:
+            notes, self._notes = self._notes, []
+        for note in notes:
+            connection.send(note)
+
+    def _ensure(self) -> Connection:
+        if self._process is None or self._connection is None:
+            context = multiprocessing.get_context("spawn")
+            ours, theirs = context.Pipe()
+            process = context.Process(target=serve, args=(theirs, self.memory), daemon=True)
+            process.start()
+            theirs.close()
+            self._process, self._connection = process, ours
+        return self._connection
+
+    def _kill(self) -> int | None:
+        """Kill and reap the worker; its exit code. The next question starts a new one."""
+        process, connection = self._process, self._connection
+        self._process = self._connection = None
+        self.restarts += 1
+        if process is None:
+            return None
+        process.kill()
+        process.join()
+        if connection is not None:
+            connection.close()
+        return process.exitcode
+
+    def _stop(self) -> None:
+        process, connection = self._process, self._connection
+        self._process = self._connection = None
+        if connection is not None:
+            with contextlib.suppress(OSError):
+                connection.send(None)
+            connection.close()
+        if process is not None:
+            process.join(2)
+            if process.is_alive():
+                process.kill()
+                process.join()
+
+
+def _too_complex(reason: str) -> str:
+    return f"File is too complex to analyze within the budget: {reason}; no rule was run on it"
+
+
+def _mib(memory: int | None) -> str:
+    return f"{memory} MiB" if memory else "unlimited memory"
+
+
+def _died(exitcode: int | None, memory: int | None) -> str:
+    cause = (
+        f"it was killed by signal {-exitcode}"
+        if exitcode is not None and exitcode < 0
+        else f"it exited with code {exitcode}"
+    )
+    return (
+        f"The tilecheck analysis process died while checking this file: {cause}; its memory limit was "
+        f"{_mib(memory)} (per-file-memory). It was restarted"
+    )
+
+
+# -- the worker's side --------------------------------------------------------------------------
+def serve(connection: Connection, memory: int | None) -> None:
+    """The worker's life: answer questions until the parent closes the pipe."""
+    import sys
+
+    from tilecheck.engine import RECURSION_LIMIT
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))  # a process of its own
+    _limit_memory(memory)
+    state = _State()
+    while True:
+        try:
+            message = connection.recv()
+        except (EOFError, OSError):
+            return
+        if message is None:
+            return
+        if isinstance(message, tuple):
+            state.tell(message)
+            continue
+        try:
+            answer: tuple[str, Any] = ("ok", state.answer(message))
+        except MemoryError:
+            answer = ("memory", None)
+        except Exception as error:  # a bug outside the rules (which the engine isolates)
+            text = f"Checking this file crashed: {type(error).__name__}: {error}"
+            answer = (
+                "ok",
+                FileAnalysis(
+                    message.path, [meta_diagnostic(message.path, "TL005", Span.point(1, 0), text)], True
+                ),
+            )
+        connection.send(answer)
+
+
+class _State:
+    def __init__(self) -> None:
+        from tilecheck.regions import ChunkCache
+
+        self._new_cache = lambda: ChunkCache(max_chunks=CHUNKS_PER_DOCUMENT)
+        self.chunks: dict[str, Any] = {}
+        self.workspaces: dict[tuple[str, Options], Any] = {}
+
+    def tell(self, message: tuple[str, ...]) -> None:
+        if message[0] == "forget":
+            self.chunks.pop(message[1], None)
+        elif message[0] == "reset":
+            self.workspaces.clear()
+
+    def answer(self, request: Request) -> FileAnalysis | str:
+        from tilecheck.config import ConfigError
+        from tilecheck.engine import lint_source
+        from tilecheck.workspace import Workspace
+
+        key = (request.cwd, request.options)
+        workspace = self.workspaces.get(key)
+        if workspace is None:
+            workspace = self.workspaces[key] = Workspace(request.options, cwd=request.cwd)
+        try:
+            settings = workspace.file_settings(request.path)
+        except ConfigError as error:  # the server resolved it first: only a race with an edit
+            message = f"configuration error: {error}"
+            return FileAnalysis(
+                request.path, [meta_diagnostic(request.path, "TL005", Span.point(1, 0), message)]
+            )
+        chunks = self.chunks.get(request.uri)
+        if chunks is None:
+            chunks = self.chunks[request.uri] = self._new_cache()
+        if request.kind == "fix":
+            from tilecheck.fixes import fix_text
+
+            def lint(text: str) -> FileAnalysis:
+                return lint_source(text, request.path, settings, chunks=chunks)
+
+            return fix_text(request.text, lint, first=request.first).text
+        return lint_source(request.text, request.path, settings, chunks=chunks).detached()
+
+
+def _limit_memory(memory: int | None) -> None:
+    """RLIMIT_AS at the worker's size now plus `memory` MiB (as the CLI's workers limit theirs)."""
+    if not memory:
+        return
+    try:
+        import resource
+
+        with open("/proc/self/statm") as handle:
+            size = int(handle.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        limit = size + memory * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    except (ImportError, OSError, ValueError):
+        pass  # no /proc or no resource module: the time budget still holds
