@@ -221,7 +221,7 @@ def _serve(connection: Connection, job: _Job) -> None:
     """A worker's life: limit itself, then check the files it is given until told to stop."""
     budget = job.budget
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles ^C and kills its workers
-    _limit_memory(budget.memory)
+    limit_memory(budget.memory)
     while True:
         try:
             index = connection.recv()
@@ -248,7 +248,9 @@ def _serve(connection: Connection, job: _Job) -> None:
             return
 
 
-def _limit_memory(memory: int | None) -> None:
+def limit_memory(memory: int | None) -> None:
+    """Limit this process's address space (RLIMIT_AS) to its size now plus `memory` MiB, and
+    turn off core dumps; for worker processes only (the CLI's and the editor server's)."""
     if not memory:
         return
     try:

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
-import os
 import threading
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
 from tilecheck.engine import FileAnalysis, meta_diagnostic
+from tilecheck.runner import limit_memory
 from tilecheck.types import Span
 from tilecheck.workspace import Options
 
@@ -210,7 +210,7 @@ def serve(connection: Connection, memory: int | None) -> None:
     from tilecheck.engine import RECURSION_LIMIT
 
     sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))  # a process of its own
-    _limit_memory(memory)
+    limit_memory(memory)
     state = _State()
     while True:
         try:
@@ -278,19 +278,3 @@ class _State:
 
             return fix_text(request.text, lint, first=request.first).text
         return lint_source(request.text, request.path, settings, chunks=chunks).detached()
-
-
-def _limit_memory(memory: int | None) -> None:
-    """RLIMIT_AS at the worker's size now plus `memory` MiB (as the CLI's workers limit theirs)."""
-    if not memory:
-        return
-    try:
-        import resource
-
-        with open("/proc/self/statm") as handle:
-            size = int(handle.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-        limit = size + memory * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    except (ImportError, OSError, ValueError):
-        pass  # no /proc or no resource module: the time budget still holds
