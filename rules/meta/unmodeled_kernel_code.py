@@ -161,11 +161,11 @@ def _report_unfollowed_calls(ctx: Context, tree: ast.Module, covered: set[int]) 
     if not unresolved:
         return
     calls = sorted(
-        (node.lineno, node.col_offset, node.func.id)
+        (node.lineno, node.col_offset, name)
         for node in ast.walk(tree)
         if isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id in unresolved
+        and (name := _dotted(node.func)) is not None
+        and name.split(".", 1)[0] in unresolved  # `broken(f)`, `bad.broken(f)`
         and node.lineno in covered
     )
     if not calls:
@@ -174,7 +174,8 @@ def _report_unfollowed_calls(ctx: Context, tree: ast.Module, covered: set[int]) 
     names = sorted({name for *_, name in calls})
     parts = [f"`{name}` (line {min(ln for ln, _, n in calls if n == name)})" for name in names]
     listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    why = "; ".join(f"`{name}` comes from {unresolved[name]}" for name in names)
+    heads = sorted({name.split(".", 1)[0] for name in names})
+    why = "; ".join(f"`{head}` comes from {unresolved[head]}" for head in heads)
     ctx.report_at(
         Span.point(line, column),
         f"TileLang code that tilecheck did not check: what the kernel calls as {listed} ({why})",
@@ -234,10 +235,10 @@ def _constructs(source: str, tree: ast.Module) -> list[tuple[str, int, int, str,
             for decorator in node.decorator_list:
                 target = decorator.func if isinstance(decorator, ast.Call) else decorator
                 if _is_api(target, {"prim_func"}):
-                    assert isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                    assert isinstance(target, ast.Attribute)
                     found.append(
                         (
-                            target.value.id,
+                            _dotted(target.value) or "",
                             target.lineno,
                             column(target.lineno, target.col_offset),
                             "prim_func",
@@ -245,9 +246,10 @@ def _constructs(source: str, tree: ast.Module) -> list[tuple[str, int, int, str,
                         )
                     )
         elif isinstance(node, ast.Call) and _is_api(node.func, _KERNEL_APIS):
-            assert isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+            assert isinstance(node.func, ast.Attribute)
             line = node.lineno
-            found.append((node.func.value.id, line, column(line, node.col_offset), node.func.attr, function))
+            alias = _dotted(node.func.value) or ""
+            found.append((alias, line, column(line, node.col_offset), node.func.attr, function))
     return sorted(found, key=lambda item: (item[1], item[2]))
 
 
@@ -284,13 +286,23 @@ def _target(decorator: ast.expr) -> ast.expr:
 
 
 def _is_api(node: ast.expr, names: set[str] | frozenset[str]) -> bool:
-    return isinstance(node, ast.Attribute) and node.attr in names and isinstance(node.value, ast.Name)
+    """`T.Parallel`, or `utils.T.Parallel` through a module attribute."""
+    return isinstance(node, ast.Attribute) and node.attr in names and _dotted(node.value) is not None
+
+
+def _dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return None if base is None else f"{base}.{node.attr}"
+    return None
 
 
 def _is_tilelang(ctx: Context, alias: str, signals: set[str]) -> bool:
     """`alias` is TileLang's language module, or unresolved in a file whose uses of it only
     TileLang code writes (`@alias.prim_func`, `alias.Kernel(...)`)."""
-    qualified = ctx.imports.qualify(cst.Name(alias))
+    qualified = _qualified(ctx, alias)
     if qualified is not None:
         if qualified.split(".", 1)[0] in ("tilelang", "tvm"):
             return qualified in TILELANG_PACKAGES  # not `tilelang.language.dtypes`, not TVM script
@@ -301,18 +313,33 @@ def _is_tilelang(ctx: Context, alias: str, signals: set[str]) -> bool:
     return alias in signals
 
 
+def _qualified(ctx: Context, alias: str) -> str | None:
+    found = ctx.imports.lookup(alias)
+    return found if isinstance(found, str) else None
+
+
 def _reason(ctx: Context, alias: str) -> str:
-    qualified = ctx.imports.qualify(cst.Name(alias))
+    qualified = _qualified(ctx, alias)
     if qualified in TILELANG_PACKAGES:
         return ""
     unresolved = ctx.imports.unresolved.get(alias)
     if unresolved is not None:  # a project import tilecheck followed as far as it could
         return f"`{alias}` is not resolved to `tilelang.language`: it comes from {unresolved}"
+    through = ctx.imports.unresolved_reason(alias) if "." in alias else None
+    if through is not None:  # `utils.T`, `nothere.T`: through a module attribute
+        return f"`{alias}` is not resolved to `tilelang.language`: {through}"
     origin = _import_origin(ctx.source, alias)
+    if qualified is not None and qualified.split(".", 1)[0] not in ("tilelang", "tvm"):
+        # `import numpy as T` in the helper the kernel takes `T` from
+        where = f", imported from `{origin}`" if origin is not None and origin != qualified else ""
+        return f"`{alias}` is `{qualified}`{where}, not TileLang's `tilelang.language`"
     if origin is None:
         return f"`{alias}` is not resolved to `tilelang.language`"
     if origin.startswith("tilelang"):
-        return f"`{alias}` is imported inside a `try:` block or a function, where tilecheck does not resolve imports"
+        return (
+            f"`{alias}` is imported from `{origin}` only inside a function or a conditional branch (`if`), "
+            "where tilecheck does not resolve imports"
+        )
     return f"`{alias}` is not resolved to `tilelang.language`: it comes from `{origin}`, which tilecheck does not read"
 
 
