@@ -251,3 +251,42 @@ def test_a_constant_assignment_does_not_unbind_an_import(tmp_path):
     path = tmp_path / "k.py"
     path.write_text(kernel("import tilelang.language as T\nN = M\nX = None"))
     assert found(path) == [(10, 13, "TL103")]
+
+
+def test_a_macro_stored_on_self_gets_the_note(tmp_path):  # p6/kern/m7.py
+    write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/common.py": "import tilelang.language as T\n\n\ndef make_loader(stages):\n    @T.macro\n"
+                         "    def loader(dst, row):\n        for k in T.Pipelined(4, num_stages=stages):\n"
+                         "            dst[row, k] = 0\n\n    return loader\n",
+        "pkg/m7.py": "import tilelang.language as T\nfrom .common import make_loader\n\n\nclass K:\n"
+                     "    def __init__(self, stages=3):\n        self.loader = make_loader(stages)\n\n"
+                     "    def build(self):\n        @T.prim_func\n"
+                     "        def main(A: T.Tensor((64, 64), \"float32\")):\n"
+                     "            with T.Kernel(1, threads=128) as bx:\n"
+                     "                f = T.alloc_fragment((64, 64), \"float32\")\n"
+                     "                for i in T.Parallel(64):\n                    self.loader(f, i)\n"
+                     "        return main\n",
+    })  # fmt: skip
+    (note,) = check_file(str(tmp_path / "pkg/m7.py")).diagnostics
+    assert (note.code, note.span.line, note.span.column) == ("TL006", 15, 20)
+    assert note.message == (
+        "TileLang code that tilecheck did not check: what the kernel calls as `self.loader` (line 15) "
+        "(`self.loader` is an attribute whose value tilecheck does not know; a macro stored on `self` "
+        "is not inlined)"
+    )
+    assert note.help is not None and note.help.startswith("Call the macro by a name bound at module level")
+
+
+def test_an_uncalled_factory_macro_gets_help_that_says_where_it_is_checked(tmp_path):
+    path = tmp_path / "macros.py"
+    path.write_text(
+        "import tilelang.language as T\n\n\ndef make_loader(stages):\n    @T.macro\n"
+        "    def loader(dst, row):\n        for k in T.Pipelined(4, num_stages=stages):\n"
+        "            dst[row, k] = 0\n\n    return loader\n"
+    )
+    (note,) = check_file(str(path)).diagnostics
+    assert (note.code, note.span.line, note.span.column) == ("TL006", 7, 17)
+    assert note.help is not None and note.help.startswith(
+        "Nothing to change here: check the files whose kernels"
+    )

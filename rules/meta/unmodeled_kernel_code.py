@@ -147,38 +147,59 @@ class UnmodeledKernelCode(Rule):
             "or a `@tilelang.jit` function that opens `with T.Kernel(...)`"
         )
         _, line, column, _, _ = found[0]
+        only_macros = macros and not plain and not decorated and not any(reasons[: len(names)])
         ctx.report_at(
             Span.point(line, column),
             f"TileLang code that tilecheck did not check: {listed}{more} ({why})",
+            help=_UNCALLED_MACRO_HELP if only_macros else None,
         )
 
 
 def _report_unfollowed_calls(ctx: Context, tree: ast.Module, covered: set[int]) -> None:
-    """Calls in modeled kernels of names imported from project modules tilecheck could not
-    follow (`from .common import load_tile`, `common.py` unparsable): the callee's body, a
-    macro perhaps, was not checked."""
+    """Calls in modeled kernels whose callee, a macro perhaps, was not checked: names imported
+    from project modules tilecheck could not follow (`from .common import load_tile`,
+    `common.py` unparsable; `bad.broken(f)`), and attributes of `self` whose value it does not
+    know (`self.loader(f)` after `self.loader = make_loader(3)`)."""
     unresolved = {name: why for name, why in ctx.imports.unresolved.items() if why.startswith("`.")}
-    if not unresolved:
-        return
     calls = sorted(
         (node.lineno, node.col_offset, name)
         for node in ast.walk(tree)
-        if isinstance(node, ast.Call)
+        if unresolved
+        and isinstance(node, ast.Call)
         and (name := _dotted(node.func)) is not None
         and name.split(".", 1)[0] in unresolved  # `broken(f)`, `bad.broken(f)`
         and node.lineno in covered
     )
+    heads = sorted({name.split(".", 1)[0] for *_, name in calls})
+    reasons = [f"`{head}` comes from {unresolved[head]}" for head in heads]
+    stored = []
+    for site, name in ctx.model.unfollowed:
+        if site.path is None and name:
+            span = ctx.span(site.report_node, site.report_top)
+            stored.append((span.line, span.column, name))
+    if stored:
+        attributes = sorted({name for *_, name in stored})
+        reasons.append(
+            f"{_names(attributes)} is an attribute whose value tilecheck does not know; a macro stored "
+            "on `self` is not inlined"
+        )
+    calls = sorted(set(calls) | set(stored))
     if not calls:
         return
     line, column, _ = calls[0]
     names = sorted({name for *_, name in calls})
     parts = [f"`{name}` (line {min(ln for ln, _, n in calls if n == name)})" for name in names]
     listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    heads = sorted({name.split(".", 1)[0] for name in names})
-    why = "; ".join(f"`{head}` comes from {unresolved[head]}" for head in heads)
+    help = (
+        "Call the macro by a name bound at module level or in the factory (`loader = make_loader(3)`), "
+        "which tilecheck inlines"
+        if stored and not heads
+        else None
+    )
     ctx.report_at(
         Span.point(line, column),
-        f"TileLang code that tilecheck did not check: what the kernel calls as {listed} ({why})",
+        f"TileLang code that tilecheck did not check: what the kernel calls as {listed} ({'; '.join(reasons)})",
+        help=help,
     )
 
 
@@ -272,6 +293,10 @@ def _walk(node: ast.AST, function: str | None) -> Iterator[tuple[ast.AST, str | 
         yield from _walk(child, inner)
 
 
+_UNCALLED_MACRO_HELP = (
+    "Nothing to change here: check the files whose kernels call the macro (or the factory that "
+    "returns it); tilecheck checks a macro's body inlined at each call, as TileLang builds it."
+)
 _KERNEL_DECORATORS = frozenset({"prim_func", "jit", "lazy_jit", "autotune", "cache", "lru_cache"})
 
 
