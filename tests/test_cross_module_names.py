@@ -290,3 +290,18 @@ def test_an_uncalled_factory_macro_gets_help_that_says_where_it_is_checked(tmp_p
     assert note.help is not None and note.help.startswith(
         "Nothing to change here: check the files whose kernels"
     )
+
+
+def test_only_the_imports_the_file_uses_spend_the_file_budget(tmp_path):  # p14/pk/k.py
+    files = {"pkg/__init__.py": ""}
+    for n in range(1, 41):
+        files[f"pkg/h{n}.py"] = (
+            f"import tilelang.language as T\n\n\n@T.macro\ndef mac{n}(f):\n    f[0] = {n}\n"
+        )
+    files["pkg/h39.py"] = "import tilelang.language as T\n\n\n@T.macro\ndef mac39(f):\n    T.fill(f, 0)\n"
+    imports = "".join(f"from .h{n} import mac{n}\n" for n in range(1, 41)) + "from .h40 import T"
+    files["pkg/k.py"] = kernel(imports).replace("            T.fill(f, 0)\n", "            mac39(f)\n")
+    write(tmp_path, files)
+    (finding,) = check_file(str(tmp_path / "pkg/k.py")).diagnostics  # h39 is the 41st import
+    assert (finding.code, finding.span.line, finding.span.column) == ("TL103", 48, 12)
+    assert finding.message.endswith("(in macro `mac39`, h39.py, line 6)")

@@ -19,7 +19,9 @@ from __future__ import annotations
 import ast
 import io
 import os
+import re
 import tokenize
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -101,12 +103,16 @@ class ProjectModules:
         self._failed: dict[str, str] = {}
         self._loading: set[str] = set()
 
-    def imports_of(self, module: cst.Module, path: str | None) -> ImportTable:
-        """The import table of the checked file's `module`, its project imports followed."""
+    def imports_of(self, module: cst.Module, path: str | None, source: str | None = None) -> ImportTable:
+        """The import table of the checked file's `module`, its project imports followed; with
+        the file's `source`, only the imported names the file uses (so that 40 unused helper
+        imports do not spend the file budget before the one the kernel needs)."""
         table = ImportTable.from_module(module)
         if path is None:
             return table
         specs, calls, loaders, assigns = cst_shapes(module)
+        if source is not None:
+            specs = _used_imports(specs, source)
         self._resolve(table, os.path.abspath(path), 0, specs, calls, loaders, assigns)
         return table
 
@@ -268,6 +274,34 @@ def _export(package: ProjectModule, name: str, bound: str, table: ImportTable) -
     else:
         return False
     return True
+
+
+_IDENTIFIER = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
+
+
+def _used_imports(specs: Sequence[ImportSpec], source: str) -> list[ImportSpec]:
+    """The imports whose bound names the source mentions besides the import itself (a name in
+    a comment or a string counts: following one import too many is harmless)."""
+    mentions = Counter(_IDENTIFIER.findall(source))
+    in_imports: Counter[str] = Counter()
+    for spec in specs:
+        if spec.is_from and spec.level == 0:
+            in_imports[spec.module.split(".", 1)[0]] += 1
+        for name, asname in spec.names:
+            in_imports[name.split(".", 1)[0]] += 1
+            if asname:
+                in_imports[asname] += 1
+    kept: list[ImportSpec] = []
+    for spec in specs:
+        names = tuple(
+            (name, asname)
+            for name, asname in spec.names
+            if mentions[asname or (name if spec.is_from else name.split(".", 1)[0])]
+            > in_imports[asname or (name if spec.is_from else name.split(".", 1)[0])]
+        )
+        if spec.star or names:
+            kept.append(ImportSpec(spec.is_from, spec.level, spec.module, names, spec.star))
+    return kept
 
 
 def _too_far(spec: ImportSpec, table: ImportTable) -> None:
