@@ -305,3 +305,23 @@ def test_only_the_imports_the_file_uses_spend_the_file_budget(tmp_path):  # p14/
     (finding,) = check_file(str(tmp_path / "pkg/k.py")).diagnostics  # h39 is the 41st import
     assert (finding.code, finding.span.line, finding.span.column) == ("TL103", 48, 12)
     assert finding.message.endswith("(in macro `mac39`, h39.py, line 6)")
+
+
+def test_full_output_shows_the_line_of_a_macro_in_another_file(tmp_path, capsys, monkeypatch):
+    from tests.support import run
+
+    write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/common/__init__.py": "from .macros import load_tile as load\n",
+        "pkg/common/macros.py": MACROS,
+        "pkg/m5.py": MACRO_KERNEL.format(imports="from . import common", call="common.load"),
+    })  # fmt: skip
+    monkeypatch.chdir(tmp_path)
+    outcome = run(capsys, "check", "--no-cache", "--output-format", "full", "pkg/m5.py")
+    assert outcome.status == 1
+    assert (
+        "  ::: pkg/common/macros.py:6:5\n"
+        "   |\n"
+        " 6 |     T.copy(src[row, 0], dst)\n"
+        "   |     ------------------------ in macro `load_tile`\n"
+    ) in outcome.out

@@ -354,6 +354,20 @@ def _read(path: str) -> tuple[str, ast.Module] | str:
     return source, tree
 
 
+def read_project_text(path: str) -> str | None:
+    """The text of a project module a diagnostic points into (a macro's line, for the `full`
+    excerpt), read as the engine reads checked files (regular files only, bounded), else None."""
+    from tilecheck.engine import read_source  # the engine imports this module
+
+    data, problem = read_source(path, MAX_BYTES)
+    if data is None or problem is not None:
+        return None
+    try:
+        return _decode(data)
+    except (UnicodeDecodeError, LookupError, SyntaxError):
+        return None
+
+
 def _decode(data: bytes) -> str:
     encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     text = data.decode(encoding)

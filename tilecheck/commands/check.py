@@ -11,6 +11,7 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import TextIO
 
+from tilecheck.analysis.project import read_project_text
 from tilecheck.commands.options import add_config_options, require_paths, workspace_from
 from tilecheck.engine import FileAnalysis
 from tilecheck.errors import UsageError
@@ -192,6 +193,10 @@ def run(args: argparse.Namespace) -> int:
             diagnostics.extend(analysis.diagnostics)
             if analysis.text is not None:
                 sources[analysis.path] = analysis.text
+    for path in {r.path for d in diagnostics for r in d.related if r.path is not None} - set(sources):
+        text = read_project_text(path)  # a macro's module: its line in the excerpt
+        if text is not None:
+            sources[path] = text
     for message in write_errors:
         print(f"tilecheck: error: {message}", file=sys.stderr)
     failed = internal_error or bool(write_errors)
