@@ -327,3 +327,35 @@ def test_full_output_shows_the_line_of_a_macro_in_another_file(tmp_path, capsys,
         " 6 |     T.copy(src[row, 0], dst)\n"
         "   |     ------------------------ in macro `load_tile`\n"
     ) in outcome.out
+
+
+def test_a_plain_function_of_a_helper_reexported_through_a_package_gets_no_note(tmp_path):
+    write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/quantize/__init__.py": "from .quantization import convert\n",
+        "pkg/quantize/quantization.py": "def convert(x):\n    return x\n",
+        "pkg/k.py": "import tilelang.language as T\nfrom .quantize import convert\n\n\n@T.prim_func\n"
+                    "def main(A: T.Tensor((64,), \"float32\")):\n    with T.Kernel(1, threads=128) as bx:\n"
+                    "        for i in T.Parallel(64):\n            A[i] = convert(A[i])\n",
+    })  # fmt: skip
+    assert found(tmp_path / "pkg/k.py") == []
+
+
+def test_absolute_imports_from_the_project_roots_src_layout(tmp_path):  # p9/src/deep
+    deep = "src/deep/a/b/c/d/e/f"
+    files = {"pyproject.toml": "[tool.tilecheck]\n", "src/deep/tl.py": "import tilelang.language as T\n"}
+    for depth in range(2, 9):
+        files["/".join(deep.split("/")[:depth]) + "/__init__.py"] = ""
+    files[f"{deep}/k_abs.py"] = kernel("from deep.tl import T")
+    write(tmp_path, files)
+    assert found(tmp_path / deep / "k_abs.py") == [(8, 13, "TL103")]
+
+
+def test_t_standing_for_a_module_not_in_the_project_says_so(tmp_path):  # p9/src/deep/k_star.py
+    write(tmp_path, {"pkg/__init__.py": "", "pkg/h.py": "from elsewhere.tl import T\n",
+                     "pkg/k.py": kernel("from .h import *")})  # fmt: skip
+    (note,) = check_file(str(tmp_path / "pkg/k.py")).diagnostics
+    assert note.message.endswith(
+        "(`T` is not resolved to `tilelang.language`: it stands for `elsewhere.tl.T`, which tilecheck "
+        "does not find in the project)"
+    )

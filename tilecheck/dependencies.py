@@ -100,8 +100,10 @@ def _lookups(file: str, level: int, dotted_name: str) -> Iterator[tuple[str, boo
                 break
             here = parent
         root = project_root(file)
-        if root is not None and root not in bases:
-            bases.append(root)  # the configuration's project root, however deep the file is
+        if root is not None:  # the configuration's project root however deep the file is, and
+            for base in (root, os.path.join(root, "src")):  # its `src/` layout
+                if base not in bases:
+                    bases.append(base)
     for base in bases:
         stem = os.path.join(base, *parts)
         for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):

@@ -160,7 +160,12 @@ def _report_unfollowed_calls(ctx: Context, tree: ast.Module, covered: set[int]) 
     from project modules tilecheck could not follow (`from .common import load_tile`,
     `common.py` unparsable; `bad.broken(f)`), and attributes of `self` whose value it does not
     know (`self.loader(f)` after `self.loader = make_loader(3)`)."""
-    unresolved = {name: why for name, why in ctx.imports.unresolved.items() if why.startswith("`.")}
+    unresolved = {
+        name: why
+        for name, why in ctx.imports.unresolved.items()
+        # a project module tilecheck could not read; not a plain function of one it did read
+        if why.startswith("`.") and ("could not follow" in why or "more imports away" in why)
+    }
     calls = sorted(
         (node.lineno, node.col_offset, name)
         for node in ast.walk(tree)
@@ -354,10 +359,15 @@ def _reason(ctx: Context, alias: str) -> str:
     if through is not None:  # `utils.T`, `nothere.T`: through a module attribute
         return f"`{alias}` is not resolved to `tilelang.language`: {through}"
     origin = _import_origin(ctx.source, alias)
-    if qualified is not None and qualified.split(".", 1)[0] not in ("tilelang", "tvm"):
+    if qualified is not None and "." not in qualified:
         # `import numpy as T` in the helper the kernel takes `T` from
         where = f", imported from `{origin}`" if origin is not None and origin != qualified else ""
         return f"`{alias}` is `{qualified}`{where}, not TileLang's `tilelang.language`"
+    if qualified is not None and not qualified.startswith(("tilelang.", "tvm.")):
+        return (
+            f"`{alias}` is not resolved to `tilelang.language`: it stands for `{qualified}`, which "
+            "tilecheck does not find in the project"
+        )
     if origin is None:
         return f"`{alias}` is not resolved to `tilelang.language`"
     if origin.startswith("tilelang"):
