@@ -11,7 +11,6 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import TextIO
 
-from tilecheck.analysis.project import read_project_text
 from tilecheck.commands.options import add_config_options, require_paths, workspace_from
 from tilecheck.engine import FileAnalysis
 from tilecheck.errors import UsageError
@@ -194,6 +193,8 @@ def run(args: argparse.Namespace) -> int:
             if analysis.text is not None:
                 sources[analysis.path] = analysis.text
     for path in {r.path for d in diagnostics for r in d.related if r.path is not None} - set(sources):
+        from tilecheck.analysis.project import read_project_text  # only then: it imports libcst
+
         text = read_project_text(path)  # a macro's module: its line in the excerpt
         if text is not None:
             sources[path] = text
