@@ -77,7 +77,7 @@ class Context:
         """The file's module-level imports; in a file that may define kernels, imports of the
         project's own modules are followed (read, never imported) for this check only."""
         if may_define_kernels(self.source):
-            return ProjectModules().imports_of(self.module, self.path)
+            return ProjectModules().imports_of(self.module, self.path, self.source)
         return ImportTable.from_module(self.module)
 
     @property

@@ -73,8 +73,8 @@ def _candidates(file: str, source: str) -> Iterator[tuple[str, bool]]:
 
 def find_module(file: str, level: int, dotted_name: str) -> str | None:
     """The project file an import in `file` resolves to (`from ..a.b import c` is level 2,
-    `a.b`): in the folder `level` steps up, or for an absolute import in the file's folder and
-    the folders above it; None when no such file exists. PyPTO's constant reader uses this."""
+    `a.b`): in the folder `level` steps up, or for an absolute import in the file's folder,
+    the folders above it and the project root (the nearest configuration file's folder); None when no such file exists. PyPTO's constant reader uses this."""
     for candidate, exists in _lookups(file, level, dotted_name):
         if exists:
             return candidate
@@ -99,6 +99,11 @@ def _lookups(file: str, level: int, dotted_name: str) -> Iterator[tuple[str, boo
             if parent == here:
                 break
             here = parent
+        root = project_root(file)
+        if root is not None:  # the configuration's project root however deep the file is, and
+            for base in (root, os.path.join(root, "src")):  # its `src/` layout
+                if base not in bases:
+                    bases.append(base)
     for base in bases:
         stem = os.path.join(base, *parts)
         for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
@@ -106,6 +111,21 @@ def _lookups(file: str, level: int, dotted_name: str) -> Iterator[tuple[str, boo
             yield candidate, exists
             if exists:
                 return
+
+
+CONFIG_FILES = ("pyproject.toml", "tilecheck.toml", ".tilecheck.toml")
+
+
+def project_root(file: str) -> str | None:
+    """The folder of the configuration file nearest above `file` (its project root), if any."""
+    folder = os.path.dirname(os.path.abspath(file))
+    while True:
+        if any(os.path.isfile(os.path.join(folder, name)) for name in CONFIG_FILES):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
 
 
 def _read_text(path: str) -> str | None:

@@ -147,37 +147,64 @@ class UnmodeledKernelCode(Rule):
             "or a `@tilelang.jit` function that opens `with T.Kernel(...)`"
         )
         _, line, column, _, _ = found[0]
+        only_macros = macros and not plain and not decorated and not any(reasons[: len(names)])
         ctx.report_at(
             Span.point(line, column),
             f"TileLang code that tilecheck did not check: {listed}{more} ({why})",
+            help=_UNCALLED_MACRO_HELP if only_macros else None,
         )
 
 
 def _report_unfollowed_calls(ctx: Context, tree: ast.Module, covered: set[int]) -> None:
-    """Calls in modeled kernels of names imported from project modules tilecheck could not
-    follow (`from .common import load_tile`, `common.py` unparsable): the callee's body, a
-    macro perhaps, was not checked."""
-    unresolved = {name: why for name, why in ctx.imports.unresolved.items() if why.startswith("`.")}
-    if not unresolved:
-        return
+    """Calls in modeled kernels whose callee, a macro perhaps, was not checked: names imported
+    from project modules tilecheck could not follow (`from .common import load_tile`,
+    `common.py` unparsable; `bad.broken(f)`), and attributes of `self` whose value it does not
+    know (`self.loader(f)` after `self.loader = make_loader(3)`)."""
+    unresolved = {
+        name: why
+        for name, why in ctx.imports.unresolved.items()
+        # a project module tilecheck could not read; not a plain function of one it did read
+        if why.startswith("`.") and ("could not follow" in why or "more imports away" in why)
+    }
     calls = sorted(
-        (node.lineno, node.col_offset, node.func.id)
+        (node.lineno, node.col_offset, name)
         for node in ast.walk(tree)
-        if isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id in unresolved
+        if unresolved
+        and isinstance(node, ast.Call)
+        and (name := _dotted(node.func)) is not None
+        and name.split(".", 1)[0] in unresolved  # `broken(f)`, `bad.broken(f)`
         and node.lineno in covered
     )
+    heads = sorted({name.split(".", 1)[0] for *_, name in calls})
+    reasons = [f"`{head}` comes from {unresolved[head]}" for head in heads]
+    stored = []
+    for site, name in ctx.model.unfollowed:
+        if site.path is None and name:
+            span = ctx.span(site.report_node, site.report_top)
+            stored.append((span.line, span.column, name))
+    if stored:
+        attributes = sorted({name for *_, name in stored})
+        reasons.append(
+            f"{_names(attributes)} is an attribute whose value tilecheck does not know; a macro stored "
+            "on `self` is not inlined"
+        )
+    calls = sorted(set(calls) | set(stored))
     if not calls:
         return
     line, column, _ = calls[0]
     names = sorted({name for *_, name in calls})
     parts = [f"`{name}` (line {min(ln for ln, _, n in calls if n == name)})" for name in names]
     listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    why = "; ".join(f"`{name}` comes from {unresolved[name]}" for name in names)
+    help = (
+        "Call the macro by a name bound at module level or in the factory (`loader = make_loader(3)`), "
+        "which tilecheck inlines"
+        if stored and not heads
+        else None
+    )
     ctx.report_at(
         Span.point(line, column),
-        f"TileLang code that tilecheck did not check: what the kernel calls as {listed} ({why})",
+        f"TileLang code that tilecheck did not check: what the kernel calls as {listed} ({'; '.join(reasons)})",
+        help=help,
     )
 
 
@@ -234,10 +261,10 @@ def _constructs(source: str, tree: ast.Module) -> list[tuple[str, int, int, str,
             for decorator in node.decorator_list:
                 target = decorator.func if isinstance(decorator, ast.Call) else decorator
                 if _is_api(target, {"prim_func"}):
-                    assert isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                    assert isinstance(target, ast.Attribute)
                     found.append(
                         (
-                            target.value.id,
+                            _dotted(target.value) or "",
                             target.lineno,
                             column(target.lineno, target.col_offset),
                             "prim_func",
@@ -245,9 +272,10 @@ def _constructs(source: str, tree: ast.Module) -> list[tuple[str, int, int, str,
                         )
                     )
         elif isinstance(node, ast.Call) and _is_api(node.func, _KERNEL_APIS):
-            assert isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+            assert isinstance(node.func, ast.Attribute)
             line = node.lineno
-            found.append((node.func.value.id, line, column(line, node.col_offset), node.func.attr, function))
+            alias = _dotted(node.func.value) or ""
+            found.append((alias, line, column(line, node.col_offset), node.func.attr, function))
     return sorted(found, key=lambda item: (item[1], item[2]))
 
 
@@ -270,6 +298,10 @@ def _walk(node: ast.AST, function: str | None) -> Iterator[tuple[ast.AST, str | 
         yield from _walk(child, inner)
 
 
+_UNCALLED_MACRO_HELP = (
+    "Nothing to change here: check the files whose kernels call the macro (or the factory that "
+    "returns it); tilecheck checks a macro's body inlined at each call, as TileLang builds it."
+)
 _KERNEL_DECORATORS = frozenset({"prim_func", "jit", "lazy_jit", "autotune", "cache", "lru_cache"})
 
 
@@ -284,13 +316,23 @@ def _target(decorator: ast.expr) -> ast.expr:
 
 
 def _is_api(node: ast.expr, names: set[str] | frozenset[str]) -> bool:
-    return isinstance(node, ast.Attribute) and node.attr in names and isinstance(node.value, ast.Name)
+    """`T.Parallel`, or `utils.T.Parallel` through a module attribute."""
+    return isinstance(node, ast.Attribute) and node.attr in names and _dotted(node.value) is not None
+
+
+def _dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return None if base is None else f"{base}.{node.attr}"
+    return None
 
 
 def _is_tilelang(ctx: Context, alias: str, signals: set[str]) -> bool:
     """`alias` is TileLang's language module, or unresolved in a file whose uses of it only
     TileLang code writes (`@alias.prim_func`, `alias.Kernel(...)`)."""
-    qualified = ctx.imports.qualify(cst.Name(alias))
+    qualified = _qualified(ctx, alias)
     if qualified is not None:
         if qualified.split(".", 1)[0] in ("tilelang", "tvm"):
             return qualified in TILELANG_PACKAGES  # not `tilelang.language.dtypes`, not TVM script
@@ -301,18 +343,38 @@ def _is_tilelang(ctx: Context, alias: str, signals: set[str]) -> bool:
     return alias in signals
 
 
+def _qualified(ctx: Context, alias: str) -> str | None:
+    found = ctx.imports.lookup(alias)
+    return found if isinstance(found, str) else None
+
+
 def _reason(ctx: Context, alias: str) -> str:
-    qualified = ctx.imports.qualify(cst.Name(alias))
+    qualified = _qualified(ctx, alias)
     if qualified in TILELANG_PACKAGES:
         return ""
     unresolved = ctx.imports.unresolved.get(alias)
     if unresolved is not None:  # a project import tilecheck followed as far as it could
         return f"`{alias}` is not resolved to `tilelang.language`: it comes from {unresolved}"
+    through = ctx.imports.unresolved_reason(alias) if "." in alias else None
+    if through is not None:  # `utils.T`, `nothere.T`: through a module attribute
+        return f"`{alias}` is not resolved to `tilelang.language`: {through}"
     origin = _import_origin(ctx.source, alias)
+    if qualified is not None and "." not in qualified:
+        # `import numpy as T` in the helper the kernel takes `T` from
+        where = f", imported from `{origin}`" if origin is not None and origin != qualified else ""
+        return f"`{alias}` is `{qualified}`{where}, not TileLang's `tilelang.language`"
+    if qualified is not None and not qualified.startswith(("tilelang.", "tvm.")):
+        return (
+            f"`{alias}` is not resolved to `tilelang.language`: it stands for `{qualified}`, which "
+            "tilecheck does not find in the project"
+        )
     if origin is None:
         return f"`{alias}` is not resolved to `tilelang.language`"
     if origin.startswith("tilelang"):
-        return f"`{alias}` is imported inside a `try:` block or a function, where tilecheck does not resolve imports"
+        return (
+            f"`{alias}` is imported from `{origin}` only inside a function or a conditional branch (`if`), "
+            "where tilecheck does not resolve imports"
+        )
     return f"`{alias}` is not resolved to `tilelang.language`: it comes from `{origin}`, which tilecheck does not read"
 
 

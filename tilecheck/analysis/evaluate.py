@@ -18,7 +18,8 @@ from tilecheck.analysis import folding, tileops
 from tilecheck.analysis.imports import ImportTable, dotted_name, member_of
 from tilecheck.analysis.language import ALLOCATIONS, DTYPES, INT32, NO_STATEMENT, SYMBOLS
 from tilecheck.analysis.model import Access, OpCall, Site
-from tilecheck.analysis.scope import Env, Frame, Sink
+from tilecheck.analysis.project import ProjectFunction
+from tilecheck.analysis.scope import DefinedFunction, Env, Frame, Sink
 from tilecheck.analysis.syntax import is_reference, string_literal, string_value
 from tilecheck.analysis.values import (
     PY_INT,
@@ -52,22 +53,50 @@ class ExpressionEvaluator:
     def __init__(self, imports: ImportTable, inline: Inliner | None = None) -> None:
         self.imports = imports
         self.inline = inline
+        # Makes a project module's function callable (set by the Python-level reader).
+        self.project_function: Callable[[ProjectFunction], DefinedFunction | None] | None = None
 
     # -- names and TileLang APIs -------------------------------------------------------
 
     def api(self, node: cst.BaseExpression, frame: Frame) -> str | None:
         """`Parallel` for `T.Parallel` when `T` is TileLang's (imported in the module or the
         enclosing function) and not shadowed by a local value."""
+        found = self.resolve(node, frame)
+        return member_of(found) if isinstance(found, str) else None
+
+    def resolve(self, node: cst.BaseExpression, frame: Frame) -> str | ProjectFunction | None:
+        """What a dotted name stands for through imports: a qualified name (`T.Parallel` ->
+        `tilelang.language.Parallel`, also through a local `ModuleRef`), a function followed
+        in a project module (`common.load`), or None (a local value, or not imported)."""
         name = dotted_name(node)
         if name is None:
             return None
         head, _, rest = name.partition(".")
         local = frame.env.lookup(head)
         if isinstance(local, ModuleRef):
-            return member_of(f"{local.qualified}.{rest}" if rest else local.qualified)
+            return f"{local.qualified}.{rest}" if rest else local.qualified
         if local is not None:
             return None
-        return self.imports.api(node)
+        found = self.imports.lookup(name)
+        return found if isinstance(found, (str, ProjectFunction)) else None
+
+    def callee(self, func: cst.BaseExpression, frame: Frame) -> PyCallable | None:
+        """The Python function a call calls, when tilecheck knows it: a name bound in the file,
+        a function of a project module (`macros.load_tile`), or a known `self.X` attribute."""
+        if isinstance(func, cst.Name):
+            found = frame.env.lookup(func.value)
+            if isinstance(found, PyCallable):
+                return found
+        resolved = self.resolve(func, frame)
+        if isinstance(resolved, ProjectFunction) and self.project_function is not None:
+            made = self.project_function(resolved)
+            return PyCallable(made) if made is not None else None
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+            base = frame.env.lookup(func.value.value)
+            if isinstance(base, InstanceValue):
+                found = base.attributes.get(func.attr.value)
+                return found if isinstance(found, PyCallable) else None
+        return None
 
     def decorator_apis(self, node: cst.FunctionDef, env: Env) -> set[str]:
         """The TileLang APIs among a function's decorators (`prim_func`, `macro`)."""
@@ -108,16 +137,29 @@ class ExpressionEvaluator:
             return PyConst(_CONSTANTS[node.value])
         found = frame.env.lookup(node.value)
         if found is None:
-            return UNKNOWN
+            return self.imported(node, frame)
         if isinstance(found, BufferValue) and found.buffer.is_var:
             # An alloc_var name stands for its value (a load of element 0).
             return TirExpr(frozenset(), Constness.SYMBOLIC)
         return found
 
+    def imported(self, node: cst.BaseExpression, frame: Frame) -> Value:
+        """The value of a name imports bind: TileLang's modules and members stay known when
+        assigned (`T = tilelang.language`, `P = T.Parallel`), a project module's function is
+        callable (`load = common.load`); anything else is unknown."""
+        resolved = self.resolve(node, frame)
+        if isinstance(resolved, str) and resolved.split(".", 1)[0] == "tilelang":
+            member = member_of(resolved)
+            return PyValue() if member in DTYPES else ModuleRef(resolved)
+        if isinstance(resolved, ProjectFunction):
+            made = self.callee(node, frame)
+            if made is not None:
+                return made
+        return UNKNOWN
+
     def _value_Attribute(self, node: cst.Attribute, frame: Frame, sink: Sink) -> Value:
-        api = self.api(node, frame)
-        if api is not None:
-            return PyValue() if api in DTYPES else UNKNOWN
+        if self.resolve(node, frame) is not None:
+            return self.imported(node, frame)
         base = self.value(node.value, frame, sink)
         if isinstance(base, InstanceValue):
             return base.attributes.get(node.attr.value, UNKNOWN)
@@ -242,12 +284,11 @@ class ExpressionEvaluator:
         api = self.api(node.func, frame)
         if api is not None:
             return self.api_call(api, node, frame, sink)
-        if isinstance(node.func, cst.Name):
-            callee = frame.env.lookup(node.func.value)
-            if isinstance(callee, PyCallable) and self.inline is not None:
-                return self.inline(node, callee, frame, sink)
-            if callee is None:
-                return self.builtin_call(node.func.value, node, frame, sink)
+        callee = self.callee(node.func, frame)
+        if callee is not None and self.inline is not None:
+            return self.inline(node, callee, frame, sink)
+        if isinstance(node.func, cst.Name) and frame.env.lookup(node.func.value) is None:
+            return self.builtin_call(node.func.value, node, frame, sink)
         self.arguments(node, frame, sink)
         sink.unknown = True
         return UNKNOWN

@@ -9,6 +9,7 @@ resolved to a dotted qualified name (`T.Parallel` -> `tilelang.language.Parallel
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -46,7 +47,7 @@ class ImportTable:
     project modules that could not be followed, with the reason.
     """
 
-    __slots__ = ("_aliases", "functions", "modules", "unresolved")
+    __slots__ = ("_aliases", "dotted_modules", "functions", "modules", "unresolved")
 
     def __init__(
         self,
@@ -59,6 +60,7 @@ class ImportTable:
         self.modules = modules or {}
         self.functions = functions or {}
         self.unresolved = unresolved or {}
+        self.dotted_modules: dict[str, ProjectModule] = {}  # `import a.b`: `a.b` by its dotted name
 
     @property
     def aliases(self) -> dict[str, str]:
@@ -66,31 +68,96 @@ class ImportTable:
 
     @classmethod
     def from_module(cls, module: cst.Module) -> ImportTable:
-        aliases: dict[str, str] = {}
+        table = cls({})
         for statement in module.body:
             if isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
-                    aliases.update(bindings(small))
+                    table._aliases.update(bindings(small))
+                    source = _assigned_name(small)
+                    if source is not None:
+                        for target in small.targets:  # type: ignore[attr-defined]
+                            if isinstance(target.target, cst.Name):
+                                table.bind_assignment(target.target.value, source)
             elif isinstance(statement, cst.Try):
-                aliases.update(try_imports(statement))
-        return cls(aliases)
+                table._aliases.update(try_imports(statement))
+        return table
 
     def qualify(self, node: cst.BaseExpression) -> str | None:
         """The qualified name an expression like `T.Parallel` refers to, if imported."""
         name = dotted_name(node)
         if name is None:
             return None
+        found = self.lookup(name)
+        return found if isinstance(found, str) else None
+
+    def lookup(self, name: str) -> str | ProjectModule | ProjectFunction | None:
+        """What a dotted name stands for: a qualified external name (`tilelang.language.Parallel`
+        for `T.Parallel`, `lu.T.Parallel` through a project module), a project module, or a
+        function followed in one; None when the imports do not say."""
+        from tilecheck.analysis.project import ProjectFunction  # a cycle at import time
+
         parts = name.split(".")
         table: ImportTable = self
-        for index, part in enumerate(parts):
+        module: ProjectModule | None = None
+        start = 0
+        for dotted, found in self.dotted_modules.items():  # `import utils.tl`: `utils.tl.T`
+            if name.startswith(dotted + ".") and dotted.count(".") + 1 > start:
+                table, module, start = found.imports, found, dotted.count(".") + 1
+        for index in range(start, len(parts)):
+            part = parts[index]
             target = table._aliases.get(part)
             if target is not None:
-                rest = parts[index + 1 :]
-                return ".".join([target, *rest])
+                return ".".join([target, *parts[index + 1 :]])
+            inner = table.modules.get(part)
+            if inner is None:
+                if index < len(parts) - 1:
+                    return None
+                function = table.functions.get(part)
+                if function is None and module is not None and part in module.followed:
+                    function = ProjectFunction(module, part)  # `common.load`: a macro of it
+                return function
+            module, table = inner, inner.imports  # `tlu.T`: `T` as `tlu`'s module binds it
+        return module
+
+    def bind_assignment(self, target: str, source: str) -> None:
+        """`T = tilelang.language`, `T = lu.T`, `P = T.Parallel` at module level: `target` stands
+        for what `source` does; when that is unknown and `source` starts from an import, `target` is no longer one and `unresolved` says why."""
+        from tilecheck.analysis.project import ProjectModule  # a cycle at import time
+
+        found = self.lookup(source)
+        why = self.unresolved_reason(source) if found is None else None
+        if found is None and why is None:
+            return  # `T = None`, `N = M`: nothing an import binds (a fallback, a constant)
+        self._aliases.pop(target, None)
+        self.modules.pop(target, None)
+        self.functions.pop(target, None)
+        self.unresolved.pop(target, None)
+        if isinstance(found, str):
+            self._aliases[target] = found
+        elif isinstance(found, ProjectModule):
+            self.modules[target] = found
+        elif found is not None:
+            self.functions[target] = found
+        else:
+            self.unresolved[target] = f"the assignment `{target} = {source}`, where {why}"
+
+    def unresolved_reason(self, source: str) -> str | None:
+        """Why a dotted name that starts from an import does not resolve; None when it does not
+        start from one."""
+        parts = source.split(".")
+        table: ImportTable = self
+        previous: ProjectModule | None = None
+        for index, part in enumerate(parts):
+            if part in table.unresolved:
+                return f"`{part}` comes from {table.unresolved[part]}"
             module = table.modules.get(part)
             if module is None:
-                return None
-            table = module.imports  # `tlu.T`: `T` as `tlu`'s module binds it
+                if previous is None:
+                    return None
+                shown = ".".join(parts[:index])
+                where = os.path.basename(previous.path)
+                return f"`{shown}` ({where}) binds no `{part}` that tilecheck resolves"
+            table, previous = module.imports, module
         return None
 
     def api(self, node: cst.BaseExpression, package: str = TILELANG) -> str | None:
@@ -101,6 +168,11 @@ class ImportTable:
         """Whether any module-level import reaches into `package`."""
         root = package.split(".", 1)[0]
         return any(q == root or q.startswith(root + ".") for q in self._aliases.values())
+
+
+def _assigned_name(small: cst.BaseSmallStatement) -> str | None:
+    """The dotted name `small` assigns (`tilelang.language` in `T = tilelang.language`)."""
+    return dotted_name(small.value) if isinstance(small, cst.Assign) else None
 
 
 def member_of(qualified: str | None, package: str = TILELANG) -> str | None:

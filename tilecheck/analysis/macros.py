@@ -41,11 +41,10 @@ class MacroInliner:
         self.evaluator = interpreter.evaluator
 
     def macro_for(self, call: cst.Call, frame: Frame) -> DefinedFunction | None:
-        if isinstance(call.func, cst.Name):
-            callee = frame.env.lookup(call.func.value)
-            function = callee.function if isinstance(callee, PyCallable) else None
-            if isinstance(function, DefinedFunction) and function.is_macro:
-                return function
+        callee = self.evaluator.callee(call.func, frame)
+        function = callee.function if callee is not None else None
+        if isinstance(function, DefinedFunction) and function.is_macro:
+            return function
         return None
 
     def inline_call(self, call: cst.Call, callee: PyCallable, frame: Frame, sink: Sink) -> Value:

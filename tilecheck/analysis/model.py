@@ -229,6 +229,9 @@ class FileModel:
     malformed: list[Malformed] = field(default_factory=list)
     # Project modules read to resolve imports (by path), to locate code inlined from them.
     modules: dict[str, ProjectModule] = field(default_factory=dict)
+    # Calls in kernels whose callee, a macro perhaps, tilecheck does not know (`self.loader(f)`):
+    # the call site and the callee as written.
+    unfollowed: list[tuple[Site, str]] = field(default_factory=list)
 
 
 def children(item: Item) -> Iterator[Item]:

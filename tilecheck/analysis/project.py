@@ -19,7 +19,9 @@ from __future__ import annotations
 import ast
 import io
 import os
+import re
 import tokenize
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -31,6 +33,7 @@ from tilecheck.analysis.project_shapes import (
     ImportSpec,
     LoaderCall,
     LoaderShape,
+    NameAssign,
     ast_aliases,
     ast_shapes,
     cst_loader,
@@ -100,13 +103,17 @@ class ProjectModules:
         self._failed: dict[str, str] = {}
         self._loading: set[str] = set()
 
-    def imports_of(self, module: cst.Module, path: str | None) -> ImportTable:
-        """The import table of the checked file's `module`, its project imports followed."""
+    def imports_of(self, module: cst.Module, path: str | None, source: str | None = None) -> ImportTable:
+        """The import table of the checked file's `module`, its project imports followed; with
+        the file's `source`, only the imported names the file uses (so that 40 unused helper
+        imports do not spend the file budget before the one the kernel needs)."""
         table = ImportTable.from_module(module)
         if path is None:
             return table
-        specs, calls, loaders = cst_shapes(module)
-        self._resolve(table, os.path.abspath(path), 0, specs, calls, loaders)
+        specs, calls, loaders, assigns = cst_shapes(module)
+        if source is not None:
+            specs = _used_imports(specs, source)
+        self._resolve(table, os.path.abspath(path), 0, specs, calls, loaders, assigns)
         return table
 
     def _resolve(
@@ -117,16 +124,19 @@ class ProjectModules:
         specs: Sequence[ImportSpec],
         calls: Sequence[LoaderCall],
         loaders: dict[str, LoaderShape],
+        assigns: Sequence[NameAssign],
     ) -> None:
-        if depth >= MAX_DEPTH:
-            return
         for spec in specs:
-            if spec.is_from:
+            if depth >= MAX_DEPTH:
+                _too_far(spec, table)
+            elif spec.is_from:
                 self._bind_from(spec, origin, depth, table)
             else:
                 self._bind_import(spec, origin, depth, table)
         for call in calls:
             self._bind_loader(call, table, loaders)
+        for assign in assigns:  # `T = tilelang.language`, `T = lu.T`: after the imports
+            table.bind_assignment(assign.target, assign.source)
 
     # -- imports ---------------------------------------------------------------------------
 
@@ -139,6 +149,10 @@ class ProjectModules:
             if module is not None:
                 table.aliases.pop(asname or target, None)
                 table.modules[asname or target] = module
+            if asname is None and "." in name:  # `import utils.tl` binds `utils`, which may be a folder
+                found = self._load(find_module(origin, 0, name), depth)
+                if found is not None:
+                    table.dotted_modules[name] = found
 
     def _bind_from(self, spec: ImportSpec, origin: str, depth: int, table: ImportTable) -> None:
         level, base = spec.level, spec.module
@@ -153,13 +167,19 @@ class ProjectModules:
         for name, asname in spec.names:
             bound = asname or name
             table.aliases.pop(bound, None)  # `pkg.utils.T` is not an external name once resolved
-            submodule = self._load(find_module(origin, level, f"{base}.{name}" if base else name), depth)
+            located = find_module(origin, level, f"{base}.{name}" if base else name)
+            submodule = self._load(located, depth)
             if submodule is not None:
                 table.modules[bound] = submodule
             elif package is not None and _export(package, name, bound, table):
                 continue
+            elif located is not None or (package is not None and not base):
+                # `from . import bad` (bad.py does not parse), `from . import nothere`
+                shown_module = f"{shown}{name}" if shown.endswith(".") else f"{shown}.{name}"
+                reason = self._why(located)
+                table.unresolved[bound] = f"`{shown_module}`, which tilecheck could not follow ({reason})"
             elif package is None:
-                reason = self._failed.get(_package(origin, level, base) or "", "no such file in the project")
+                reason = self._why(_package(origin, level, base))
                 table.unresolved[bound] = f"`{shown}`, which tilecheck could not follow ({reason})"
                 if level == 0:
                     table.aliases[bound] = f"{base}.{name}"  # perhaps an installed package
@@ -168,10 +188,10 @@ class ProjectModules:
 
     def _bind_loader(self, call: LoaderCall, table: ImportTable, loaders: dict[str, LoaderShape]) -> None:
         """`tilelang, T = load_tilelang()`: the names the loader returns, when they are modules."""
+        function = table.lookup(call.callee)
         if call.callee in loaders:
             returned = loaders[call.callee].modules(table)
-        elif call.callee in table.functions:
-            function = table.functions[call.callee]
+        elif isinstance(function, ProjectFunction):  # `load_tilelang()`, `lazy.load_tilelang()`
             shape = function.module.loaders.get(function.name)
             returned = shape.modules(function.module.imports) if shape is not None else None
         else:
@@ -191,6 +211,14 @@ class ProjectModules:
 
     # -- files -----------------------------------------------------------------------------
 
+    def _why(self, path: str | None) -> str:
+        """Why the module at `path` was not read."""
+        if path is None:
+            return "no such file in the project"
+        if os.path.abspath(path) in self._loading:
+            return "an import cycle: it imports, directly or not, the module that imports it"
+        return self._failed.get(os.path.abspath(path), "no such file in the project")
+
     def _load(self, path: str | None, depth: int) -> ProjectModule | None:
         if path is None:
             return None
@@ -208,11 +236,11 @@ class ProjectModules:
             self._failed[path] = parsed
             return None
         source, tree = parsed
-        specs, calls, loaders, followed = ast_shapes(tree)
+        specs, calls, loaders, followed, assigns = ast_shapes(tree)
         project = ProjectModule(path, source, ImportTable(ast_aliases(specs)), followed, loaders)
         self._loading.add(path)
         try:
-            self._resolve(project.imports, path, depth + 1, specs, calls, loaders)
+            self._resolve(project.imports, path, depth + 1, specs, calls, loaders, assigns)
         finally:
             self._loading.discard(path)
         self.modules[path] = project
@@ -241,9 +269,49 @@ def _export(package: ProjectModule, name: str, bound: str, table: ImportTable) -
         table.functions[bound] = own.functions[name]
     elif name in package.followed:
         table.functions[bound] = ProjectFunction(package, name)
+    elif name in own.unresolved:  # the reason where the chain stopped
+        table.unresolved[bound] = own.unresolved[name]
     else:
         return False
     return True
+
+
+_IDENTIFIER = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
+
+
+def _used_imports(specs: Sequence[ImportSpec], source: str) -> list[ImportSpec]:
+    """The imports whose bound names the source mentions besides the import itself (a name in
+    a comment or a string counts: following one import too many is harmless)."""
+    mentions = Counter(_IDENTIFIER.findall(source))
+    in_imports: Counter[str] = Counter()
+    for spec in specs:
+        if spec.is_from and spec.level == 0:
+            in_imports[spec.module.split(".", 1)[0]] += 1
+        for name, asname in spec.names:
+            in_imports[name.split(".", 1)[0]] += 1
+            if asname:
+                in_imports[asname] += 1
+    kept: list[ImportSpec] = []
+    for spec in specs:
+        names = tuple(
+            (name, asname)
+            for name, asname in spec.names
+            if mentions[asname or (name if spec.is_from else name.split(".", 1)[0])]
+            > in_imports[asname or (name if spec.is_from else name.split(".", 1)[0])]
+        )
+        if spec.star or names:
+            kept.append(ImportSpec(spec.is_from, spec.level, spec.module, names, spec.star))
+    return kept
+
+
+def _too_far(spec: ImportSpec, table: ImportTable) -> None:
+    """The names an import binds beyond `MAX_DEPTH`: unresolved, saying so."""
+    for name, asname in spec.names:
+        module = "." * spec.level + spec.module if spec.is_from else name
+        if spec.level == 0 and module.split(".", 1)[0] in EXTERNAL:
+            continue  # `import tilelang.language as T` needs no project file
+        bound = asname or (name if spec.is_from else name.split(".", 1)[0])
+        table.unresolved[bound] = f"`{module}`, more imports away than tilecheck follows ({MAX_DEPTH})"
 
 
 def _merge_public(package: ProjectModule, table: ImportTable) -> None:
@@ -284,6 +352,20 @@ def _read(path: str) -> tuple[str, ast.Module] | str:
     except (SyntaxError, UnicodeDecodeError, LookupError, RecursionError, MemoryError, ValueError):
         return "it does not parse"
     return source, tree
+
+
+def read_project_text(path: str) -> str | None:
+    """The text of a project module a diagnostic points into (a macro's line, for the `full`
+    excerpt), read as the engine reads checked files (regular files only, bounded), else None."""
+    from tilecheck.engine import read_source  # the engine imports this module
+
+    data, problem = read_source(path, MAX_BYTES)
+    if data is None or problem is not None:
+        return None
+    try:
+        return _decode(data)
+    except (UnicodeDecodeError, LookupError, SyntaxError):
+        return None
 
 
 def _decode(data: bytes) -> str:

@@ -32,8 +32,17 @@ class ImportSpec:
 class LoaderCall:
     """`tilelang, T = load_tilelang()` at module level: the targets and the function called."""
 
-    callee: str
+    callee: str  # a name or a dotted name (`lazy.load_tilelang`)
     targets: tuple[tuple[tuple[str, ...], bool], ...]  # each target's names, and whether a tuple
+
+
+@dataclass(frozen=True)
+class NameAssign:
+    """`T = tilelang.language`, `T = lu.T`, `P = T.Parallel` at module level: a name bound to
+    what a dotted name stands for (resolved after the module's imports)."""
+
+    target: str
+    source: str
 
 
 @dataclass(frozen=True)
@@ -52,9 +61,12 @@ class LoaderShape:
 # -- shapes from libcst (the checked file) ----------------------------------------------------
 
 
-def cst_shapes(module: cst.Module) -> tuple[list[ImportSpec], list[LoaderCall], dict[str, LoaderShape]]:
+def cst_shapes(
+    module: cst.Module,
+) -> tuple[list[ImportSpec], list[LoaderCall], dict[str, LoaderShape], list[NameAssign]]:
     specs: list[ImportSpec] = []
     calls: list[LoaderCall] = []
+    assigns: list[NameAssign] = []
     for statement in _cst_flat(module.body):
         for small in statement.body:
             if isinstance(small, cst.Import):
@@ -70,21 +82,25 @@ def cst_shapes(module: cst.Module) -> tuple[list[ImportSpec], list[LoaderCall], 
                     names = tuple((dotted_name(a.name) or "", _cst_asname(a)) for a in small.names)
                     specs.append(ImportSpec(True, len(small.relative), base, names))
             elif isinstance(small, cst.Assign) and isinstance(small.value, cst.Call):
-                func = small.value.func
-                if isinstance(func, cst.Name):
+                callee = dotted_name(small.value.func)
+                if callee is not None:
                     targets = tuple(
                         (tuple(found), isinstance(t.target, (cst.Tuple, cst.List)))
                         for t in small.targets
                         if (found := _cst_target_names(t.target)) is not None
                     )
-                    calls.append(LoaderCall(func.value, targets))
+                    calls.append(LoaderCall(callee, targets))
+            elif isinstance(small, cst.Assign) and (source := dotted_name(small.value)) is not None:
+                for target in small.targets:
+                    if isinstance(target.target, cst.Name):
+                        assigns.append(NameAssign(target.target.value, source))
     loaders: dict[str, LoaderShape] = {}
     for definition in module.body:
         if isinstance(definition, cst.FunctionDef):
             shape = cst_loader(definition)
             if shape is not None:
                 loaders[definition.name.value] = shape
-    return specs, calls, loaders
+    return specs, calls, loaders, assigns
 
 
 def cst_loader(function: cst.FunctionDef) -> LoaderShape | None:
@@ -132,9 +148,10 @@ def _cst_target_names(node: cst.BaseExpression) -> list[str] | None:
 
 def ast_shapes(
     tree: ast.Module,
-) -> tuple[list[ImportSpec], list[LoaderCall], dict[str, LoaderShape], frozenset[str]]:
+) -> tuple[list[ImportSpec], list[LoaderCall], dict[str, LoaderShape], frozenset[str], list[NameAssign]]:
     specs: list[ImportSpec] = []
     calls: list[LoaderCall] = []
+    assigns: list[NameAssign] = []
     for node in _ast_flat(tree.body):
         if isinstance(node, ast.Import):
             specs.append(ImportSpec(False, 0, "", tuple((a.name, a.asname) for a in node.names)))
@@ -142,17 +159,17 @@ def ast_shapes(
             star = any(a.name == "*" for a in node.names)
             names = () if star else tuple((a.name, a.asname) for a in node.names)
             specs.append(ImportSpec(True, node.level, node.module or "", names, star=star))
-        elif (
-            isinstance(node, ast.Assign)
-            and isinstance(node.value, ast.Call)
-            and isinstance(node.value.func, ast.Name)
-        ):
-            targets = tuple(
-                (tuple(found), isinstance(t, (ast.Tuple, ast.List)))
-                for t in node.targets
-                if (found := _ast_target_names(t)) is not None
-            )
-            calls.append(LoaderCall(node.value.func.id, targets))
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            callee = _ast_dotted(node.value.func)
+            if callee is not None:
+                targets = tuple(
+                    (tuple(found), isinstance(t, (ast.Tuple, ast.List)))
+                    for t in node.targets
+                    if (found := _ast_target_names(t)) is not None
+                )
+                calls.append(LoaderCall(callee, targets))
+        elif isinstance(node, ast.Assign) and (source := _ast_dotted(node.value)) is not None:
+            assigns.extend(NameAssign(t.id, source) for t in node.targets if isinstance(t, ast.Name))
     loaders: dict[str, LoaderShape] = {}
     followed: set[str] = set()
     for node in tree.body:
@@ -163,7 +180,16 @@ def ast_shapes(
             loaders[node.name] = shape
         if shape is not None or _ast_is_macro(node) or _ast_returns_macro(node):
             followed.add(node.name)
-    return specs, calls, loaders, frozenset(followed)
+    return specs, calls, loaders, frozenset(followed), assigns
+
+
+def _ast_dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _ast_dotted(node.value)
+        return None if base is None else f"{base}.{node.attr}"
+    return None
 
 
 def ast_aliases(specs: Sequence[ImportSpec]) -> dict[str, str]:

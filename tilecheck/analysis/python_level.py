@@ -49,6 +49,7 @@ class PythonLevel:
         self.state = BuildState()
         self.interpreter = KernelInterpreter(self.state, imports)
         self.evaluator = self.interpreter.evaluator
+        self.evaluator.project_function = self.project_function
         self.factories: list[DefinedFunction] = []  # functions that define a kernel
         self.functions: list[DefinedFunction] = []  # module-level plain functions
         self.project_functions: dict[tuple[int, str], DefinedFunction | None] = {}

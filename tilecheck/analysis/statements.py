@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from tilecheck.analysis.evaluate import ExpressionEvaluator
-from tilecheck.analysis.imports import ImportTable, bindings
+from tilecheck.analysis.imports import ImportTable, bindings, dotted_name
 from tilecheck.analysis.language import SCALAR_ANNOTATIONS, TENSOR_ANNOTATIONS
 from tilecheck.analysis.loop_builder import LoopBuilder
 from tilecheck.analysis.macros import MacroInliner
@@ -21,6 +21,7 @@ from tilecheck.analysis.values import (
     Buffer,
     BufferValue,
     Constness,
+    InstanceValue,
     ModuleRef,
     PyCallable,
     PyConst,
@@ -162,12 +163,23 @@ class KernelInterpreter:
         value = self.evaluator.value(expr, frame, sink)
         if isinstance(expr, cst.Call) and self.macros.macro_for(expr, frame) is not None:
             return  # inlined: its statements are already in `out`
+        if isinstance(expr, cst.Call) and self.is_unknown_attribute_call(expr, frame):
+            self.state.model.unfollowed.append((frame.site(expr), dotted_name(expr.func) or ""))
         if sink.emits or sink.calls:
             self.statement(StmtKind.EVAL, small, frame, out, sink)
         elif sink.unknown or isinstance(value, Unknown):
             self.statement(StmtKind.UNKNOWN, small, frame, out, sink, certain=False)
         elif isinstance(value, TirExpr):
             self.statement(StmtKind.EVAL, small, frame, out, sink)
+
+    def is_unknown_attribute_call(self, call: cst.Call, frame: Frame) -> bool:
+        """`self.loader(f, i)` with `self.loader` unknown (`self.loader = make_loader(3)` in
+        `__init__`): a macro stored on the instance, which tilecheck does not inline."""
+        func = call.func
+        if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name):
+            return False
+        receiver = frame.env.lookup(func.value.value)
+        return isinstance(receiver, InstanceValue) and self.evaluator.callee(func, frame) is None
 
     def is_scalar_copy(self, call: cst.Call, frame: Frame) -> bool:
         """`T.copy(A[i], B[j])`: two single elements and nothing else is a plain store."""

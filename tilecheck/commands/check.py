@@ -192,6 +192,12 @@ def run(args: argparse.Namespace) -> int:
             diagnostics.extend(analysis.diagnostics)
             if analysis.text is not None:
                 sources[analysis.path] = analysis.text
+    for path in {r.path for d in diagnostics for r in d.related if r.path is not None} - set(sources):
+        from tilecheck.analysis.project import read_project_text  # only then: it imports libcst
+
+        text = read_project_text(path)  # a macro's module: its line in the excerpt
+        if text is not None:
+            sources[path] = text
     for message in write_errors:
         print(f"tilecheck: error: {message}", file=sys.stderr)
     failed = internal_error or bool(write_errors)
