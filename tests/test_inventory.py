@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -120,3 +121,19 @@ def test_no_kernels_exit_zero_and_a_missing_path_is_a_usage_error(project, capsy
     outcome = run(capsys, "inventory", "plain.py", "missing.py")
     assert (outcome.status, outcome.out) == (2, "")
     assert outcome.err == "tilecheck: error: missing.py: no such file or directory\n"
+
+
+GOLDEN = Path(__file__).resolve().parent / "inventory_golden"
+
+
+@pytest.mark.parametrize(
+    ("args", "golden"),
+    [((), "fixtures.txt"), (("--output-format", "json", "--examples", "5"), "fixtures.json")],
+)
+def test_the_fixtures_inventory_is_unchanged(capsys, monkeypatch, args, golden):
+    """Byte for byte what `tilecheck inventory fixtures` printed before files were scanned in
+    worker processes (issue 12): merging the per-file inventories changes nothing."""
+    monkeypatch.chdir(FIXTURES.parent)
+    outcome = run(capsys, "inventory", "fixtures", *args)
+    assert outcome.status == 0
+    assert outcome.out == (GOLDEN / golden).read_text()
