@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import faulthandler
 import json
+import os
+import signal
+import time
 from pathlib import Path
 
 import pytest
 
+import tilecheck.inventory
 from tests.fixture_expectations import FIXTURES
 from tests.support import run, write
 from tilecheck.inventory import build
@@ -137,3 +142,93 @@ def test_the_fixtures_inventory_is_unchanged(capsys, monkeypatch, args, golden):
     outcome = run(capsys, "inventory", "fixtures", *args)
     assert outcome.status == 0
     assert outcome.out == (GOLDEN / golden).read_text()
+
+
+SMALL = """import tilelang.language as T
+
+
+@T.prim_func
+def main(A: T.Tensor((64, 64), "float32")):
+    with T.Kernel(1, threads=128) as bx:
+        for k in T.serial(4):
+            for i in T.Parallel(64):
+                A[i, k] = 0
+"""
+
+
+def _fault_on_bad(fault):
+    """`scan_file` with `fault()` for `bad.py`: the workers are forked after the patch, so it is theirs."""
+    real = tilecheck.inventory.scan_file
+
+    def scan(path, inventory):
+        if os.path.basename(path) == "bad.py":
+            fault()
+        real(path, inventory)
+
+    return scan
+
+
+def _raise():
+    raise RuntimeError("boom")
+
+
+def _segfault():
+    faulthandler.disable()  # pytest's, inherited by the worker: keep the test output clean
+    os.kill(os.getpid(), signal.SIGSEGV)
+
+
+def _sleep():
+    time.sleep(60)
+
+
+def _expected(skipped: str) -> str:
+    return (
+        "Loop nesting inventory: 3 files, 3 kernels\n"
+        "\n"
+        "Parent -> child loop pairs (direct nesting):\n"
+        "  Serial -> Parallel  3  e.g. a.py:8:22, c.py:8:22, d.py:8:22\n"
+        "\n"
+        "Paths with nested pipeline-requested loops: 0\n"
+        f"skipped bad.py: {skipped}\n"
+    )
+
+
+CRASHED = "Checking this file crashed: RuntimeError: boom"
+SEGFAULT = (
+    "The worker process checking this file died: it was killed by signal 11 (SIGSEGV); its memory "
+    "limit was 2048 MiB (per-file-memory). The other files were checked"
+)
+TIMED_OUT = (
+    "File is too complex to analyze within the budget: checking it took longer than 1 s "
+    "(per-file-timeout); no rule was run on it"
+)
+
+
+@pytest.mark.parametrize(("fault", "skipped"), [(_raise, CRASHED), (_segfault, SEGFAULT)])
+def test_a_file_whose_worker_fails_is_skipped_and_the_others_are_counted(
+    project, capsys, monkeypatch, fault, skipped
+):
+    monkeypatch.setattr(tilecheck.inventory, "scan_file", _fault_on_bad(fault))
+    write(project, {name: SMALL for name in ("a.py", "bad.py", "c.py", "d.py")})
+    outcome = run(capsys, "inventory", ".")
+    assert (outcome.status, outcome.out) == (0, _expected(skipped))
+
+
+def test_a_file_over_the_configured_time_budget_is_skipped(project, capsys, monkeypatch):
+    monkeypatch.setattr(tilecheck.inventory, "scan_file", _fault_on_bad(_sleep))
+    write(project, {"tilecheck.toml": "per-file-timeout = 1\n"})
+    write(project, {name: SMALL for name in ("a.py", "bad.py", "c.py", "d.py")})
+    started = time.monotonic()
+    outcome = run(capsys, "inventory", ".")
+    assert (outcome.status, outcome.out) == (0, _expected(TIMED_OUT))
+    assert time.monotonic() - started < 30
+    data = json.loads(run(capsys, "inventory", ".", "--output-format", "json").out)
+    assert (data["files"], data["kernels"], data["unreadable"]) == (3, 3, [f"bad.py: {TIMED_OUT}"])
+    assert [(p["parent"], p["child"], p["count"]) for p in data["pairs"]] == [("Serial", "Parallel", 3)]
+
+
+def test_merging_per_file_inventories_keeps_the_first_examples_in_file_order(project):
+    write(project, {name: SMALL for name in ("a.py", "b.py", "c.py", "d.py")})
+    inventory = build(["."], examples=2, jobs=2)
+    (pair,) = inventory.pairs.values()
+    assert (pair.count, [str(e) for e in pair.examples]) == (4, ["a.py:8:22", "b.py:8:22"])

@@ -7,6 +7,12 @@ inlined at their call sites, `T.Pipelined(0, n, 2)` (positional num_stages) is a
 Python-level `if`s and list loops are resolved, and a multi-dimensional `T.Parallel(M, N)`
 is one loop. `if`, `with` and other statements between two loops are transparent. It is an
 inventory, never a verdict: the exit status is 0 (2 only for a path that does not exist).
+
+Each file is scanned into its own `Inventory` in a crash-isolated worker process within the
+per-file time and memory budget (`tilecheck.runner`, as `tilecheck check` does), and the
+per-file inventories are merged here in the order of the files. A file whose worker crashes
+or overruns its budget is listed among the files that could not be read, with the reason,
+and every other file is still counted (issue 12).
 """
 
 from __future__ import annotations
@@ -18,8 +24,10 @@ from typing import TextIO
 from tilecheck.analysis.model import Item, Kernel, Loop, LoopKind, Request, Stmt, StmtKind
 from tilecheck.context import Context
 from tilecheck.discover import discover
-from tilecheck.engine import parse, read_source
+from tilecheck.engine import FileAnalysis, parse, read_source
 from tilecheck.report import display_path
+from tilecheck.runner import Budget, run_isolated
+from tilecheck.scheduling import file_size, largest_first, worker_count
 
 _KIND_LABELS = {
     LoopKind.PARALLEL: "Parallel",
@@ -98,6 +106,17 @@ class Inventory:
         pair.count += 1
         if len(pair.examples) < self.examples:
             pair.examples.append(location)
+
+    def merge(self, other: Inventory) -> None:
+        """Add a later file's inventory (as if its files had been scanned into this one)."""
+        self.files += other.files
+        self.kernels += other.kernels
+        self.unreadable.extend(other.unreadable)
+        for key, pair in other.pairs.items():
+            mine = self.pairs.setdefault(key, Pair(pair.parent, pair.child))
+            mine.count += pair.count
+            mine.examples.extend(pair.examples[: max(self.examples - len(mine.examples), 0)])
+        self.nested_requested.extend(other.nested_requested)
 
     def sorted_pairs(self) -> list[Pair]:
         return sorted(self.pairs.values(), key=lambda p: (-p.count, p.parent, p.child))
@@ -222,12 +241,48 @@ def scan_file(path: str, inventory: Inventory) -> None:
         scan_kernel(ctx, kernel, inventory, seen)
 
 
-def build(paths: list[str], examples: int = 3) -> Inventory:
+def scan_one(task: tuple[str, int]) -> Inventory:
+    """One file's inventory, in a worker process (`tilecheck.runner`)."""
+    path, examples = task
     inventory = Inventory(examples=examples)
-    for path in discover(paths):
-        if path.endswith((".py", ".pyi")) or path in paths:
-            scan_file(path, inventory)
+    scan_file(path, inventory)
     return inventory
+
+
+def _task_path(task: tuple[str, int]) -> str:
+    return task[0]
+
+
+def build(
+    paths: list[str], examples: int = 3, *, budget: Budget | None = None, jobs: int | None = None
+) -> Inventory:
+    """The inventory of the Python files under `paths`, each file scanned in a crash-isolated
+    worker within `budget` (default: `Budget()`), in up to `jobs` processes (default: cores)."""
+    files = [path for path in discover(paths) if path.endswith((".py", ".pyi")) or path in paths]
+    sizes = [file_size(path) for path in files]
+    order = largest_first(sizes)
+    done = run_isolated(
+        [(files[index], examples) for index in order],
+        scan_one,
+        _task_path,
+        jobs=max(worker_count(jobs, sizes), 1),
+        budget=budget or Budget(),
+    )
+    results = dict(zip(order, done, strict=True))
+    inventory = Inventory(examples=examples)
+    for index, path in enumerate(files):
+        merge_result(inventory, path, results[index])
+    return inventory
+
+
+def merge_result(inventory: Inventory, path: str, result: Inventory | FileAnalysis) -> None:
+    """Merge a file's inventory, or list the file as unreadable if its worker crashed or overran
+    its budget (the runner's TL004/TL005 result, whose message is the reason)."""
+    if isinstance(result, Inventory):
+        inventory.merge(result)
+        return
+    reason = "; ".join(d.message for d in result.diagnostics) or "could not be scanned"
+    inventory.unreadable.append(f"{display_path(path)}: {reason}")
 
 
 def render_text(inventory: Inventory, out: TextIO) -> None:

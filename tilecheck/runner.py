@@ -28,6 +28,7 @@ from tilecheck.engine import FileAnalysis, meta_diagnostic
 from tilecheck.types import Span
 
 Task = TypeVar("Task")
+Result = TypeVar("Result")
 
 DEFAULT_TIMEOUT = 60.0  # seconds; a 2,000-line kernel takes well under 2 s
 DEFAULT_MEMORY = 2048  # MiB beyond the worker's size at start; a 2,000-line kernel needs < 150
@@ -52,27 +53,29 @@ def isolation_available() -> bool:
 
 def run_isolated(
     tasks: Sequence[Task],
-    work: Callable[[Task], FileAnalysis],
+    work: Callable[[Task], Result],
     path_of: Callable[[Task], str],
     *,
     jobs: int,
     budget: Budget,
     progress: Callable[[int], None] | None = None,
-) -> list[FileAnalysis]:
+) -> list[Result | FileAnalysis]:
     """`work(task)` for every task, in up to `jobs` worker processes, in the order of `tasks`;
-    `progress(done)` after each result."""
+    `progress(done)` after each result. A task whose worker crashed or overran its budget has a
+    `FileAnalysis` with that meta diagnostic (TL004, TL005) in place of its result, whatever
+    `work` returns (a `FileAnalysis` for `tilecheck check`, an `Inventory` for `inventory`)."""
     if not tasks:
         return []
     if not isolation_available() or multiprocessing.current_process().daemon:
         # Without fork, or inside a worker (isolated already; daemons may not have children).
-        finished = []
+        finished: list[Result | FileAnalysis] = []
         for task in tasks:
             finished.append(work(task))
             if progress is not None:
                 progress(len(finished))
         return finished
     pool = _Pool(tasks, work, path_of, budget)
-    results: list[FileAnalysis | None] = [None] * len(tasks)
+    results: list[Result | FileAnalysis | None] = [None] * len(tasks)
     pending = collections.deque(range(len(tasks)))
     try:
         idle = [pool.spawn() for _ in range(min(jobs, len(tasks)))]
@@ -157,7 +160,7 @@ class _Worker:
             return False
         return True
 
-    def take(self) -> tuple[FileAnalysis, bool] | None:
+    def take(self) -> tuple[Any, bool] | None:
         try:
             return self.connection.recv()
         except (EOFError, OSError):
@@ -183,7 +186,7 @@ class _Pool:
     def __init__(
         self,
         tasks: Sequence[Any],
-        work: Callable[[Any], FileAnalysis],
+        work: Callable[[Any], Any],
         path_of: Callable[[Any], str],
         budget: Budget,
     ) -> None:
@@ -212,7 +215,7 @@ class _Job:
     """What every worker inherits through fork (never pickled)."""
 
     tasks: Sequence[Any]
-    work: Callable[[Any], FileAnalysis]
+    work: Callable[[Any], Any]
     path_of: Callable[[Any], str]
     budget: Budget
 
@@ -231,6 +234,7 @@ def _serve(connection: Connection, job: _Job) -> None:
             return
         retire = False
         path = "<unknown>"
+        result: Any
         try:
             path = job.path_of(job.tasks[index])
             result = job.work(job.tasks[index])

@@ -1,11 +1,15 @@
-"""`tilecheck inventory PATH...`: loop nesting pairs and nested pipeline requests (exits 0)."""
+"""`tilecheck inventory PATH...`: loop nesting pairs and nested pipeline requests (exits 0).
+
+Files are scanned in crash-isolated workers within the per-file budget `tilecheck check` uses:
+the `per-file-timeout` and `per-file-memory` of the working directory's configuration, else
+the defaults (`Workspace.budget`)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from tilecheck.commands.options import dump_json, require_paths
+from tilecheck.commands.options import dump_json, require_paths, workspace_from
 from tilecheck.inventory import build, render_text
 
 
@@ -20,7 +24,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 def run(args: argparse.Namespace) -> int:
     require_paths(args.paths)
-    inventory = build(list(args.paths), max(args.examples, 0))
+    budget = workspace_from(args).budget()
+    inventory = build(list(args.paths), max(args.examples, 0), budget=budget)
     if args.output_format == "json":
         dump_json(inventory.as_json())
     else:
