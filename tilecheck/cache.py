@@ -79,6 +79,10 @@ def _digest(*parts: str | bytes) -> str:
 
 
 def _file_digest(path: str) -> str | None:
+    if not os.path.lexists(path):
+        # Most dependencies are places an import could resolve to and does not (recorded so
+        # that creating one invalidates): one stat, not the engine's reader and its diagnostic.
+        return None
     data = _read(path)  # a FIFO or a device never blocks the run
     return hashlib.sha256(data).hexdigest() if data is not None else None
 
