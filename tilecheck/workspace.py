@@ -257,9 +257,14 @@ class Workspace:
         """What PyPTO's LowerPipelineLoops pass makes of `text` (bytes are decoded as Python
         decodes a file), under `path`'s configuration: backend, rule selection, severities,
         and the text's suppression comments."""
-        from tilecheck.pypto.api import lower_source
+        from tilecheck.pypto.api import LowerResult, lower_source
 
-        return lower_source(text, path, settings=self.file_settings(path))
+        settings = self.file_settings(path)
+        if isinstance(text, bytes):
+            plain = cannot_have_findings(text, settings)
+            if plain is not None:  # no PyPTO, nothing a rule reports on: no CST to build
+                return LowerResult(plain, [], False, plain)
+        return lower_source(text, path, settings=settings)
 
 
 def check_tasks(
