@@ -6,6 +6,7 @@ import libcst as cst
 
 from tilecheck.analysis.imports import TILELANG_PACKAGES
 from tilecheck.analysis.model import FileModel
+from tilecheck.analysis.project_shapes import ast_dotted_name
 from tilecheck.context import Context
 from tilecheck.rule import Invalid, Rule, Valid
 from tilecheck.types import Grade, Severity, Span
@@ -171,7 +172,7 @@ def _report_unfollowed_calls(ctx: Context, tree: ast.Module, covered: set[int]) 
         for node in ast.walk(tree)
         if unresolved
         and isinstance(node, ast.Call)
-        and (name := _dotted(node.func)) is not None
+        and (name := ast_dotted_name(node.func)) is not None
         and name.split(".", 1)[0] in unresolved  # `broken(f)`, `bad.broken(f)`
         and node.lineno in covered
     )
@@ -264,7 +265,7 @@ def _constructs(source: str, tree: ast.Module) -> list[tuple[str, int, int, str,
                     assert isinstance(target, ast.Attribute)
                     found.append(
                         (
-                            _dotted(target.value) or "",
+                            ast_dotted_name(target.value) or "",
                             target.lineno,
                             column(target.lineno, target.col_offset),
                             "prim_func",
@@ -274,7 +275,7 @@ def _constructs(source: str, tree: ast.Module) -> list[tuple[str, int, int, str,
         elif isinstance(node, ast.Call) and _is_api(node.func, _KERNEL_APIS):
             assert isinstance(node.func, ast.Attribute)
             line = node.lineno
-            alias = _dotted(node.func.value) or ""
+            alias = ast_dotted_name(node.func.value) or ""
             found.append((alias, line, column(line, node.col_offset), node.func.attr, function))
     return sorted(found, key=lambda item: (item[1], item[2]))
 
@@ -317,16 +318,7 @@ def _target(decorator: ast.expr) -> ast.expr:
 
 def _is_api(node: ast.expr, names: set[str] | frozenset[str]) -> bool:
     """`T.Parallel`, or `utils.T.Parallel` through a module attribute."""
-    return isinstance(node, ast.Attribute) and node.attr in names and _dotted(node.value) is not None
-
-
-def _dotted(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = _dotted(node.value)
-        return None if base is None else f"{base}.{node.attr}"
-    return None
+    return isinstance(node, ast.Attribute) and node.attr in names and ast_dotted_name(node.value) is not None
 
 
 def _is_tilelang(ctx: Context, alias: str, signals: set[str]) -> bool:

@@ -160,7 +160,7 @@ def ast_shapes(
             names = () if star else tuple((a.name, a.asname) for a in node.names)
             specs.append(ImportSpec(True, node.level, node.module or "", names, star=star))
         elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-            callee = _ast_dotted(node.value.func)
+            callee = ast_dotted_name(node.value.func)
             if callee is not None:
                 targets = tuple(
                     (tuple(found), isinstance(t, (ast.Tuple, ast.List)))
@@ -168,7 +168,7 @@ def ast_shapes(
                     if (found := _ast_target_names(t)) is not None
                 )
                 calls.append(LoaderCall(callee, targets))
-        elif isinstance(node, ast.Assign) and (source := _ast_dotted(node.value)) is not None:
+        elif isinstance(node, ast.Assign) and (source := ast_dotted_name(node.value)) is not None:
             assigns.extend(NameAssign(t.id, source) for t in node.targets if isinstance(t, ast.Name))
     loaders: dict[str, LoaderShape] = {}
     followed: set[str] = set()
@@ -183,11 +183,12 @@ def ast_shapes(
     return specs, calls, loaders, frozenset(followed), assigns
 
 
-def _ast_dotted(node: ast.expr) -> str | None:
+def ast_dotted_name(node: ast.expr) -> str | None:
+    """`a.b.c` of CPython's tree as a string, or None when it is not a plain dotted name."""
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute):
-        base = _ast_dotted(node.value)
+        base = ast_dotted_name(node.value)
         return None if base is None else f"{base}.{node.attr}"
     return None
 
