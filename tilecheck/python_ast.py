@@ -3,8 +3,10 @@
 CPython 3.11 and 3.12 keep the AST constructor's recursion depth in interpreter-wide state, so
 two threads building `ast` trees at once can fail with `SystemError: AST constructor recursion
 depth mismatch` (python/cpython#106905). tilecheck's callers of `ast.parse` go through `parse`
-here, which holds one lock while CPython builds the tree: a language server checking two
-buffers in two threads, or the thread-safety test, would otherwise see spurious crashes.
+here, and its callers of `ast.literal_eval` (which parses too; libcst's `evaluated_value` is one)
+through `literal_eval`. Both hold one lock while CPython builds the tree: a language server
+checking two buffers in two threads, or the thread-safety test, would otherwise see spurious
+crashes.
 """
 
 from __future__ import annotations
@@ -19,3 +21,10 @@ def parse(source: str | bytes, filename: str = "<unknown>") -> ast.Module:
     """`ast.parse(source, filename)` (raises what it raises: SyntaxError, ValueError, ...)."""
     with _LOCK:
         return ast.parse(source, filename)
+
+
+def literal_eval(source: str) -> object:
+    """`ast.literal_eval(source)`: a libcst literal's value (`node.evaluated_value` is this
+    without the lock)."""
+    with _LOCK:
+        return ast.literal_eval(source)

@@ -14,6 +14,7 @@ from typing import Any
 
 import libcst as cst
 
+from tilecheck import python_ast
 from tilecheck.analysis import folding, tileops
 from tilecheck.analysis.imports import ImportTable, dotted_name, member_of
 from tilecheck.analysis.language import ALLOCATIONS, DTYPES, INT32, NO_STATEMENT, SYMBOLS
@@ -121,7 +122,7 @@ class ExpressionEvaluator:
         return folding.integer_literal(node)
 
     def _value_Float(self, node: cst.Float, frame: Frame, sink: Sink) -> Value:
-        return PyConst(node.evaluated_value)
+        return PyConst(python_ast.literal_eval(node.value))
 
     def _value_SimpleString(self, node: cst.SimpleString, frame: Frame, sink: Sink) -> Value:
         return PyConst(string_value(node))

@@ -16,6 +16,7 @@ from typing import Any
 
 import libcst as cst
 
+from tilecheck import python_ast
 from tilecheck.analysis.values import (
     PY_INT,
     UNKNOWN,
@@ -117,7 +118,7 @@ def integer_literal(node: cst.Integer) -> Value:
     if digits.isascii() and digits.isdigit() and (digits[0] != "0" or not digits.strip("0")):
         return bounded(int(digits))  # plain decimal: no `literal_eval` (a compile per literal)
     try:
-        return bounded(node.evaluated_value)
+        return bounded(python_ast.literal_eval(node.value))
     except FOLD_ERRORS:
         return PY_INT
 

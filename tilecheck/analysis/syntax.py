@@ -6,6 +6,8 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import libcst as cst
 
+from tilecheck import python_ast
+
 
 def nested_statements(body: Iterable[cst.CSTNode]) -> Iterator[cst.CSTNode]:
     """Every statement nested in a statement list, without visiting expressions (cheap)."""
@@ -128,7 +130,7 @@ def string_value(node: cst.SimpleString) -> str | bytes:
     raw = node.value
     if raw[:1] in ("'", '"') and "\\" not in raw and raw[:3] not in ('"""', "'''"):
         return raw[1:-1]
-    return node.evaluated_value
+    return python_ast.literal_eval(node.value)  # type: ignore[return-value]
 
 
 def string_literal(node: cst.BaseExpression) -> str | None:

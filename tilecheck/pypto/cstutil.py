@@ -13,6 +13,8 @@ from typing import TypeVar
 
 import libcst as cst
 
+from tilecheck import python_ast
+
 _NodeT = TypeVar("_NodeT", bound=cst.CSTNode)
 
 _SKIP = frozenset(
@@ -259,5 +261,5 @@ def int_value(node: cst.Integer) -> int | None:
     try:
         return bounded(int(node.value, 0))
     except ValueError:  # a leading zero or an underscore `int(..., 0)` does not take
-        value = node.evaluated_value
+        value = python_ast.literal_eval(node.value)
         return bounded(value) if isinstance(value, int) else None
