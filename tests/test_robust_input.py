@@ -97,6 +97,20 @@ def test_deep_but_valid_tree_is_too_complex_at_the_deep_node():
     assert "more than 1000 levels" in result.diagnostics[0].message
 
 
+def test_a_deep_statement_is_found_however_far_from_what_made_the_file_suspicious():
+    # Only module-level statements that are suspicious on their own are walked for depth: the
+    # long line at the top makes the file suspicious, the deep one further down is still found,
+    # and of two deep statements the first is reported.
+    long_line = "names = [" + ", ".join(f"n{i}" for i in range(500)) + "]\n"
+    ordinary = "def f(a):\n    return (a + 1) * 2\n\n" * 40
+    deep = "x = " + "-" * 2500 + "y\n"
+    source = long_line + ordinary + deep + ordinary + "z = " + "-" * 2500 + "y\n"
+    assert nesting.suspicious(long_line) and not nesting.suspicious(ordinary)
+    result = check_source(source, "deep.py")
+    assert codes(result) == [("TL004", 2 + 120, 4 + 1000)]
+    assert codes(check_source(long_line + ordinary, "fine.py")) == []
+
+
 def test_the_pre_check_passes_ordinary_code_without_work():
     kernel = "for i in range(3):\n    x = (i + 1) * [i, {i: (i,)}]\n" * 50
     assert not nesting.suspicious(kernel)
@@ -253,3 +267,22 @@ def test_tl006_counts_lines_incrementally_and_right_after_many_kernels():
     result = check_source(source, "k.py")
     assert codes(result) == [("TL006", 2 + 4 * 300 + 2, 14)]
     assert result.diagnostics[0].code == UnmodeledKernelCode.CODE
+
+
+def test_tl006_sees_kernels_nested_in_methods_and_factories():
+    # TL006 finds the modeled kernels' lines by walking statements only (no expressions): a
+    # kernel in a method, and a kernel and the macro it calls in a factory, are covered.
+    source = (
+        "import tilelang.language as T\n\n\nclass Kernels:\n"
+        "    def build(self, n):\n        @T.prim_func\n"
+        '        def main(A: T.Tensor((8,), "float32")):\n'
+        "            with T.Kernel(1) as bx:\n                for i in T.Parallel(8):\n"
+        "                    A[i] = 0\n        return main\n\n\n"
+        "def factory(n):\n    @T.macro\n    def fill(A):\n        for i in T.Parallel(8):\n"
+        "            A[i] = 0\n\n    @T.prim_func\n"
+        '    def main(A: T.Tensor((8,), "float32")):\n'
+        "        with T.Kernel(1) as bx:\n            fill(A)\n    return main\n"
+    )
+    assert codes(check_source(source, "k.py")) == []
+    plain = source.replace("    @T.macro\n", "")  # `fill` is then a plain function: not followed
+    assert codes(check_source(plain, "k.py")) == [("TL006", 16, 18)]

@@ -26,6 +26,7 @@ MAX_DEPTH = 1000  # syntax-tree depth libcst parses safely (it crashes beyond ab
 _LONG_DECIMAL = re.compile(r"(?<![\w.])[0-9]{4301,}(?![\w.])")
 _DIGIT_LIMIT = "Exceeds the limit"
 _SCAN = re.compile(r"[(\[{]|[)\]}]|\\\r?\n|\n")
+_NEWLINE = re.compile(r"\r\n|\r|\n")  # where CPython starts a new line
 _OPEN = frozenset("([{")
 _CLOSE = frozenset(")]}")
 
@@ -99,7 +100,7 @@ def checked_tree(
         return None, Refusal("complex", 1, 0, message)
     except ValueError as error:  # NUL bytes, on older Pythons
         return None, Refusal("syntax", 1, 0, f"Syntax error: {error}")
-    where = too_deep(tree) if deep else None
+    where = _too_deep_statement(text, tree) if deep else None
     if where is not None:
         message = f"File is too deeply nested to analyze (an expression nests more than {MAX_DEPTH} levels)"
         return None, Refusal("complex", *where, message)
@@ -115,9 +116,26 @@ def refuse(text: str, path: str = "<string>") -> Refusal | None:
     return cpython_verdict(text, path, deep=True) if suspicious(text) else None
 
 
-def too_deep(tree: ast.AST, limit: int = MAX_DEPTH) -> tuple[int, int] | None:
-    """The (line, column) of the first node nested more than `limit` levels deep, if any."""
-    stack = [(tree, 0)]
+def _too_deep_statement(text: str, tree: ast.Module) -> tuple[int, int] | None:
+    """`too_deep(tree)`, walking only the module-level statements that are `suspicious` on
+    their own: nesting never crosses a statement, and the rest of a large suspicious file (one
+    long line in it) need not be walked; the first such statement's deep node, if any."""
+    starts = [0] + [match.end() for match in _NEWLINE.finditer(text)]  # offset of each line
+    for statement in tree.body:
+        first = python_ast.first_line(statement)
+        last = statement.end_lineno or statement.lineno
+        segment = text[starts[first - 1] : starts[last] if last < len(starts) else len(text)]
+        if suspicious(segment):
+            where = too_deep(statement, start=1)
+            if where is not None:
+                return where
+    return None
+
+
+def too_deep(tree: ast.AST, limit: int = MAX_DEPTH, *, start: int = 0) -> tuple[int, int] | None:
+    """The (line, column) of the first node nested more than `limit` levels deep, if any;
+    `tree` itself is `start` levels deep."""
+    stack = [(tree, start)]
     while stack:
         node, depth = stack.pop()
         if depth > limit:

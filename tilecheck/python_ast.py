@@ -28,3 +28,9 @@ def literal_eval(source: str) -> object:
     without the lock)."""
     with _LOCK:
         return ast.literal_eval(source)
+
+
+def first_line(statement: ast.stmt) -> int:
+    """The line a statement starts on, its decorators included (CPython's `lineno` is the
+    `def`'s or `class`'s own line)."""
+    return min([statement.lineno, *(d.lineno for d in getattr(statement, "decorator_list", ()))])

@@ -139,7 +139,7 @@ def _chunk_bounds(text: str, lines: list[str], tree: ast.Module | None) -> tuple
     ends: list[int] = []
     opening = 0
     for statement in tree.body:
-        first = min([statement.lineno, *(d.lineno for d in getattr(statement, "decorator_list", ()))])
+        first = python_ast.first_line(statement)
         opening = opening or first
         last = statement.end_lineno or statement.lineno
         if ends and first <= ends[-1]:  # `a = 1; b = 2`: one libcst statement line

@@ -1,9 +1,11 @@
 import ast
+import bisect
 import re
 from collections.abc import Iterator
 
 import libcst as cst
 
+from tilecheck import python_ast
 from tilecheck.analysis.imports import TILELANG_PACKAGES
 from tilecheck.analysis.model import FileModel
 from tilecheck.analysis.project_shapes import ast_dotted_name
@@ -114,7 +116,10 @@ class UnmodeledKernelCode(Rule):
         if all(line in covered for line in hits):
             _report_unfollowed_calls(ctx, tree, covered)
             return  # the common case: every construct is in a modeled kernel
-        found = [item for item in _constructs(ctx.source, tree) if item[1] not in covered]
+        uncovered = [line for line in hits if line not in covered]
+        found = [
+            item for item in _constructs(ctx.source, _tops_at(tree, uncovered)) if item[1] not in covered
+        ]
         signals = {alias for alias, _, _, api, _ in found if api in ("prim_func", "Kernel")}
         found = [item for item in found if _is_tilelang(ctx, item[0], signals)]
         if not found:
@@ -169,9 +174,8 @@ def _report_unfollowed_calls(ctx: Context, tree: ast.Module, covered: set[int]) 
     }
     calls = sorted(
         (node.lineno, node.col_offset, name)
-        for node in ast.walk(tree)
-        if unresolved
-        and isinstance(node, ast.Call)
+        for node in (ast.walk(tree) if unresolved else ())
+        if isinstance(node, ast.Call)
         and (name := ast_dotted_name(node.func)) is not None
         and name.split(".", 1)[0] in unresolved  # `broken(f)`, `bad.broken(f)`
         and node.lineno in covered
@@ -214,6 +218,7 @@ def _covered_lines(ctx: Context, model: FileModel, tree: ast.Module) -> set[int]
     CST functions would regenerate their whole top-level statements (slow on large test files)."""
     tops = _ast_tops(ctx.module, tree)
     lines: set[int] = set()
+    added: set[tuple[int, str]] = set()  # a macro called many times is added once
 
     def add(function: cst.FunctionDef, top: cst.CSTNode) -> None:
         statement = tops.get(id(top))
@@ -221,9 +226,13 @@ def _covered_lines(ctx: Context, model: FileModel, tree: ast.Module) -> set[int]
             span = ctx.span(function, top)
             lines.update(range(span.line - len(function.decorators), span.end_line + 1))
             return
-        for node in ast.walk(statement):
+        key = (id(statement), function.name.value)
+        if key in added:
+            return
+        added.add(key)
+        for node in _statements(statement):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function.name.value:
-                start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                start = python_ast.first_line(node)
                 lines.update(range(start, (node.end_lineno or node.lineno) + 1))
 
     for kernel in model.kernels:
@@ -248,8 +257,40 @@ def _ast_tops(module: cst.Module, tree: ast.Module) -> dict[int, ast.stmt]:
     return found
 
 
-def _constructs(source: str, tree: ast.Module) -> list[tuple[str, int, int, str, str | None]]:
-    """(alias, line, column, api, enclosing plain function) of each TileLang construct."""
+def _statements(statement: ast.stmt) -> Iterator[ast.stmt]:
+    """`statement` and every statement nested in it (a `def` is a statement: no expression
+    needs visiting to find one, which makes this much cheaper than `ast.walk`)."""
+    stack = [statement]
+    while stack:
+        node = stack.pop()
+        yield node
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            children = getattr(node, field, None)
+            if isinstance(children, list):
+                stack.extend(child for child in children if isinstance(child, ast.stmt))
+                for child in children:  # an except handler or a match case holds statements
+                    if not isinstance(child, ast.stmt):
+                        stack.extend(
+                            inner for inner in getattr(child, "body", ()) if isinstance(inner, ast.stmt)
+                        )
+
+
+def _tops_at(tree: ast.Module, lines: list[int]) -> list[ast.stmt]:
+    """The module-level statements (decorators included) that hold any of `lines`."""
+    wanted = sorted(set(lines))
+    found = []
+    for statement in tree.body:
+        start = python_ast.first_line(statement)
+        end = statement.end_lineno or statement.lineno
+        position = bisect.bisect_left(wanted, start)
+        if position < len(wanted) and wanted[position] <= end:
+            found.append(statement)
+    return found
+
+
+def _constructs(source: str, tops: list[ast.stmt]) -> list[tuple[str, int, int, str, str | None]]:
+    """(alias, line, column, api, enclosing plain function) of each TileLang construct in the
+    module-level statements `tops`."""
     lines = source.splitlines()
 
     def column(line: int, offset: int) -> int:  # ast's offsets count UTF-8 bytes
@@ -257,7 +298,7 @@ def _constructs(source: str, tree: ast.Module) -> list[tuple[str, int, int, str,
         return len(text.encode("utf-8")[:offset].decode("utf-8", "replace"))
 
     found: list[tuple[str, int, int, str, str | None]] = []
-    for node, function in _walk(tree, None):
+    for node, function in (pair for top in tops for pair in _walk_from(top, None)):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for decorator in node.decorator_list:
                 target = decorator.func if isinstance(decorator, ast.Call) else decorator
@@ -280,23 +321,24 @@ def _constructs(source: str, tree: ast.Module) -> list[tuple[str, int, int, str,
     return sorted(found, key=lambda item: (item[1], item[2]))
 
 
-def _walk(node: ast.AST, function: str | None) -> Iterator[tuple[ast.AST, str | None]]:
-    """Every node with the function that explains why it was not modeled: `plain:f` inside a
-    plain Python function, `macro:m` inside a `@T.macro`, None inside other decorated ones."""
+def _walk_from(node: ast.AST, function: str | None) -> Iterator[tuple[ast.AST, str | None]]:
+    """`node` and every node in it, each with the function that explains why it was not
+    modeled: `plain:f` inside a plain Python function, `macro:m` inside a `@T.macro`, None
+    inside other decorated ones (`function` is the one around `node`)."""
+    yield node, function
+    inner = function
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        decorators = [_target(d) for d in node.decorator_list]
+        if any(_is_api(d, {"macro"}) for d in decorators):
+            inner = f"macro:{node.name}"
+        elif any(_decorator_name(d) in _KERNEL_DECORATORS for d in decorators):
+            inner = None  # @T.prim_func, @tilelang.jit: the model's business
+        elif decorators:
+            inner = f"decorated:{node.name}:{ast.unparse(decorators[0])}"
+        else:
+            inner = f"plain:{node.name}"
     for child in ast.iter_child_nodes(node):
-        yield child, function
-        inner = function
-        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            decorators = [_target(d) for d in child.decorator_list]
-            if any(_is_api(d, {"macro"}) for d in decorators):
-                inner = f"macro:{child.name}"
-            elif any(_decorator_name(d) in _KERNEL_DECORATORS for d in decorators):
-                inner = None  # @T.prim_func, @tilelang.jit: the model's business
-            elif decorators:
-                inner = f"decorated:{child.name}:{ast.unparse(decorators[0])}"
-            else:
-                inner = f"plain:{child.name}"
-        yield from _walk(child, inner)
+        yield from _walk_from(child, inner)
 
 
 _UNCALLED_MACRO_HELP = (
