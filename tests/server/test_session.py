@@ -4,7 +4,6 @@ and the server's robustness against crashing rules, unparsable files and malform
 from __future__ import annotations
 
 import asyncio
-import pathlib
 
 import pytest
 from lsprotocol import types
@@ -24,9 +23,6 @@ from tests.server.support import (
 
 SOFTMAX = (DATA / "softmax_mistakes.py").read_text()
 PIPELINED = (DATA / "pipelined.py").read_text()
-LARGEST = pathlib.Path(
-    "/work/shared/corpus/tilelang/testing/python/transform/test_tilelang_transform_materialize_ws_schedule.py"
-)
 ALL_SOFTMAX = ["TL104", "TL101", "TL104", "TL103", "TL102", "TL105"]
 
 
@@ -138,22 +134,44 @@ async def test_configuration_files_per_folder_and_reload_on_watched_file_change(
         assert [p.uri for p in client.publishes].count(two) == 1
 
 
+SLOW_RULE = """
+import time
+
+from tilecheck.rule import Rule
+from tilecheck.types import Grade
+
+
+class SlowOnRequest(Rule):
+    \"\"\"Takes two seconds on a file that asks for it, so a newer version arrives meanwhile.\"\"\"
+
+    CODE = "XK904"
+    NAME = "slow-on-request"
+    GRADE = Grade.SEMANTIC
+
+    def check(self, ctx):
+        if "CHECK SLOWLY" in ctx.source:
+            time.sleep(2)
+"""
+
+
 @pytest.mark.asyncio
-async def test_a_stale_result_is_never_published():
-    async with Server() as client:
+async def test_a_stale_result_is_never_published(tmp_path):
+    site = tmp_path / "site"
+    site.mkdir()
+    async with Server(installed_plugin(site, SLOW_RULE)) as client:
         await start(client, "visual-studio-code", DATA)
         uri = (DATA / "race.py").as_uri()
         client.text_document_did_open(
             types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "python", 1, SOFTMAX))
         )
         assert codes(await diagnostics(client, uri, version=1)) == ALL_SOFTMAX
-        replace_all(client, uri, LARGEST.read_text(), 2)  # about a second to check
-        await asyncio.sleep(0.4)  # its check is running now
+        replace_all(client, uri, SOFTMAX + "# CHECK SLOWLY\n", 2)  # two seconds to check
+        await asyncio.sleep(0.5)  # its check is running now
         changed = SOFTMAX.replace("                row_max[i] = S[i, 0]  # expect: TL104:17\n", "")
         replace_all(client, uri, changed, 3)
         items = await diagnostics(client, uri, version=3)
         assert codes(items) == ["TL104", "TL103", "TL102", "TL105"]
-        await asyncio.sleep(1.5)  # whatever was still running has finished
+        await asyncio.sleep(0.5)  # whatever was still running has finished
         assert [p.version for p in client.publishes if p.uri == uri] == [1, 3]
 
 
