@@ -33,8 +33,7 @@ def register(server: LanguageServer, session: Session) -> None:
             raise JsonRpcInvalidParams(f"{uri} is not an open document")
         if checked.workspace is None:
             raise JsonRpcInvalidParams(checked.problem or "no configuration")
-        workspace = checked.workspace
-        result = await session.off_loop(workspace.lower_text, checked.text, checked.path)
+        result = await session.off_loop(session.lowered, checked)  # in the worker, within the budget
         return {
             "uri": uri,
             "text": result.source,

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
     from tilecheck.context import Context
     from tilecheck.engine import FileAnalysis
+    from tilecheck.pypto.api import LowerResult
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -256,6 +257,10 @@ class Session:
         if problem is not None:
             self.log(f"{checked.path}: fix-all: {problem}", types.MessageType.Error)
         return text
+
+    def lowered(self, checked: Checked) -> LowerResult:
+        """The PyPTO lowering of `checked`'s text, computed by the worker within the budget."""
+        return self.worker.lower(self.request("lower", checked), self.settings.per_file_timeout)
 
     def _current_text(self, uri: str) -> str | None:
         """The document's text as the event loop last left it (read from the worker thread)."""

@@ -1,5 +1,5 @@
-"""The analysis worker: one persistent child process that runs the checks and the fix rounds
-(the rules, plugin rules included), so that a buffer or a rule that hangs, exhausts memory or
+"""The analysis worker: one persistent child process that runs the checks, the fix rounds
+(the rules, plugin rules included) and the PyPTO lowering preview, so that a buffer or a rule that hangs, exhausts memory or
 crashes the interpreter costs a restart of the worker, not the server.
 
 The server asks one question at a time and waits at most the per-file time budget for the
@@ -20,12 +20,15 @@ import multiprocessing
 import threading
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tilecheck.engine import FileAnalysis, meta_diagnostic
 from tilecheck.runner import limit_memory
 from tilecheck.types import Span
 from tilecheck.workspace import Options
+
+if TYPE_CHECKING:
+    from tilecheck.pypto.api import LowerResult
 
 CHUNKS_PER_DOCUMENT = 1024  # a few versions of every top-level statement of a large file
 START_SECONDS = 120.0  # a fresh worker imports libcst and the rules before its first answer
@@ -35,7 +38,7 @@ START_SECONDS = 120.0  # a fresh worker imports libcst and the rules before its 
 class Request:
     """One question for the worker: check `text` as `path` (or apply its safe fixes)."""
 
-    kind: str  # "check" or "fix"
+    kind: str  # "check", "fix" or "lower"
     uri: str
     cwd: str
     options: Options
@@ -71,6 +74,7 @@ class AnalysisWorker:
         answer = self._ask(request, seconds)
         if isinstance(answer, FileAnalysis):
             return answer
+        assert isinstance(answer, tuple)  # the worker overran its budget or died
         return FileAnalysis(
             request.path, [meta_diagnostic(request.path, answer[0], Span.point(1, 0), answer[1])]
         )
@@ -82,7 +86,22 @@ class AnalysisWorker:
             return answer, None
         if isinstance(answer, FileAnalysis):  # the worker could not fix: it says why in TL005
             return request.text, answer.diagnostics[0].message if answer.diagnostics else "fixing failed"
+        assert isinstance(answer, tuple)
         return request.text, answer[1]
+
+    def lower(self, request: Request, seconds: float | None) -> LowerResult:
+        """What the PyPTO lowering makes of the text; when the worker overran `seconds` or died,
+        the text unchanged with that TL004/TL005 as the reason nothing was lowered."""
+        from tilecheck.pypto.api import LowerResult
+
+        answer = self._ask(request, seconds)
+        if isinstance(answer, LowerResult):
+            return answer
+        if isinstance(answer, FileAnalysis):  # configuration error, or a crash in the worker
+            return LowerResult(request.text, list(answer.diagnostics), False, request.text, blocked=True)
+        assert isinstance(answer, tuple)  # the worker overran its budget or died
+        failure = meta_diagnostic(request.path, answer[0], Span.point(1, 0), answer[1])
+        return LowerResult(request.text, [failure], False, request.text, blocked=True)
 
     def forget(self, uri: str) -> None:
         """A closed document: drop its chunk cache (told before the next question)."""
@@ -106,7 +125,9 @@ class AnalysisWorker:
             process.join(5)
 
     # -- the parent's side ---------------------------------------------------------------------
-    def _ask(self, request: Request, seconds: float | None) -> FileAnalysis | str | tuple[str, str]:
+    def _ask(
+        self, request: Request, seconds: float | None
+    ) -> FileAnalysis | LowerResult | str | tuple[str, str]:
         with self._lock:
             fresh = self._process is None
             connection = self._ensure()
@@ -121,7 +142,9 @@ class AnalysisWorker:
             wait = (seconds or 0) + (START_SECONDS if fresh else 0)
             if not connection.poll(wait if seconds else None):
                 self._kill()
-                return "TL004", _too_complex(f"checking it took longer than {seconds:g} s (per-file-timeout)")
+                return "TL004", _too_complex(
+                    request.kind, f"took longer than {seconds:g} s (per-file-timeout)"
+                )
             try:
                 kind, value = connection.recv()
             except (EOFError, OSError):
@@ -130,7 +153,7 @@ class AnalysisWorker:
             if kind == "memory":  # the worker's heap may be in a bad state: replace it
                 self._kill()
                 return "TL004", _too_complex(
-                    f"checking it needed more than {_mib(self.memory)} (per-file-memory)"
+                    request.kind, f"needed more than {_mib(self.memory)} (per-file-memory)"
                 )
             return value
 
@@ -182,8 +205,11 @@ class AnalysisWorker:
                 process.join()
 
 
-def _too_complex(reason: str) -> str:
-    return f"File is too complex to analyze within the budget: {reason}; no rule was run on it"
+def _too_complex(kind: str, reason: str) -> str:
+    """The TL004 message, as `tilecheck check` (or `tilecheck lower`) words it."""
+    if kind == "lower":
+        return f"File is too complex to lower within the budget: lowering it {reason}; nothing was lowered"
+    return f"File is too complex to analyze within the budget: checking it {reason}; no rule was run on it"
 
 
 def _mib(memory: int | None) -> str:
@@ -251,7 +277,7 @@ class _State:
         elif message[0] == "reset":
             self.workspaces.clear()
 
-    def answer(self, request: Request) -> FileAnalysis | str:
+    def answer(self, request: Request) -> FileAnalysis | LowerResult | str:
         from tilecheck.config import ConfigError
         from tilecheck.engine import lint_source
         from tilecheck.workspace import Workspace
@@ -267,6 +293,8 @@ class _State:
             return FileAnalysis(
                 request.path, [meta_diagnostic(request.path, "TL005", Span.point(1, 0), message)]
             )
+        if request.kind == "lower":
+            return workspace.lower_text(request.text, request.path)
         chunks = self.chunks.get(request.uri)
         if chunks is None:
             chunks = self.chunks[request.uri] = self._new_cache()
