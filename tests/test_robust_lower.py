@@ -6,6 +6,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.pypto.helpers import HEADER, run_lower_command
 from tilecheck.commands.lower import compiles
 from tilecheck.pypto import lower_source
@@ -126,3 +128,35 @@ def test_a_file_over_the_configured_time_budget_is_tl004(tmp_path, monkeypatch):
         "took longer than 1 s (per-file-timeout); no rule was run on it"
     )
     assert out.count("stage=1)") == 2  # a.py and c.py, printed in order
+
+
+def test_the_time_budget_flag_overrides_the_configuration(tmp_path, monkeypatch):
+    import time as clock
+
+    _faulty_lowering(monkeypatch, lambda: clock.sleep(60))
+    paths = _three_files(tmp_path)
+    (tmp_path / "tilecheck.toml").write_text("per-file-timeout = 120\n")
+    monkeypatch.chdir(tmp_path)
+    status, out, err = run_lower_command(
+        ["lower", "--per-file-timeout", "1", "--output-format", "concise", *paths]
+    )
+    assert status == 1
+    assert err.splitlines()[0] == (
+        "bad.py:1:1: error: TL004 [meta] File is too complex to analyze within the budget: checking it "
+        "took longer than 1 s (per-file-timeout); no rule was run on it"
+    )
+    assert out.count("stage=1)") == 2
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "problem"),
+    [
+        ("--per-file-timeout", "-1", "must be 0 (no limit) or more"),
+        ("--per-file-memory", "lots", "not a number: 'lots'"),
+    ],
+)
+def test_a_bad_budget_flag_is_a_usage_error(tmp_path, capsys, flag, value, problem):
+    from tilecheck.cli import main
+
+    assert main(["lower", flag, value, *_three_files(tmp_path)]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == f"tilecheck: error: argument {flag}: {problem}"

@@ -11,8 +11,8 @@ PIPELINE = (DATA / "pypto_pipeline.py").read_text()
 FUNCTION = "@pl.function\ndef f{0}(a, out):\n    for i in pl.pipeline(0, 8, 1, stage=2):\n        out[i] = i + {0}\n\n\n"
 LARGE = "import pypto.language as pl\n\n\n" + "".join(FUNCTION.format(index) for index in range(2000))
 BUDGET = (
-    "File is too complex to lower within the budget: lowering it took longer than 0.2 s "
-    "(per-file-timeout); nothing was lowered"
+    "File is too complex to analyze within the budget: checking it took longer than 0.2 s "
+    "(per-file-timeout); no rule was run on it"  # as `tilecheck lower --per-file-timeout 0.2` says
 )
 
 

@@ -7,34 +7,17 @@ import difflib
 import io
 import os
 import sys
-from collections.abc import Callable
 from types import TracebackType
 from typing import TextIO
 
-from tilecheck.commands.options import add_config_options, require_paths, workspace_from
+from tilecheck.commands.options import add_budget_options, add_config_options, require_paths, workspace_from
 from tilecheck.engine import FileAnalysis
 from tilecheck.errors import UsageError
 from tilecheck.progress import ProgressLine
 from tilecheck.progress import wanted as progress_wanted
 from tilecheck.report import OUTPUT_FORMATS, Run, display_path, statistics
-from tilecheck.runner import DEFAULT_MEMORY, DEFAULT_TIMEOUT
 from tilecheck.types import Diagnostic, Grade, Severity
 from tilecheck.workspace import Workspace
-
-
-def _budget(kind: type[int] | type[float]) -> Callable[[str], float]:
-    """A per-file budget: a non-negative number, 0 meaning no limit."""
-
-    def parse(value: str) -> float:
-        try:
-            number = kind(value)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
-        if number < 0:
-            raise argparse.ArgumentTypeError("must be 0 (no limit) or more")
-        return number
-
-    return parse
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -58,20 +41,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         metavar="N",
         help="check files in N processes (default: one per core)",
     )
-    check.add_argument(
-        "--per-file-timeout",
-        type=_budget(float),
-        default=None,
-        metavar="SECONDS",
-        help=f"stop checking a file after SECONDS (TL004; 0: no limit; default: `per-file-timeout`, else {DEFAULT_TIMEOUT:g})",
-    )
-    check.add_argument(
-        "--per-file-memory",
-        type=_budget(int),
-        default=None,
-        metavar="MIB",
-        help=f"memory a file may take, in MiB (TL004; 0: no limit; default: `per-file-memory`, else {DEFAULT_MEMORY})",
-    )
+    add_budget_options(check, "checking")
     check.add_argument(
         "--exit-non-zero-on-fix", action="store_true", help="exit with 1 when a fix was applied"
     )

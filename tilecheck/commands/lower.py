@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from tilecheck.commands.options import add_budget_options
 from tilecheck.config import GRADES, ConfigError
 from tilecheck.engine import FileAnalysis, read_source
 from tilecheck.fixes import WriteError, encode_like, write_atomic
@@ -65,6 +66,7 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         help=f"format of the diagnostics on stderr: {', '.join(OUTPUT_FORMATS)} (or TILECHECK_OUTPUT_FORMAT)",
     )
     parser.add_argument("--exit-zero", action="store_true", help="exit with 0 even with diagnostics")
+    add_budget_options(parser, "lowering")
     group = parser.add_argument_group("configuration")
     group.add_argument("--config", metavar="PATH", help="use this configuration file for every file")
     group.add_argument("--isolated", action="store_true", help="ignore all configuration files")
@@ -98,6 +100,8 @@ def _options(args: argparse.Namespace) -> Options:
         output_format=args.output_format,
         config_path=args.config,
         isolated=args.isolated,
+        per_file_timeout=args.per_file_timeout,  # None: the configuration's
+        per_file_memory=args.per_file_memory,
     )
 
 

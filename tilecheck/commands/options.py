@@ -6,13 +6,47 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from tilecheck.config import GRADES
 from tilecheck.errors import UsageError
+from tilecheck.runner import DEFAULT_MEMORY, DEFAULT_TIMEOUT
 from tilecheck.selection import split
 from tilecheck.workspace import Options, Workspace
+
+
+def _budget(kind: type[int] | type[float]) -> Callable[[str], float]:
+    """A per-file budget: a non-negative number, 0 meaning no limit."""
+
+    def parse(value: str) -> float:
+        try:
+            number = kind(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+        if number < 0:
+            raise argparse.ArgumentTypeError("must be 0 (no limit) or more")
+        return number
+
+    return parse
+
+
+def add_budget_options(parser: argparse.ArgumentParser | argparse._ArgumentGroup, doing: str) -> None:
+    """`--per-file-timeout` and `--per-file-memory` (`doing`: "checking", "lowering")."""
+    parser.add_argument(
+        "--per-file-timeout",
+        type=_budget(float),
+        default=None,
+        metavar="SECONDS",
+        help=f"stop {doing} a file after SECONDS (TL004; 0: no limit; default: `per-file-timeout`, else {DEFAULT_TIMEOUT:g})",
+    )
+    parser.add_argument(
+        "--per-file-memory",
+        type=_budget(int),
+        default=None,
+        metavar="MIB",
+        help=f"memory a file may take, in MiB (TL004; 0: no limit; default: `per-file-memory`, else {DEFAULT_MEMORY})",
+    )
 
 
 def add_trust_options(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:

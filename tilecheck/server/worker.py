@@ -142,9 +142,7 @@ class AnalysisWorker:
             wait = (seconds or 0) + (START_SECONDS if fresh else 0)
             if not connection.poll(wait if seconds else None):
                 self._kill()
-                return "TL004", _too_complex(
-                    request.kind, f"took longer than {seconds:g} s (per-file-timeout)"
-                )
+                return "TL004", _too_complex(f"took longer than {seconds:g} s (per-file-timeout)")
             try:
                 kind, value = connection.recv()
             except (EOFError, OSError):
@@ -152,9 +150,7 @@ class AnalysisWorker:
                 return "TL005", _died(code, self.memory)
             if kind == "memory":  # the worker's heap may be in a bad state: replace it
                 self._kill()
-                return "TL004", _too_complex(
-                    request.kind, f"needed more than {_mib(self.memory)} (per-file-memory)"
-                )
+                return "TL004", _too_complex(f"needed more than {_mib(self.memory)} (per-file-memory)")
             return value
 
     def _tell(self, message: tuple[str, ...]) -> None:
@@ -205,10 +201,8 @@ class AnalysisWorker:
                 process.join()
 
 
-def _too_complex(kind: str, reason: str) -> str:
-    """The TL004 message, as `tilecheck check` (or `tilecheck lower`) words it."""
-    if kind == "lower":
-        return f"File is too complex to lower within the budget: lowering it {reason}; nothing was lowered"
+def _too_complex(reason: str) -> str:
+    """The TL004 message, worded as `tilecheck check` and `tilecheck lower` word it."""
     return f"File is too complex to analyze within the budget: checking it {reason}; no rule was run on it"
 
 
