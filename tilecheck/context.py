@@ -105,6 +105,17 @@ class Context:
                     raise self._model_error from error
         return self._model
 
+    def for_header(self, node: cst.For, top: cst.CSTNode) -> Span:
+        """From a `for` statement's start to the end of its iterable (a loop's header), without
+        generating code when CPython's tree is at hand."""
+        if self.module_of(top) is None:
+            found = self.locator.for_header(node, top)
+            if found is not None:
+                return found
+        statement = self.span(node, top)
+        iterable = self.span(node.iter, top)
+        return Span(statement.line, statement.column, iterable.end_line, iterable.end_column)
+
     def span(self, node: cst.CSTNode, top: cst.CSTNode, path: str | None = None) -> Span:
         """Where `node` is: in this file, or in the project module holding `top` (a macro
         inlined from it; `path` names that module when the caller knows it)."""

@@ -17,6 +17,7 @@ the pin and that both ways agree); should it break, the public way takes over.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Mapping
 
 import libcst as cst
@@ -45,6 +46,7 @@ class Locator:
         self._python_tree = python_tree
         self._first_lines: dict[int, int] | None = None
         self._ranges: dict[int, Mapping[cst.CSTNode, CodeRange]] = {}
+        self._lines: list[str] | None = None
 
     def _statement_lines(self) -> dict[int, int]:
         """The first line (leading comments included) of every module-level statement."""
@@ -104,6 +106,83 @@ class Locator:
             return Span.point(first, 0)
         shift = first - 1
         return Span(found.start.line + shift, found.start.column, found.end.line + shift, found.end.column)
+
+    # -- `for` headers from CPython's tree (hovers: one per loop, no code generation) ---------
+    def for_header(self, node: cst.For, top: cst.CSTNode) -> Span | None:
+        """What `span` gives from `node`'s start to the end of its iterable (`for i in
+        T.Parallel(8)`), read from CPython's tree: the k-th `for` statement of `top` is the k-th
+        of CPython's statement. None when the trees do not line up or the text is not at hand."""
+        found = self._aligned_fors(top)
+        if found is None:
+            return None
+        fors, lines = found
+        statement = fors.get(id(node))
+        if statement is None:
+            return None
+        end_line = statement.iter.end_lineno or statement.iter.lineno
+        end = _characters(lines, end_line, statement.iter.end_col_offset or 0)
+        start = _characters(lines, statement.lineno, statement.col_offset)
+        return Span(statement.lineno, start, end_line, end)
+
+    def _aligned_fors(self, top: cst.CSTNode) -> tuple[dict[int, ast.For | ast.AsyncFor], list[str]] | None:
+        if self.source is None:
+            return None
+        tree = self._python_tree() if self._python_tree is not None else None
+        if tree is None:
+            return None
+        index = 0
+        statement: ast.stmt | None = None
+        for candidate in self.module.body:
+            if candidate is top:
+                statement = tree.body[index] if index < len(tree.body) else None
+                break
+            index += len(candidate.body) if isinstance(candidate, cst.SimpleStatementLine) else 1
+        if statement is None:
+            return None
+        ours = [n for n in _cst_statements(top) if isinstance(n, cst.For)]
+        theirs = [n for n in _ast_statements(statement) if isinstance(n, (ast.For, ast.AsyncFor))]
+        if len(ours) != len(theirs):
+            return None
+        if self._lines is None:
+            self._lines = _NEWLINE.split(self.source)
+        return {id(a): b for a, b in zip(ours, theirs, strict=True)}, self._lines
+
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+_BLOCKS = (
+    cst.BaseCompoundStatement,
+    cst.BaseSuite,
+    cst.Else,
+    cst.ExceptHandler,
+    cst.ExceptStarHandler,
+    cst.Finally,
+    cst.MatchCase,
+)
+
+
+def _cst_statements(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """`node` and the compound statements in it, in source order (no expression is visited)."""
+    found = [node]
+    for child in node.children:
+        if isinstance(child, _BLOCKS):
+            found += _cst_statements(child)
+    return found
+
+
+def _ast_statements(node: ast.AST) -> list[ast.AST]:
+    """The same for CPython's tree: the fields that hold statements, in source order."""
+    found = [node]
+    for field in ("body", "handlers", "orelse", "finalbody", "cases"):
+        for child in getattr(node, field, None) or ():
+            if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)):
+                found += _ast_statements(child)
+    return found
+
+
+def _characters(lines: list[str], line: int, offset: int) -> int:
+    """CPython's column (UTF-8 bytes) as characters."""
+    text = lines[line - 1] if line <= len(lines) else ""
+    return len(text.encode("utf-8")[:offset].decode("utf-8", "replace"))
 
 
 class _Recorder:

@@ -1,20 +1,16 @@
 """Hover: a rule code inside a suppression comment shows the rule's summary; a diagnostic's
 range shows its rule's documentation (the Markdown of `tilecheck rule CODE`); a loop header
-shows the loop's classification from the kernel model (described as `tilecheck explain` does)."""
+shows the loop's classification from the kernel model (described as `tilecheck explain` does).
+The texts come with the check from the worker (`hover_data`): a hover costs no parsing or
+modelling in the server, and is answered at once, whatever the worker is doing."""
 
 from __future__ import annotations
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from tilecheck.analysis.model import Loop, Request, walk
-from tilecheck.explain import Builder
-from tilecheck.registry import by_code
-from tilecheck.rule import Rule
-from tilecheck.rule_docs import markdown
 from tilecheck.server.positions import contains
 from tilecheck.server.session import Checked, Session
-from tilecheck.suppressions import parse_directives, scan_comments
 from tilecheck.types import Span
 
 
@@ -25,113 +21,46 @@ def register(server: LanguageServer, session: Session) -> None:
         if checked is None or checked.analysis is None:
             return None
         line, column = checked.positions.point(params.position)
-        return await session.off_loop(hover_at, checked, line, column)  # it may build the model
+        found = hover_at(checked, line, column)
+        if found is not None and found[0] == "suppression":
+            return found[1]
+        loops: tuple[tuple[Span, str], ...] = ()
+        if any(contains(header, line, column) for header in checked.hovers.loop_headers):
+            loops = await session.off_loop(session.loop_hovers, checked, line, column)  # in the worker
+        if not loops:
+            return found[1] if found is not None else None
+        text = "\n---\n\n".join(described for _, described in loops)
+        if found is None:
+            return _hover(text, checked, loops[0][0])
+        hover = found[1]
+        assert isinstance(hover.contents, types.MarkupContent)
+        hover.contents.value += "\n---\n\n" + text
+        return hover
 
 
-def hover_at(checked: Checked, line: int, column: int) -> types.Hover | None:
-    found = suppression_code(checked, line, column)
-    if found is not None:
-        span, rule = found
-        text = f"**{rule.CODE}** `{rule.NAME}` ({rule.GRADE.value}): {rule.summary()}"
-        return _hover(text, checked, span)
+def hover_at(checked: Checked, line: int, column: int) -> tuple[str, types.Hover] | None:
+    """The hover of a suppression code ("suppression") or of the diagnostics under the
+    position ("diagnostics"), from what the worker computed with the check: no work here."""
+    hovers = checked.hovers
+    for span, text in hovers.suppressions:
+        if contains(span, line, column):
+            return "suppression", _hover(text, checked, span)
     parts: list[str] = []
     spans: list[Span] = []
     assert checked.analysis is not None
-    rules = checked.workspace.file_settings(checked.path).known if checked.workspace else ()
-    codes = []
+    documentation = dict(hovers.documentation)
+    codes: list[str] = []
     for diagnostic in checked.analysis.diagnostics:
         if contains(diagnostic.span, line, column) and diagnostic.code not in codes:
             codes.append(diagnostic.code)
-            spans.append(diagnostic.span)
-    for code in codes:
-        documented = by_code(code, rules or None)
-        if documented is not None:
-            parts.append(markdown(documented))
-    loops = loop_descriptions(checked, line, column)
-    parts += loops[0]
-    spans += loops[1]
+            if diagnostic.code in documentation:
+                parts.append(documentation[diagnostic.code])
+                spans.append(diagnostic.span)
     if not parts:
         return None
-    return _hover("\n---\n\n".join(parts), checked, spans[0])
+    return "diagnostics", _hover("\n---\n\n".join(parts), checked, spans[0])
 
 
 def _hover(text: str, checked: Checked, span: Span) -> types.Hover:
     content = types.MarkupContent(kind=types.MarkupKind.Markdown, value=text)
     return types.Hover(contents=content, range=checked.positions.range(span))
-
-
-def suppression_code(checked: Checked, line: int, column: int) -> tuple[Span, type[Rule]] | None:
-    """(span, rule) of the rule code under the cursor in a suppression comment."""
-    if "tilecheck" not in checked.text and "noqa" not in checked.text.lower():
-        return None
-    comments = [comment for comment in scan_comments(checked.text) if comment.line == line]
-    rules = checked.workspace.file_settings(checked.path).known if checked.workspace else ()
-    for directive in parse_directives(comments, rules):
-        if directive.codes_span is None:
-            continue
-        start, end = directive.codes_span
-        content = checked.positions.lines[line - 1]
-        at = start
-        for entry in directive.entries:
-            at = content.find(entry.text, at, end)
-            if at < 0:
-                break
-            span = Span(line, at, line, at + len(entry.text))
-            if entry.rule is not None and contains(span, line, column):
-                return span, entry.rule
-            at += len(entry.text)
-    return None
-
-
-def loop_descriptions(checked: Checked, line: int, column: int) -> tuple[list[str], list[Span]]:
-    """Markdown for each loop whose header (`for ... in T.Parallel(...)`) holds the position."""
-    if checked.analysis is None or "tilelang" not in checked.text:
-        return [], []
-    ctx = checked.context()
-    if ctx is None:
-        return [], []
-    try:
-        kernels = ctx.model.kernels
-    except Exception:  # a model crash is already a TL005 diagnostic
-        return [], []
-    builder = Builder(ctx)
-    texts: list[str] = []
-    spans: list[Span] = []
-    for kernel in kernels:
-        for item, _ in walk(kernel.body):
-            if not isinstance(item, Loop) or item.dim != 0 or item.statement is None:
-                continue
-            statement = ctx.span(item.statement, item.site.top)
-            header_end = ctx.span(item.statement.iter, item.site.top)
-            header = Span(statement.line, statement.column, header_end.end_line, header_end.end_column)
-            if not contains(header, line, column):
-                continue
-            text = _describe(builder, item, ctx.backend)
-            if text not in texts:
-                texts.append(text)
-                spans.append(header)
-    return texts, spans
-
-
-def _describe(builder: Builder, loop: Loop, backend: object | None) -> str:
-    node = builder.loop(loop)
-    lines = [f"**{node.title}**", ""] + [f"- {detail}" for detail in node.details]
-    lines.append(f"- {_verdict(loop, backend)}")
-    return "\n".join(lines) + "\n"
-
-
-def _verdict(loop: Loop, backend: object | None) -> str:
-    from tilecheck.backends import profile_of
-
-    profile = profile_of(backend)
-    if profile is None:
-        return "backend: none selected (target-agnostic checks only)"
-    request = loop.pipeline
-    if request is None or request.state is not Request.REQUESTED:
-        return f"backend `{profile.name}`: no pipeline requested"
-    dropped = profile.dropped(request)
-    if dropped:
-        return f"backend `{profile.name}`: " + "; ".join(f"{what} is {how}" for what, how in dropped)
-    if profile.plans(request):
-        return f"backend `{profile.name}`: the requested pipeline is planned"
-    return f"backend `{profile.name}`: the request is not planned"

@@ -11,31 +11,31 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import dataclasses
 import logging
 import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from tilecheck.config import ConfigError
-from tilecheck.regions import ChunkCache
-from tilecheck.selection import SelectionError, validate
 from tilecheck.server.convert import lsp_diagnostics
+from tilecheck.server.hover_data import HoverData
 from tilecheck.server.positions import PositionMap
 from tilecheck.server.settings import ClientSettings
-from tilecheck.server.worker import CHUNKS_PER_DOCUMENT, AnalysisWorker, Request
-from tilecheck.workspace import Workspace
+from tilecheck.server.worker import AnalysisWorker, Request
+from tilecheck.workspace import Options, Workspace
 
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer
 
-    from tilecheck.context import Context
     from tilecheck.engine import FileAnalysis
     from tilecheck.pypto.api import LowerResult
+    from tilecheck.types import Span
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -56,22 +56,8 @@ class Checked:
     lsp: list[types.Diagnostic] = field(default_factory=list)
     superseded: bool = False  # not checked: the document's text had changed already
     document: OpenDocument | None = None
-    _context: Context | None = None
-
-    def context(self) -> Context | None:
-        """The rules' context of this text (CST and kernel model, for hovers), built in the server
-        on first use: the checks run in the worker process, whose CSTs stay there. Call it off the
-        event loop. None when the text does not parse or its configuration is broken."""
-        if self._context is None and self.workspace is not None and self.document is not None:
-            from tilecheck.context import Context
-            from tilecheck.engine import parse
-
-            settings = self.workspace.file_settings(self.path)
-            with self.document.chunks_lock:
-                module, _, failure = parse(self.path, self.text, self.document.chunks)
-            if module is not None and failure is None:
-                self._context = Context(self.path, self.text, module, settings.backend)
-        return self._context
+    hovers: HoverData = field(default_factory=HoverData)  # computed by the worker with the check
+    options: Options | None = None  # what the worker resolved this document's settings with
 
     @property
     def result_id(self) -> str:
@@ -85,9 +71,6 @@ class OpenDocument:
     pending: asyncio.Task | None = None  # the scheduled check and publication
     published: tuple[int | None, str] | None = None  # (version, result id) last pushed
     cached: tuple[tuple[str, int], asyncio.Future[Checked]] | None = None  # (text, generation)
-    # The buffer's parsed top-level statements in the server (hovers; the worker has its own).
-    chunks: ChunkCache = field(default_factory=lambda: ChunkCache(max_chunks=CHUNKS_PER_DOCUMENT))
-    chunks_lock: threading.Lock = field(default_factory=threading.Lock)  # the cache is single-caller
 
 
 class Session:
@@ -105,6 +88,7 @@ class Session:
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self.worker = AnalysisWorker(self.settings.per_file_memory)  # runs the checks: see worker.py
+        self._warned: set[str] = set()
 
     # -- client facts ----------------------------------------------------------------------
     @property
@@ -126,19 +110,31 @@ class Session:
     def log(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
         """window/logMessage, from any thread."""
         logger.log(logging.ERROR if kind is types.MessageType.Error else logging.INFO, message)
-        params = types.LogMessageParams(type=kind, message=message)
-        loop = self._loop
-        if loop is not None and not _on_loop(loop):
-            loop.call_soon_threadsafe(self.server.window_log_message, params)
-        else:
-            self.server.window_log_message(params)
+        self._send(self.server.window_log_message, types.LogMessageParams(type=kind, message=message))
 
     def tell(self, message: str, kind: types.MessageType = types.MessageType.Warning) -> None:
-        """window/showMessage plus the log."""
+        """window/showMessage plus the log, from any thread."""
         self.log(message, kind)
-        self.server.window_show_message(types.ShowMessageParams(type=kind, message=f"tilecheck: {message}"))
+        self._send(
+            self.server.window_show_message,
+            types.ShowMessageParams(type=kind, message=f"tilecheck: {message}"),
+        )
+
+    def _send(self, notify: Callable[[Any], None], params: object) -> None:
+        loop = self._loop
+        if loop is not None and not _on_loop(loop):
+            loop.call_soon_threadsafe(notify, params)
+        else:
+            notify(params)
 
     # -- settings and workspaces -----------------------------------------------------------
+    def _warn_once(self, warnings: tuple[str, ...]) -> None:
+        """Configuration warnings (local plugins that were not trusted), shown once each."""
+        for warning in warnings:
+            if warning not in self._warned:
+                self._warned.add(warning)
+                self.tell(warning)
+
     def apply_settings(self, raw: object) -> None:
         settings = ClientSettings.from_client(raw)
         for problem in settings.problems:
@@ -175,15 +171,16 @@ class Session:
         return best
 
     def workspace_for(self, path: str) -> Workspace:
-        """The Workspace for `path`'s folder; raises ConfigError for a bad `configuration` file."""
+        """The server's Workspace for `path`'s folder (configuration files and folders, never
+        rules: it does not import local plugins, which only the worker does); raises ConfigError
+        for a bad `configuration` file."""
         folder = self.folder_for(path)
         with self._lock:
             workspace = self._workspaces.get(folder)
             if workspace is None:
-                options = self.settings.options(folder)
+                options = dataclasses.replace(self.settings.options(folder), allow_plugins=False)
                 workspace = Workspace(options, cwd=folder or os.path.dirname(os.path.abspath(path)))
                 self._workspaces[folder] = workspace
-        _validate_selectors(workspace, path)
         return workspace
 
     # -- documents -------------------------------------------------------------------------
@@ -247,9 +244,8 @@ class Session:
         assert checked.workspace is not None
         workspace = checked.workspace
         first = checked.analysis if kind == "fix" else None
-        return Request(
-            kind, checked.uri, workspace.resolver.cwd, workspace.options, checked.path, checked.text, first
-        )
+        options = checked.options or self.settings.options(self.folder_for(checked.path))
+        return Request(kind, checked.uri, workspace.resolver.cwd, options, checked.path, checked.text, first)
 
     def fixed_text(self, checked: Checked) -> str:
         """`checked`'s text with every safe fix applied (as `--fix`), computed by the worker."""
@@ -261,6 +257,12 @@ class Session:
     def lowered(self, checked: Checked) -> LowerResult:
         """The PyPTO lowering of `checked`'s text, computed by the worker within the budget."""
         return self.worker.lower(self.request("lower", checked), self.settings.per_file_timeout)
+
+    def loop_hovers(self, checked: Checked, line: int, column: int) -> tuple[tuple[Span, str], ...]:
+        """The loops whose header holds the position, described by the worker (which keeps the
+        last checked texts' models), within the per-file budget."""
+        request = dataclasses.replace(self.request("hover", checked), position=(line, column))
+        return self.worker.loop_hovers(request, self.settings.per_file_timeout)
 
     def _current_text(self, uri: str) -> str | None:
         """The document's text as the event loop last left it (read from the worker thread)."""
@@ -281,11 +283,14 @@ class Session:
             checked.superseded = True
             return checked
         try:
-            checked.workspace = workspace = self.workspace_for(path)
-            workspace.file_settings(path)  # configuration errors are found here, in the server
-            checked.analysis = self.worker.check(
-                self.request("check", checked), self.settings.per_file_timeout
-            )
+            checked.workspace = self.workspace_for(path)
+            checked.options = self.settings.options(self.folder_for(path))
+            answer = self.worker.check(self.request("check", checked), self.settings.per_file_timeout)
+            self._warn_once(answer.warnings)
+            if answer.problem is not None:
+                raise ConfigError(answer.problem.removeprefix("configuration error: "))
+            checked.analysis = answer.analysis
+            checked.hovers = answer.hovers or HoverData()
         except ConfigError as error:
             checked.problem = f"configuration error: {error}"
             self.log(f"{path}: {checked.problem}", types.MessageType.Error)
@@ -294,7 +299,7 @@ class Session:
             logger.exception("checking %s", path)
             self.log(f"{path}: {checked.problem}", types.MessageType.Error)
         else:
-            for diagnostic in checked.analysis.diagnostics:
+            for diagnostic in checked.analysis.diagnostics if checked.analysis is not None else ():
                 if diagnostic.code == "TL005":  # a crashing rule or model: the user sees a diagnostic
                     self.log(f"{path}: {diagnostic.message}", types.MessageType.Error)
         try:
@@ -303,17 +308,6 @@ class Session:
             logger.exception("converting the diagnostics of %s", path)
             self.log(f"{path}: internal error: {type(error).__name__}: {error}", types.MessageType.Error)
         return checked
-
-
-def _validate_selectors(workspace: Workspace, path: str) -> None:
-    """Unknown codes in the client's `select`/`ignore` are errors, as the CLI's flags are."""
-    options = workspace.options
-    selectors = [*(options.select or ()), *options.ignore]
-    if selectors:
-        try:
-            validate(selectors, workspace.settings_for(path).rules)
-        except SelectionError as error:
-            raise ConfigError(f"settings `tilecheck.select`/`tilecheck.ignore`: {error}") from None
 
 
 def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any
@@ -29,8 +30,10 @@ from tilecheck.workspace import Options
 
 if TYPE_CHECKING:
     from tilecheck.pypto.api import LowerResult
+    from tilecheck.server.hover_data import HoverData
 
 CHUNKS_PER_DOCUMENT = 1024  # a few versions of every top-level statement of a large file
+CONTEXTS_KEPT = 4  # the last checked texts' contexts (CST, model), for loop hovers
 START_SECONDS = 120.0  # a fresh worker imports libcst and the rules before its first answer
 
 
@@ -38,13 +41,33 @@ START_SECONDS = 120.0  # a fresh worker imports libcst and the rules before its 
 class Request:
     """One question for the worker: check `text` as `path` (or apply its safe fixes)."""
 
-    kind: str  # "check", "fix" or "lower"
+    kind: str  # "check", "fix", "lower" or "hover"
     uri: str
     cwd: str
     options: Options
     path: str
     text: str
     first: FileAnalysis | None = None  # "fix": the check's result for `text`
+    position: tuple[int, int] | None = None  # "hover": (line, column), 1-based line, 0-based column
+
+
+@dataclass(frozen=True)
+class CheckAnswer:
+    """The worker's answer to a check: the detached analysis (TL004/TL005 when the worker overran
+    its budget or died) and what hovers show, or the configuration problem that stopped it; and
+    the configuration warnings so far (e.g. local plugins that were not trusted)."""
+
+    analysis: FileAnalysis | None
+    hovers: HoverData | None = None
+    problem: str | None = None
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class LoopHovers:
+    """The worker's answer to a hover: (header span, Markdown) of each loop under the position."""
+
+    items: tuple[tuple[Span, str], ...]
 
 
 class AnalysisWorker:
@@ -68,22 +91,24 @@ class AnalysisWorker:
         with self._lock:
             self._ensure()
 
-    def check(self, request: Request, seconds: float | None) -> FileAnalysis:
-        """The detached analysis (diagnostics, text) of `request`, or TL004/TL005 when the
-        worker overran `seconds` or died."""
+    def check(self, request: Request, seconds: float | None) -> CheckAnswer:
+        """The worker's check of `request` (see `CheckAnswer`)."""
         answer = self._ask(request, seconds)
-        if isinstance(answer, FileAnalysis):
+        if isinstance(answer, CheckAnswer):
             return answer
+        if isinstance(answer, FileAnalysis):  # a crash outside the rules
+            return CheckAnswer(answer)
         assert isinstance(answer, tuple)  # the worker overran its budget or died
-        return FileAnalysis(
-            request.path, [meta_diagnostic(request.path, answer[0], Span.point(1, 0), answer[1])]
-        )
+        failure = meta_diagnostic(request.path, answer[0], Span.point(1, 0), answer[1])
+        return CheckAnswer(FileAnalysis(request.path, [failure]))
 
     def fix(self, request: Request, seconds: float | None) -> tuple[str, str | None]:
         """The text with every safe fix applied, and why nothing was applied (None: fine)."""
         answer = self._ask(request, seconds)
         if isinstance(answer, str):
             return answer, None
+        if isinstance(answer, CheckAnswer):  # a configuration problem
+            return request.text, answer.problem
         if isinstance(answer, FileAnalysis):  # the worker could not fix: it says why in TL005
             return request.text, answer.diagnostics[0].message if answer.diagnostics else "fixing failed"
         assert isinstance(answer, tuple)
@@ -97,11 +122,20 @@ class AnalysisWorker:
         answer = self._ask(request, seconds)
         if isinstance(answer, LowerResult):
             return answer
-        if isinstance(answer, FileAnalysis):  # configuration error, or a crash in the worker
+        if isinstance(answer, CheckAnswer):  # a configuration problem
+            problem = meta_diagnostic(request.path, "TL005", Span.point(1, 0), answer.problem or "")
+            return LowerResult(request.text, [problem], False, request.text, blocked=True)
+        if isinstance(answer, FileAnalysis):  # a crash in the worker
             return LowerResult(request.text, list(answer.diagnostics), False, request.text, blocked=True)
         assert isinstance(answer, tuple)  # the worker overran its budget or died
         failure = meta_diagnostic(request.path, answer[0], Span.point(1, 0), answer[1])
         return LowerResult(request.text, [failure], False, request.text, blocked=True)
+
+    def loop_hovers(self, request: Request, seconds: float | None) -> tuple[tuple[Span, str], ...]:
+        """(header span, Markdown) of the loops whose header holds `request.position` (none
+        when the worker overran `seconds` or died: a hover is not worth a diagnostic)."""
+        answer = self._ask(request, seconds)
+        return answer.items if isinstance(answer, LoopHovers) else ()
 
     def forget(self, uri: str) -> None:
         """A closed document: drop its chunk cache (told before the next question)."""
@@ -127,7 +161,7 @@ class AnalysisWorker:
     # -- the parent's side ---------------------------------------------------------------------
     def _ask(
         self, request: Request, seconds: float | None
-    ) -> FileAnalysis | LowerResult | str | tuple[str, str]:
+    ) -> CheckAnswer | LoopHovers | FileAnalysis | LowerResult | str | tuple[str, str]:
         with self._lock:
             fresh = self._process is None
             connection = self._ensure()
@@ -264,29 +298,32 @@ class _State:
         self._new_cache = lambda: ChunkCache(max_chunks=CHUNKS_PER_DOCUMENT)
         self.chunks: dict[str, Any] = {}
         self.workspaces: dict[tuple[str, Options], Any] = {}
+        self.contexts: OrderedDict[str, tuple[str, Any]] = OrderedDict()  # uri -> (text, context)
 
     def tell(self, message: tuple[str, ...]) -> None:
         if message[0] == "forget":
             self.chunks.pop(message[1], None)
+            self.contexts.pop(message[1], None)
         elif message[0] == "reset":
             self.workspaces.clear()
 
-    def answer(self, request: Request) -> FileAnalysis | LowerResult | str:
+    def answer(self, request: Request) -> CheckAnswer | LoopHovers | LowerResult | str:
+        """Everything that reads the configuration happens here, in the worker: local plugins
+        are imported (when trusted) by this process, never by the server."""
         from tilecheck.config import ConfigError
         from tilecheck.engine import lint_source
         from tilecheck.workspace import Workspace
 
         key = (request.cwd, request.options)
         workspace = self.workspaces.get(key)
-        if workspace is None:
-            workspace = self.workspaces[key] = Workspace(request.options, cwd=request.cwd)
         try:
+            if workspace is None:
+                workspace = self.workspaces[key] = Workspace(request.options, cwd=request.cwd)
             settings = workspace.file_settings(request.path)
-        except ConfigError as error:  # the server resolved it first: only a race with an edit
-            message = f"configuration error: {error}"
-            return FileAnalysis(
-                request.path, [meta_diagnostic(request.path, "TL005", Span.point(1, 0), message)]
-            )
+            validate_client_selectors(workspace, request.path)
+        except ConfigError as error:
+            warnings = tuple(workspace.resolver.warnings) if workspace is not None else ()
+            return CheckAnswer(None, problem=f"configuration error: {error}", warnings=warnings)
         if request.kind == "lower":
             return workspace.lower_text(request.text, request.path)
         chunks = self.chunks.get(request.uri)
@@ -299,4 +336,39 @@ class _State:
                 return lint_source(text, request.path, settings, chunks=chunks)
 
             return fix_text(request.text, lint, first=request.first).text
-        return lint_source(request.text, request.path, settings, chunks=chunks).detached()
+        from tilecheck.server import hover_data
+
+        if request.kind == "hover":
+            assert request.position is not None
+            kept = self.contexts.get(request.uri)
+            if kept is None or kept[0] != request.text:
+                kept = self._keep(request, lint_source(request.text, request.path, settings, chunks=chunks))
+            return LoopHovers(tuple(hover_data.loops_at(kept[1], *request.position)) if kept[1] else ())
+        analysis = lint_source(request.text, request.path, settings, chunks=chunks)
+        self._keep(request, analysis)
+        hovers = hover_data.hover_data(analysis, settings)
+        return CheckAnswer(analysis.detached(), hovers, warnings=tuple(workspace.resolver.warnings))
+
+    def _keep(self, request: Request, analysis: FileAnalysis) -> tuple[str, Any]:
+        """Keep the context of a checked text for loop hovers (the last few documents only)."""
+        usable = analysis.context is not None and not any(d.code == "TL004" for d in analysis.diagnostics)
+        kept = self.contexts[request.uri] = (request.text, analysis.context if usable else None)
+        self.contexts.move_to_end(request.uri)
+        while len(self.contexts) > CONTEXTS_KEPT:
+            self.contexts.popitem(last=False)
+        return kept
+
+
+def validate_client_selectors(workspace: Any, path: str) -> None:
+    """Unknown codes in the client's `select`/`ignore` are configuration errors, as the CLI's
+    flags are usage errors."""
+    from tilecheck.config import ConfigError
+    from tilecheck.selection import SelectionError, validate
+
+    options = workspace.options
+    selectors = [*(options.select or ()), *options.ignore]
+    if selectors:
+        try:
+            validate(selectors, workspace.settings_for(path).rules)
+        except SelectionError as error:
+            raise ConfigError(f"settings `tilecheck.select`/`tilecheck.ignore`: {error}") from None

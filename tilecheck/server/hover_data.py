@@ -1,0 +1,139 @@
+"""What hovers show, computed in the analysis worker with the check (where the CST, the kernel
+model and the configured rules, local plugins included, live): the server answers a hover from
+it on the event loop, without parsing, modelling or importing anything itself."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from tilecheck.types import Span
+
+if TYPE_CHECKING:  # the worker imports them at its first check; the server never needs to
+    import libcst as cst
+
+    from tilecheck.analysis.model import Loop
+    from tilecheck.config import FileSettings
+    from tilecheck.context import Context
+    from tilecheck.engine import FileAnalysis
+    from tilecheck.explain import Builder
+    from tilecheck.rule import Rule
+
+
+@dataclass(frozen=True)
+class HoverData:
+    """The hover texts of one checked text, each with the span it covers."""
+
+    suppressions: tuple[tuple[Span, str], ...] = ()  # a rule code in a suppression comment
+    documentation: tuple[tuple[str, str], ...] = ()  # (code, Markdown) of each diagnostic's rule
+    loop_headers: tuple[Span, ...] = ()  # where a hover asks the worker to describe a loop
+
+
+def hover_data(analysis: FileAnalysis, settings: FileSettings) -> HoverData:
+    """The hovers of a checked text (in the worker, while its context is at hand)."""
+    from tilecheck.rule_docs import markdown
+
+    text = analysis.text or ""
+    rules = {rule.CODE: rule for rule in settings.known}
+    codes = dict.fromkeys(d.code for d in analysis.diagnostics)
+    documentation = tuple((code, markdown(rules[code])) for code in codes if code in rules)
+    headers = _loop_headers(analysis.context) if analysis.context is not None else ()
+    return HoverData(_suppressions(text, settings.known), documentation, headers)
+
+
+def _loop_headers(ctx: Context) -> tuple[Span, ...]:
+    """The header of every loop of the model (from CPython's tree: no code generation)."""
+    found: dict[Span, None] = {}
+    for item, top in _loops(ctx):
+        assert item.statement is not None
+        found[ctx.for_header(item.statement, top)] = None
+    return tuple(found)
+
+
+def _loops(ctx: Context) -> list[tuple[Loop, cst.CSTNode]]:
+    """Each loop statement the model built (a multi-dimensional one once), with its top."""
+    from tilecheck.analysis.model import Loop, walk
+
+    if "tilelang" not in ctx.source:
+        return []
+    try:
+        kernels = ctx.model.kernels
+    except Exception:  # a model crash is already a TL005 diagnostic
+        return []
+    return [
+        (item, item.site.top)
+        for kernel in kernels
+        for item, _ in walk(kernel.body)
+        if isinstance(item, Loop) and item.dim == 0 and item.statement is not None
+    ]
+
+
+def _suppressions(text: str, rules: tuple[type[Rule], ...]) -> tuple[tuple[Span, str], ...]:
+    from tilecheck.server.positions import split_lines
+    from tilecheck.suppressions import may_have_suppressions, parse_directives, scan_comments
+
+    if not may_have_suppressions(text):
+        return ()
+    lines = split_lines(text)
+    found = []
+    for directive in parse_directives(scan_comments(text), rules):
+        if directive.codes_span is None:
+            continue
+        start, end = directive.codes_span
+        line = directive.comment.line
+        content = lines[line - 1] if line <= len(lines) else ""
+        at = start
+        for entry in directive.entries:
+            at = content.find(entry.text, at, end)
+            if at < 0:
+                break
+            if entry.rule is not None:
+                rule = entry.rule
+                summary = f"**{rule.CODE}** `{rule.NAME}` ({rule.GRADE.value}): {rule.summary()}"
+                found.append((Span(line, at, line, at + len(entry.text)), summary))
+            at += len(entry.text)
+    return tuple(found)
+
+
+def loops_at(ctx: Context, line: int, column: int) -> list[tuple[Span, str]]:
+    """The description of each loop whose header (`for ... in T.Parallel(...)`) holds the
+    position, as `explain` draws it; computed when asked (describing a loop needs positions,
+    which cost a code generation of its module-level statement)."""
+    from tilecheck.explain import Builder
+    from tilecheck.server.positions import contains
+
+    builder = Builder(ctx)
+    found: list[tuple[Span, str]] = []
+    for item, top in _loops(ctx):
+        assert item.statement is not None
+        header = ctx.for_header(item.statement, top)
+        if contains(header, line, column):
+            text = describe_loop(builder, item, ctx.backend)
+            if all(text != seen for _, seen in found):
+                found.append((header, text))
+    return found
+
+
+def describe_loop(builder: Builder, loop: Loop, backend: object | None) -> str:
+    node = builder.loop(loop)
+    lines = [f"**{node.title}**", ""] + [f"- {detail}" for detail in node.details]
+    lines.append(f"- {backend_verdict(loop, backend)}")
+    return "\n".join(lines) + "\n"
+
+
+def backend_verdict(loop: Loop, backend: object | None) -> str:
+    from tilecheck.analysis.model import Request
+    from tilecheck.backends import profile_of
+
+    profile = profile_of(backend)
+    if profile is None:
+        return "backend: none selected (target-agnostic checks only)"
+    request = loop.pipeline
+    if request is None or request.state is not Request.REQUESTED:
+        return f"backend `{profile.name}`: no pipeline requested"
+    dropped = profile.dropped(request)
+    if dropped:
+        return f"backend `{profile.name}`: " + "; ".join(f"{what} is {how}" for what, how in dropped)
+    if profile.plans(request):
+        return f"backend `{profile.name}`: the requested pipeline is planned"
+    return f"backend `{profile.name}`: the request is not planned"
