@@ -279,8 +279,8 @@ def test_client_protocol_errors_are_logged_not_shown(raw, tmp_path):
     assert logged == [
         f"tilecheck: ignored: textDocument/didChange for {never_opened}, which is not open",
         "tilecheck: ignored: invalid params for textDocument/didOpen: required field missing @ "
-        "$.params.text_document.language_id; required field missing @ $.params.text_document.version; "
-        "required field missing @ $.params.text_document.text",
+        "$.params.textDocument.languageId; required field missing @ $.params.textDocument.version; "
+        "required field missing @ $.params.textDocument.text",
         "tilecheck: ignored a message from the client that is not JSON: "
         "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)",
     ]
@@ -345,3 +345,11 @@ def test_server_help_says_what_it_is():
     assert text.endswith(
         "Setting it up in Neovim, VS Code, Emacs and Helix: docs/editors.md. options: -h, --help show this help message and exit"
     )
+
+
+def test_error_paths_name_the_json_fields():
+    from tilecheck.server.protocol import _json_names
+
+    assert _json_names("$.params.text_document.language_id") == "$.params.textDocument.languageId"
+    assert _json_names("$.params.items[0].from_") == "$.params.items[0].from"  # lsprotocol's `from_`
+    assert _json_names("$.params.context.only[0]") == "$.params.context.only[0]"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from typing import Any, TypeGuard
 from urllib.parse import unquote
 
@@ -180,9 +181,10 @@ def _not_a_message(value: object) -> Rejected:
         has_method = "method" in value
         message_id = value.get("id") if _usable_id(value.get("id")) else None
         reason = 'a message must have "jsonrpc": "2.0"'
+        method = value.get("method")
         return Rejected(
             message_id,
-            value.get("method"),
+            method if isinstance(method, str) else None,
             types.ErrorCodes.InvalidRequest,
             reason,
             has_method and "id" in value,
@@ -192,10 +194,22 @@ def _not_a_message(value: object) -> Rejected:
 
 
 def _describe(error: Exception) -> str:
-    """cattrs' structuring error as `what @ $.params.path`, with the validator's own words."""
+    """cattrs' structuring error as `what @ $.params.path`, with the validator's own words and
+    the path in the message's JSON names (lsprotocol's attributes are their snake_case)."""
     if not hasattr(error, "exceptions"):
         return f"{type(error).__name__}: {error}"
-    return "; ".join(transform_error(error, format_exception=_format_leaf))
+    described = []
+    for line in transform_error(error, format_exception=_format_leaf):
+        what, at, path = line.rpartition(" @ ")
+        described.append(f"{what}{at}{_json_names(path)}" if at else line)
+    return "; ".join(described)
+
+
+def _json_names(path: str) -> str:
+    """`$.params.text_document.language_id` -> `$.params.textDocument.languageId` (and `from_`,
+    a Python keyword's attribute, -> `from`)."""
+    path = re.sub(r"_(?=[.\[]|$)", "", path)
+    return re.sub(r"(?<=[a-z0-9])_([a-z0-9])", lambda match: match.group(1).upper(), path)
 
 
 def _format_leaf(error: BaseException, expected: type | None) -> str:
