@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from lsprotocol import types
-from pygls.lsp.server import LanguageServer
 
 from tilecheck import __version__
 from tilecheck.server import code_actions, commands, configuration, diagnostics, hover
+from tilecheck.server.protocol import TilecheckServer
 from tilecheck.server.session import Session
 
 NAME = "tilecheck"
 
 
-def create_server() -> tuple[LanguageServer, Session]:
-    server = LanguageServer(NAME, __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+def create_server() -> tuple[TilecheckServer, Session]:
+    server = TilecheckServer(
+        NAME, __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental
+    )
     session = Session(server)
     for module in (configuration, diagnostics, code_actions, hover, commands):
         module.register(server, session)
@@ -28,4 +30,4 @@ def serve() -> int:
     finally:
         session.executor.shutdown(wait=False, cancel_futures=True)
         session.worker.close()
-    return 0
+    return server.protocol.final_exit_code()  # pygls swallows `exit`'s SystemExit
