@@ -7,7 +7,8 @@ from __future__ import annotations
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from tilecheck.analysis.model import Loop, Request, walk
+from tilecheck.analysis.model import Item, Loop, walk
+from tilecheck.context import Context
 from tilecheck.explain import Builder
 from tilecheck.registry import by_code
 from tilecheck.rule import Rule
@@ -98,7 +99,7 @@ def loop_descriptions(checked: Checked, line: int, column: int) -> tuple[list[st
     texts: list[str] = []
     spans: list[Span] = []
     for kernel in kernels:
-        for item, _ in walk(kernel.body):
+        for item, ancestors in walk(kernel.body):
             if not isinstance(item, Loop) or item.dim != 0 or item.statement is None:
                 continue
             statement = ctx.span(item.statement, item.site.top)
@@ -106,32 +107,25 @@ def loop_descriptions(checked: Checked, line: int, column: int) -> tuple[list[st
             header = Span(statement.line, statement.column, header_end.end_line, header_end.end_column)
             if not contains(header, line, column):
                 continue
-            text = _describe(builder, item, ctx.backend)
+            text = _describe(builder, item, ancestors)
             if text not in texts:
                 texts.append(text)
                 spans.append(header)
     return texts, spans
 
 
-def _describe(builder: Builder, loop: Loop, backend: object | None) -> str:
+def _describe(builder: Builder, loop: Loop, ancestors: tuple[Item, ...]) -> str:
     node = builder.loop(loop)
     lines = [f"**{node.title}**", ""] + [f"- {detail}" for detail in node.details]
-    lines.append(f"- {_verdict(loop, backend)}")
+    lines.append(f"- {_verdict(builder.ctx, loop, ancestors)}")
     return "\n".join(lines) + "\n"
 
 
-def _verdict(loop: Loop, backend: object | None) -> str:
+def _verdict(ctx: Context, loop: Loop, ancestors: tuple[Item, ...]) -> str:
     from tilecheck.backends import profile_of
+    from tilecheck.backends.verdict import pipeline_verdict
 
-    profile = profile_of(backend)
+    profile = profile_of(ctx.backend)
     if profile is None:
         return "backend: none selected (target-agnostic checks only)"
-    request = loop.pipeline
-    if request is None or request.state is not Request.REQUESTED:
-        return f"backend `{profile.name}`: no pipeline requested"
-    dropped = profile.dropped(request)
-    if dropped:
-        return f"backend `{profile.name}`: " + "; ".join(f"{what} is {how}" for what, how in dropped)
-    if profile.plans(request):
-        return f"backend `{profile.name}`: the requested pipeline is planned"
-    return f"backend `{profile.name}`: the request is not planned"
+    return f"backend `{profile.name}`: {pipeline_verdict(ctx, profile, loop, ancestors)}"
