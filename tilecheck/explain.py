@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from tilecheck.analysis.model import Item, Kernel, Loop, LoopKind, Request, Site, Stmt, StmtKind
+from tilecheck.analysis.model import Item, Kernel, Loop, LoopKind, Request, Site, Stmt, StmtKind, walk
 from tilecheck.analysis.scope import ModelTooLarge
 from tilecheck.analysis.values import Constness, PyConst, PyValue, TirExpr, Value
 from tilecheck.context import Context, ModelError
@@ -120,6 +120,16 @@ def describe_pipeline(loop: Loop) -> str | None:
 class Builder:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
+        self._paths: dict[int, tuple[Item, ...]] | None = None
+
+    def ancestors(self, item: Item) -> tuple[Item, ...]:
+        """The items enclosing `item` in the kernel model, outermost first (the backend's
+        verdict on a pipeline depends on the pipelines around it)."""
+        if self._paths is None:
+            self._paths = {
+                id(found): path for kernel in self.ctx.model.kernels for found, path in walk(kernel.body)
+            }
+        return self._paths.get(id(item), ())
 
     def position(self, item: Item) -> tuple[int, int]:
         span = self.ctx.span(item.site.report_node, item.site.report_top)
@@ -323,14 +333,13 @@ class Builder:
         node.written = self.written(loop.statement, loop)
         if loop.pipeline is not None and loop.pipeline.state is Request.REQUESTED:
             from tilecheck.backends import describe_request, profile_of
+            from tilecheck.backends.verdict import pipeline_verdict
 
             node.pipeline = describe_request(loop.pipeline)
             profile = profile_of(self.ctx.backend)
             if profile is not None:
-                dropped = ", ".join(f"{what} {how}" for what, how in profile.dropped(loop.pipeline))
-                node.verdict = f"{profile.name}: " + (
-                    "planned" if profile.plans(loop.pipeline) else dropped or "not planned"
-                )
+                verdict = pipeline_verdict(self.ctx, profile, loop, self.ancestors(loop))
+                node.verdict = f"{profile.name}: {verdict}"
         node.details += self.origin(loop)
         if loop.conditions:
             node.details.append(self.under(loop.conditions[-1]))

@@ -19,7 +19,7 @@ import difflib
 import io
 import re
 import tokenize
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from tilecheck.registry import by_code
@@ -100,13 +100,20 @@ def scan_comments(text: str) -> list[Comment]:
         return comments
 
 
+def _python_lines(text: str) -> Callable[[], str]:
+    """A `readline` that breaks lines where CPython does: at `\r\n`, `\r` and `\n` (a plain
+    StringIO breaks only at `\n`, which makes a CR-only file one line). Each line ends in
+    `\n`; columns are unchanged, as only the line break is rewritten."""
+    return io.StringIO(text, newline=None).readline
+
+
 def _token_comments(text: str) -> list[Comment]:
     comments: list[Comment] = []
     inside: list[Comment] = []  # comments within the current logical line
     pending: list[Comment] = []  # own-line comments waiting for the next logical line
     start: int | None = None
     skip = (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING)
-    for token in tokenize.generate_tokens(io.StringIO(text).readline):
+    for token in tokenize.generate_tokens(_python_lines(text)):
         kind = token.type
         if kind == tokenize.COMMENT:
             line, column = token.start
@@ -442,7 +449,7 @@ def _line_layout(text: str, lines: list[str]) -> tuple[set[int], dict[int, int]]
     logical_end: dict[int, int] = {}
     try:
         start: int | None = None
-        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        for token in tokenize.generate_tokens(_python_lines(text)):
             if token.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
                 if start is not None:
                     for line in range(start, token.start[0] + 1):

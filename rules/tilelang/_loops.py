@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tilecheck.analysis.model import Item, Loop, Request, Stmt, StmtKind
-from tilecheck.analysis.queries import kernel_items, parallel_ancestors
+from tilecheck.analysis.queries import kernel_items
 from tilecheck.backends import Profile, profile_of
+from tilecheck.backends.verdict import certain_request
 from tilecheck.context import Context
 from tilecheck.types import Span
 
@@ -28,13 +29,8 @@ def header(ctx: Context, loop: Loop) -> str:
 def requested_loops(ctx: Context) -> Iterator[tuple[Loop, tuple[Item, ...]]]:
     """Certain pipeline-requested loops outside any `T.Parallel` loop (inside one, TL102 applies)."""
     for item, ancestors in kernel_items(ctx.model.kernels):
-        if not isinstance(item, Loop) or item.pipeline is None or not item.certain:
-            continue
-        if item.pipeline.state is not Request.REQUESTED or parallel_ancestors(ancestors):
-            continue
-        if not all(ancestor.certain for ancestor in ancestors):
-            continue
-        yield item, ancestors
+        if isinstance(item, Loop) and certain_request(item, ancestors):
+            yield item, ancestors
 
 
 def scope_named(loop: Loop, api: str) -> bool | None:

@@ -1,5 +1,5 @@
-from tilecheck.analysis.model import Loop
 from tilecheck.backends import describe_request
+from tilecheck.backends.verdict import nesting_pipeline
 from tilecheck.context import Context
 from tilecheck.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.rules._examples import KERNEL
@@ -130,16 +130,7 @@ class NestedPipelineUnsupported(Rule):
         if profile is None or profile.hierarchical_pipelines:
             return
         for loop, ancestors in requested_loops(ctx):
-            if not profile.plans(loop.pipeline):
-                continue
-            outer = next(
-                (
-                    item
-                    for item in reversed(ancestors)
-                    if isinstance(item, Loop) and item.pipeline is not None and profile.plans(item.pipeline)
-                ),
-                None,
-            )
+            outer = nesting_pipeline(profile, loop, ancestors)  # the loop hover and explain say so too
             if outer is None:
                 continue
             assert loop.pipeline is not None and outer.pipeline is not None

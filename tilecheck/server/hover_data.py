@@ -10,9 +10,7 @@ from typing import TYPE_CHECKING
 from tilecheck.types import Span
 
 if TYPE_CHECKING:  # the worker imports them at its first check; the server never needs to
-    import libcst as cst
-
-    from tilecheck.analysis.model import Loop
+    from tilecheck.analysis.model import Item, Loop
     from tilecheck.config import FileSettings
     from tilecheck.context import Context
     from tilecheck.engine import FileAnalysis
@@ -44,14 +42,15 @@ def hover_data(analysis: FileAnalysis, settings: FileSettings) -> HoverData:
 def _loop_headers(ctx: Context) -> tuple[Span, ...]:
     """The header of every loop of the model (from CPython's tree: no code generation)."""
     found: dict[Span, None] = {}
-    for item, top in _loops(ctx):
+    for item, _ in _loops(ctx):
         assert item.statement is not None
-        found[ctx.for_header(item.statement, top)] = None
+        found[ctx.for_header(item.statement, item.site.top)] = None
     return tuple(found)
 
 
-def _loops(ctx: Context) -> list[tuple[Loop, cst.CSTNode]]:
-    """Each loop statement the model built (a multi-dimensional one once), with its top."""
+def _loops(ctx: Context) -> list[tuple[Loop, tuple[Item, ...]]]:
+    """Each loop statement the model built (a multi-dimensional one once), with the items it is
+    nested in."""
     from tilecheck.analysis.model import Loop, walk
 
     if "tilelang" not in ctx.source:
@@ -61,9 +60,9 @@ def _loops(ctx: Context) -> list[tuple[Loop, cst.CSTNode]]:
     except Exception:  # a model crash is already a TL005 diagnostic
         return []
     return [
-        (item, item.site.top)
+        (item, ancestors)
         for kernel in kernels
-        for item, _ in walk(kernel.body)
+        for item, ancestors in walk(kernel.body)
         if isinstance(item, Loop) and item.dim == 0 and item.statement is not None
     ]
 
@@ -104,36 +103,30 @@ def loops_at(ctx: Context, line: int, column: int) -> list[tuple[Span, str]]:
 
     builder = Builder(ctx)
     found: list[tuple[Span, str]] = []
-    for item, top in _loops(ctx):
+    for item, ancestors in _loops(ctx):
         assert item.statement is not None
-        header = ctx.for_header(item.statement, top)
+        header = ctx.for_header(item.statement, item.site.top)
         if contains(header, line, column):
-            text = describe_loop(builder, item, ctx.backend)
+            text = describe_loop(builder, item, ancestors)
             if all(text != seen for _, seen in found):
                 found.append((header, text))
     return found
 
 
-def describe_loop(builder: Builder, loop: Loop, backend: object | None) -> str:
+def describe_loop(builder: Builder, loop: Loop, ancestors: tuple[Item, ...]) -> str:
     node = builder.loop(loop)
     lines = [f"**{node.title}**", ""] + [f"- {detail}" for detail in node.details]
-    lines.append(f"- {backend_verdict(loop, backend)}")
+    lines.append(f"- {backend_verdict(builder.ctx, loop, ancestors)}")
     return "\n".join(lines) + "\n"
 
 
-def backend_verdict(loop: Loop, backend: object | None) -> str:
-    from tilecheck.analysis.model import Request
+def backend_verdict(ctx: Context, loop: Loop, ancestors: tuple[Item, ...]) -> str:
+    """The selected backend's verdict on the loop: what TL201 and `explain` decide
+    (`tilecheck.backends.verdict`, one place for all three)."""
     from tilecheck.backends import profile_of
+    from tilecheck.backends.verdict import pipeline_verdict
 
-    profile = profile_of(backend)
+    profile = profile_of(ctx.backend)
     if profile is None:
         return "backend: none selected (target-agnostic checks only)"
-    request = loop.pipeline
-    if request is None or request.state is not Request.REQUESTED:
-        return f"backend `{profile.name}`: no pipeline requested"
-    dropped = profile.dropped(request)
-    if dropped:
-        return f"backend `{profile.name}`: " + "; ".join(f"{what} is {how}" for what, how in dropped)
-    if profile.plans(request):
-        return f"backend `{profile.name}`: the requested pipeline is planned"
-    return f"backend `{profile.name}`: the request is not planned"
+    return f"backend `{profile.name}`: {pipeline_verdict(ctx, profile, loop, ancestors)}"
