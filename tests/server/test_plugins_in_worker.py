@@ -12,7 +12,7 @@ import time
 import pytest
 from lsprotocol import types
 
-from tests.server.support import DATA, Server, diagnostics, open_document, start, summary
+from tests.server.support import DATA, Server, diagnostics, open_document, resolved, start, summary
 
 SOFTMAX = (DATA / "softmax_mistakes.py").read_text()
 ALL_SOFTMAX = ["TL104", "TL101", "TL104", "TL103", "TL102", "TL105"]
@@ -126,3 +126,62 @@ async def test_a_hover_is_answered_while_the_worker_checks_another_document(tmp_
         )
         assert on_loop.contents.value.startswith("**for i in T.Parallel(block_M)**")
         assert summary(await diagnostics(client, slow.as_uri()))[0][0] == "TL104"
+
+
+EXITS_WITHOUT_COMMENT = '''
+import os
+
+from tilecheck.rule import Rule
+from tilecheck.types import Grade
+
+
+class ExitsWhenTheCommentIsGone(Rule):
+    """Ends its process on a text without a suppression comment (what fix-all makes)."""
+
+    CODE = "XK906"
+    NAME = "exits-without-comment"
+    GRADE = Grade.SEMANTIC
+
+    def check(self, ctx):
+        if "# tilecheck: ignore" not in ctx.source:
+            os._exit(3)
+'''
+
+
+@pytest.mark.asyncio
+async def test_fix_all_that_crashes_the_worker_tells_the_user_and_changes_nothing(tmp_path):
+    root = tmp_path / "fixes"
+    kernel = project(root, EXITS_WITHOUT_COMMENT)
+    text = (DATA / "pipelined.py").read_text()
+    kernel.write_text(text)
+    async with Server(TRUSTED) as client:
+        await start(client, "neovim@v0.7.0", tmp_path)
+        uri = open_document(client, kernel)
+        assert [d.code for d in await diagnostics(client, uri)] == ["TL302", "TL901"]
+        params = types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri),
+            range=types.Range(types.Position(0, 0), types.Position(0, 0)),
+            context=types.CodeActionContext(diagnostics=[], only=["source.fixAll"]),
+        )
+        (action,) = await client.text_document_code_action_async(params)
+        action = await resolved(client, action)
+        assert list(action.edit.changes[uri]) == []
+        await asyncio.sleep(0.3)
+        shown = [m.message for m in client.messages if m.type == types.MessageType.Error]
+        assert shown == [
+            f"tilecheck: {kernel}: the fixes were not applied: The tilecheck analysis process died while "
+            "checking this file: it exited with code 3; its memory limit was 2048 MiB (per-file-memory). "
+            "It was restarted"
+        ]
+
+
+@pytest.mark.asyncio
+async def test_without_file_watching_a_save_reads_the_configuration_again(tmp_path):
+    kernel = plain(tmp_path / "saved")
+    async with Server() as client:
+        await start(client, "neovim@v0.7.0", tmp_path)  # no dynamic registration of watchers
+        uri = open_document(client, kernel)
+        assert [d.code for d in await diagnostics(client, uri, version=1)] == ALL_SOFTMAX
+        (kernel.parent / "pyproject.toml").write_text('[tool.tilecheck]\nselect = ["TL105"]\n')
+        client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri)))
+        assert [d.code for d in await diagnostics(client, uri, version=1)] == ["TL105"]

@@ -38,6 +38,7 @@ def register(server: LanguageServer, session: Session) -> None:
             )
             try:
                 await server.client_register_capability_async(types.RegistrationParams([registration]))
+                session.watches_configuration = True
             except Exception as error:
                 session.log(
                     f"could not register for configuration-file changes: {error}", types.MessageType.Warning

@@ -32,6 +32,12 @@ def register(server: LanguageServer, session: Session) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(params: types.DidSaveTextDocumentParams) -> None:
+        if not session.watches_configuration:
+            # The client cannot tell us when a configuration file changes (Neovim 0.7): a save
+            # is when they are read again, and every open document is checked under them.
+            session.reset()
+            recheck(session)
+            return
         schedule(session, params.text_document.uri, 0.0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)

@@ -89,6 +89,7 @@ class Session:
         self._loop: asyncio.AbstractEventLoop | None = None
         self.worker = AnalysisWorker(self.settings.per_file_memory)  # runs the checks: see worker.py
         self._warned: set[str] = set()
+        self.watches_configuration = False  # the client tells us of configuration-file changes
 
     # -- client facts ----------------------------------------------------------------------
     @property
@@ -248,10 +249,11 @@ class Session:
         return Request(kind, checked.uri, workspace.resolver.cwd, options, checked.path, checked.text, first)
 
     def fixed_text(self, checked: Checked) -> str:
-        """`checked`'s text with every safe fix applied (as `--fix`), computed by the worker."""
+        """`checked`'s text with every safe fix applied (as `--fix`), computed by the worker;
+        when it could not be, the text unchanged and the user told why."""
         text, problem = self.worker.fix(self.request("fix", checked), self.settings.per_file_timeout)
         if problem is not None:
-            self.log(f"{checked.path}: fix-all: {problem}", types.MessageType.Error)
+            self.tell(f"{checked.path}: the fixes were not applied: {problem}", types.MessageType.Error)
         return text
 
     def lowered(self, checked: Checked) -> LowerResult:
