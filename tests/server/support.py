@@ -227,3 +227,12 @@ def apply_edits(text: str, edits: list[types.TextEdit]) -> str:
         start, end = offset(edit.range.start), offset(edit.range.end)
         text = text[:start] + edit.new_text + text[end:]
     return text
+
+
+def fix_all_request(uri: str) -> types.CodeActionParams:
+    """A `textDocument/codeAction` request for the document's `source.fixAll` action."""
+    return types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri),
+        range=types.Range(types.Position(0, 0), types.Position(0, 0)),
+        context=types.CodeActionContext(diagnostics=[], only=["source.fixAll"]),
+    )

@@ -17,6 +17,7 @@ from tests.server.support import (
     PULL_PROFILE,
     apply_edits,
     diagnostics,
+    fix_all_request,
     open_document,
     resolved,
     server_config,
@@ -118,12 +119,7 @@ async def test_fix_all_applies_the_safe_fixes_and_is_idempotent(client: Language
     assert summary(items) == [("TL302", 6, 17), ("TL901", 8, 31)]
     assert items[0].severity == types.DiagnosticSeverity.Information  # optimization: a note
     assert list(items[1].tags) == [types.DiagnosticTag.Unnecessary]
-    params = types.CodeActionParams(
-        text_document=types.TextDocumentIdentifier(uri),
-        range=types.Range(types.Position(0, 0), types.Position(0, 0)),
-        context=types.CodeActionContext(diagnostics=[], only=["source.fixAll"]),
-    )
-    (action,) = await client.text_document_code_action_async(params)
+    (action,) = await client.text_document_code_action_async(fix_all_request(uri))
     action = await resolved(client, action)
     assert action.kind == "source.fixAll.tilecheck"
     fixed = apply_edits(text, action.edit.changes[uri])
@@ -138,7 +134,7 @@ async def test_fix_all_applies_the_safe_fixes_and_is_idempotent(client: Language
         )
     )
     assert await diagnostics(client, uri, version=2) == []
-    (again,) = await client.text_document_code_action_async(params)
+    (again,) = await client.text_document_code_action_async(fix_all_request(uri))
     again = await resolved(client, again)
     assert len(again.edit.changes[uri]) == 0  # nothing left to fix
 

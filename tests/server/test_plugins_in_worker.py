@@ -12,7 +12,16 @@ import time
 import pytest
 from lsprotocol import types
 
-from tests.server.support import DATA, Server, diagnostics, open_document, resolved, start, summary
+from tests.server.support import (
+    DATA,
+    Server,
+    diagnostics,
+    fix_all_request,
+    open_document,
+    resolved,
+    start,
+    summary,
+)
 
 SOFTMAX = (DATA / "softmax_mistakes.py").read_text()
 ALL_SOFTMAX = ["TL104", "TL101", "TL104", "TL103", "TL102", "TL105"]
@@ -158,12 +167,7 @@ async def test_fix_all_that_crashes_the_worker_tells_the_user_and_changes_nothin
         await start(client, "neovim@v0.7.0", tmp_path)
         uri = open_document(client, kernel)
         assert [d.code for d in await diagnostics(client, uri)] == ["TL302", "TL901"]
-        params = types.CodeActionParams(
-            text_document=types.TextDocumentIdentifier(uri),
-            range=types.Range(types.Position(0, 0), types.Position(0, 0)),
-            context=types.CodeActionContext(diagnostics=[], only=["source.fixAll"]),
-        )
-        (action,) = await client.text_document_code_action_async(params)
+        (action,) = await client.text_document_code_action_async(fix_all_request(uri))
         action = await resolved(client, action)
         assert list(action.edit.changes[uri]) == []
         await asyncio.sleep(0.3)
