@@ -261,3 +261,38 @@ async def test_crashing_rule_unparsable_file_and_malformed_requests_keep_the_ser
             types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(1, 0))
         )
         assert hover is not None and hover.contents.value.startswith("# points-back (XK902)")
+
+
+COMMON_WITH_TL104 = (
+    "import tilelang.language as T\n\n\n@T.macro\ndef load_tile(S, loc, i):\n    loc[i] = S[i, 0]\n"
+)
+COMMON_FIXED = "import tilelang.language as T\n\n\n@T.macro\ndef load_tile(S, loc, i):\n    S[i, 0] = 0\n"
+USES_COMMON = (
+    "import tilelang.language as T\n\nfrom .common import load_tile\n\n\n@T.prim_func\n"
+    'def main(A: T.Tensor((64, 64), "float32")):\n    with T.Kernel(1, threads=128) as bx:\n'
+    '        S = T.alloc_fragment((64, 64), "float32")\n        loc = T.alloc_local((64,), "float32")\n'
+    "        for i in T.Parallel(64):\n            load_tile(S, loc, i)\n"
+)
+
+
+@pytest.mark.parametrize("profile", ["visual-studio-code", PULL_PROFILE])
+@pytest.mark.asyncio
+async def test_saving_a_module_a_kernel_reads_checks_the_kernel_again(tmp_path, profile):
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    common = package / "common.py"
+    common.write_text(COMMON_WITH_TL104)
+    kernel = package / "kern.py"
+    kernel.write_text(USES_COMMON)
+    async with Server() as client:
+        await start(client, profile, tmp_path)
+        uri = open_document(client, kernel)
+        assert summary(await diagnostics(client, uri, version=1)) == [("TL104", 11, 12)]
+        helper = open_document(client, common)
+        assert await diagnostics(client, helper, version=1) == []
+        common.write_text(COMMON_FIXED)  # the editor saves the fixed macro
+        client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(helper)))
+        if profile == PULL_PROFILE:  # the client pulls again (it would on the next refresh or edit)
+            await asyncio.sleep(0.5)
+        assert await diagnostics(client, uri, version=1) == []

@@ -38,7 +38,14 @@ def register(server: LanguageServer, session: Session) -> None:
             session.reset()
             recheck(session)
             return
-        schedule(session, params.text_document.uri, 0.0)
+        uri = params.text_document.uri
+        dependents = session.dependents(uri)
+        if dependents:  # kernels that read the saved module (its macros, its `T`) see it now
+            session.reset()
+            session.log(f"{uri} was saved: re-checking {len(dependents)} document(s) that read it")
+            recheck(session, [uri, *dependents])
+            return
+        schedule(session, uri, 0.0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(params: types.DidCloseTextDocumentParams) -> None:
@@ -50,7 +57,7 @@ def register(server: LanguageServer, session: Session) -> None:
     @server.feature(
         types.TEXT_DOCUMENT_DIAGNOSTIC,
         types.DiagnosticOptions(
-            identifier=IDENTIFIER, inter_file_dependencies=False, workspace_diagnostics=True
+            identifier=IDENTIFIER, inter_file_dependencies=True, workspace_diagnostics=True
         ),
     )
     async def pull(params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:

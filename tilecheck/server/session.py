@@ -57,6 +57,7 @@ class Checked:
     superseded: bool = False  # not checked: the document's text had changed already
     document: OpenDocument | None = None
     hovers: HoverData = field(default_factory=HoverData)  # computed by the worker with the check
+    dependencies: tuple[str, ...] = ()  # the other files the check read (absolute paths)
     options: Options | None = None  # what the worker resolved this document's settings with
 
     @property
@@ -191,6 +192,19 @@ class Session:
             document = self.documents[uri] = OpenDocument(uri, to_fs_path(uri) or uri)
         return document
 
+    def dependents(self, uri: str) -> list[str]:
+        """The other open documents whose last check read `uri`'s file (or could have: see
+        `tilecheck.dependencies`)."""
+        path = os.path.abspath(to_fs_path(uri) or uri)
+        found = []
+        for other, document in self.documents.items():
+            cached = document.cached
+            if other == uri or cached is None or not cached[1].done() or cached[1].cancelled():
+                continue
+            if cached[1].exception() is None and path in cached[1].result().dependencies:
+                found.append(other)
+        return found
+
     def close(self, uri: str) -> None:
         document = self.documents.pop(uri, None)
         if document is not None and document.pending is not None:
@@ -293,6 +307,7 @@ class Session:
                 raise ConfigError(answer.problem.removeprefix("configuration error: "))
             checked.analysis = answer.analysis
             checked.hovers = answer.hovers or HoverData()
+            checked.dependencies = answer.dependencies
         except ConfigError as error:
             checked.problem = f"configuration error: {error}"
             self.log(f"{path}: {checked.problem}", types.MessageType.Error)

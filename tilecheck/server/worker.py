@@ -61,6 +61,7 @@ class CheckAnswer:
     hovers: HoverData | None = None
     problem: str | None = None
     warnings: tuple[str, ...] = ()
+    dependencies: tuple[str, ...] = ()  # other files whose content can change the analysis
 
 
 @dataclass(frozen=True)
@@ -346,8 +347,12 @@ class _State:
             return LoopHovers(tuple(hover_data.loops_at(kept[1], *request.position)) if kept[1] else ())
         analysis = lint_source(request.text, request.path, settings, chunks=chunks)
         self._keep(request, analysis)
+        from tilecheck.dependencies import imported_files
+
         hovers = hover_data.hover_data(analysis, settings)
-        return CheckAnswer(analysis.detached(), hovers, warnings=tuple(workspace.resolver.warnings))
+        dependencies = tuple(imported_files(request.path, request.text))
+        warnings = tuple(workspace.resolver.warnings)
+        return CheckAnswer(analysis.detached(), hovers, warnings=warnings, dependencies=dependencies)
 
     def _keep(self, request: Request, analysis: FileAnalysis) -> tuple[str, Any]:
         """Keep the context of a checked text for loop hovers (the last few documents only)."""
