@@ -4,12 +4,15 @@ import itertools
 import json
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
 from tests.support import KERNEL, run, write
 from tilecheck import plugins
+from tilecheck.rule import Rule
 from tilecheck.testing import documentation_problems, example_cases
+from tilecheck.types import Grade
 
 _names = itertools.count()
 
@@ -384,3 +387,48 @@ def test_plugin_interrupting_its_import_is_a_plugin_error(project, capsys, body,
     outcome = run(capsys, "k.py")
     assert outcome.status == 2
     assert f"plugin `{package}.rules` (configured in tilecheck.toml) {message}" in outcome.err
+
+
+class _Recurses(Rule):
+    """Recurses until the stack runs out."""
+
+    CODE = "XK910"
+    NAME = "recurses-forever"
+    GRADE = Grade.SEMANTIC
+
+    def check(self, ctx):
+        def deeper(n):
+            return deeper(n + 1) + 1
+
+        deeper(0)
+
+
+class _Exhausts(Rule):
+    """Runs out of memory."""
+
+    CODE = "XK911"
+    NAME = "exhausts-memory"
+    GRADE = Grade.SEMANTIC
+
+    def check(self, ctx):
+        raise MemoryError
+
+
+@pytest.mark.parametrize(
+    ("plugin", "crash"),
+    [(_Recurses, "RecursionError: maximum recursion depth exceeded"), (_Exhausts, "MemoryError: ")],
+)
+def test_a_plugin_rule_out_of_stack_or_memory_is_its_crash_not_the_files(plugin, crash):
+    # The file is not too complex: the plugin's bug is named (TL005), the built-in findings stay.
+    from tilecheck.engine import check_source
+    from tilecheck.registry import builtin_rules
+
+    source = (
+        Path(__file__).resolve().parent.parent / "fixtures" / "examples" / "softmax_mistakes.py"
+    ).read_text()
+    result = check_source(source, "softmax.py", [*builtin_rules(), plugin])
+    codes = [d.code for d in result.diagnostics]
+    assert codes.count("TL005") == 1 and "TL004" not in codes
+    assert codes.count("TL104") == 2 and "TL101" in codes
+    (crashed,) = [d for d in result.diagnostics if d.code == "TL005"]
+    assert crashed.message.startswith(f"Rule {plugin.CODE} ({plugin.NAME}) crashed: {crash}")

@@ -28,6 +28,11 @@ class ModelError(Exception):
     """Building the kernel model failed (a bug in tilecheck's frontend model)."""
 
 
+class ModelTooDeep(RecursionError):
+    """Building the kernel model ran out of stack: the file nests too deeply (TL004), whichever
+    rule asked for the model first."""
+
+
 class Context:
     def __init__(
         self,
@@ -95,8 +100,10 @@ class Context:
             else:
                 try:
                     self._model = analyze(self.module, self.imports)
-                except (RecursionError, ModelTooLarge):
+                except ModelTooLarge:
                     raise
+                except RecursionError as error:
+                    raise ModelTooDeep(str(error)) from error
                 except MemoryError:
                     self._model_error = ModelError("the kernel model needs more memory than is available")
                     raise self._model_error from None

@@ -350,7 +350,7 @@ def _suppress(
 def _run_rule(rule: type[Rule], ctx: Context, result: FileAnalysis) -> bool:
     """Run one rule; False when it could not complete."""
     from tilecheck.analysis.scope import ModelTooLarge
-    from tilecheck.context import ModelError
+    from tilecheck.context import ModelError, ModelTooDeep
 
     ctx.rule = rule
     try:
@@ -365,21 +365,31 @@ def _run_rule(rule: type[Rule], ctx: Context, result: FileAnalysis) -> bool:
             result.internal_error = True
             message = f"Building the kernel model crashed: {error}"
             result.diagnostics.append(meta_diagnostic(ctx.path, "TL005", Span.point(1, 0), message))
-    except MemoryError:
+    except (MemoryError, RecursionError) as error:
+        if not isinstance(error, ModelTooDeep) and not _is_builtin(rule):
+            _rule_crashed(rule, ctx, result, error)  # a plugin's own bug, not the file's size
+            return False
         ctx.diagnostics.clear()
-        message = "File is too complex to analyze within the available memory; no rule was run on it"
-        result.diagnostics.append(meta_diagnostic(ctx.path, "TL004", Span.point(1, 0), message))
-    except RecursionError:
-        ctx.diagnostics.clear()
-        message = "File is too deeply nested to analyze; no rule was run on it"
+        if isinstance(error, MemoryError):
+            message = "File is too complex to analyze within the available memory; no rule was run on it"
+        else:
+            message = "File is too deeply nested to analyze; no rule was run on it"
         result.diagnostics.append(meta_diagnostic(ctx.path, "TL004", Span.point(1, 0), message))
     except Exception as error:  # a crashing rule must not stop the others
-        result.internal_error = True
-        message = f"Rule {rule.CODE} ({rule.NAME}) crashed: {type(error).__name__}: {error}"
-        result.diagnostics.append(meta_diagnostic(ctx.path, "TL005", Span.point(1, 0), message))
+        _rule_crashed(rule, ctx, result, error)
     finally:
         ctx.rule = None
     return False
+
+
+def _is_builtin(rule: type[Rule]) -> bool:
+    return rule.__module__.startswith("tilecheck.rules.")
+
+
+def _rule_crashed(rule: type[Rule], ctx: Context, result: FileAnalysis, error: BaseException) -> None:
+    result.internal_error = True
+    message = f"Rule {rule.CODE} ({rule.NAME}) crashed: {type(error).__name__}: {error}"
+    result.diagnostics.append(meta_diagnostic(ctx.path, "TL005", Span.point(1, 0), message))
 
 
 def _unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
