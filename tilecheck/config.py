@@ -60,6 +60,18 @@ DEFAULT_EXCLUDE = (
 # -- resolved settings -----------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class OptionNames:
+    """How a front end names its overrides in messages (`--backend`, or an editor's setting)."""
+
+    backend: str = "--backend"
+    config: str = "--config"
+    layer: str = "command line"
+
+
+CLI_NAMES = OptionNames()
+
+
 @dataclass
 class Overrides:
     """Settings from the command line; they win over every file."""
@@ -70,12 +82,13 @@ class Overrides:
     backend: str | None = None
     grades: frozenset[str] | None = None  # --grade
     output_format: str | None = None
+    names: OptionNames = CLI_NAMES
 
     def layer(self) -> Layer | None:
         if self.select is None and not self.extend_select and not self.ignore:
             return None
         select = tuple(self.select) if self.select is not None else None
-        return Layer(select, tuple(self.extend_select), tuple(self.ignore), "command line")
+        return Layer(select, tuple(self.extend_select), tuple(self.ignore), self.names.layer)
 
 
 @dataclass
@@ -197,7 +210,7 @@ class Settings:
     @cached_property
     def backend(self) -> Profile | None:
         name = self.resolver.overrides.backend
-        where = "--backend"
+        where = self.resolver.overrides.names.backend
         if name is None:
             value, origin = self.lookup("backend")
             if origin is None:
@@ -358,10 +371,12 @@ class Resolver:
         self._tables: dict[str, dict[str, object]] = {}  # pyproject tables read while searching
         if config_path is not None:
             if not os.path.lexists(config_path):
-                raise ConfigError(f"--config: no such file {config_path}")
+                raise ConfigError(f"{self.overrides.names.config}: no such file {config_path}")
             config = load(config_path)
             if config is None:
-                raise ConfigError(f"--config: {config_path} has no [tool.tilecheck] table")
+                raise ConfigError(
+                    f"{self.overrides.names.config}: {config_path} has no [tool.tilecheck] table"
+                )
             self._fixed = self._make(config)
         elif isolated:
             self._fixed = self._make(None)

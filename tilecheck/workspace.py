@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from tilecheck.config import Overrides, Resolver, Settings
+from tilecheck.config import CLI_NAMES, OptionNames, Overrides, Resolver, Settings
 from tilecheck.discover import discover
 from tilecheck.engine import FileAnalysis, lint_source, read_source
 from tilecheck.errors import UsageError
@@ -56,9 +56,11 @@ class Options:
     # (`per-file-timeout`, `per-file-memory`), else DEFAULT_TIMEOUT seconds and DEFAULT_MEMORY MiB.
     per_file_timeout: float | None = None
     per_file_memory: int | None = None
+    names: OptionNames = CLI_NAMES  # how messages name these options (the CLI's flags)
 
     def overrides(self) -> Overrides:
         return Overrides(
+            names=self.names,
             select=list(self.select) if self.select is not None else None,
             extend_select=list(self.extend_select),
             ignore=list(self.ignore),

@@ -77,6 +77,21 @@ async def test_settings_from_initialization_options_and_did_change_configuration
             "tilecheck: configuration error: settings `tilecheck.select`/`tilecheck.ignore`: "
             "Unknown rule selector: `TL999`"
         )
+        # the editor's settings are named as such, not as the CLI's flags
+        client.workspace_did_change_configuration(
+            types.DidChangeConfigurationParams(settings={"tilecheck": {"backend": "cuda-sm99"}})
+        )
+        (problem,) = await diagnostics(client, uri)
+        assert problem.message.startswith(
+            "tilecheck: configuration error: setting `tilecheck.backend`: unknown backend `cuda-sm99` (known: "
+        )
+        client.workspace_did_change_configuration(
+            types.DidChangeConfigurationParams(settings={"tilecheck": {"configuration": "missing.toml"}})
+        )
+        (problem,) = await diagnostics(client, uri)
+        assert problem.message == (
+            f"tilecheck: configuration error: setting `tilecheck.configuration`: no such file {tmp_path / 'missing.toml'}"
+        )
 
 
 @pytest.mark.asyncio

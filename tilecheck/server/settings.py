@@ -17,6 +17,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from tilecheck.config import OptionNames
 from tilecheck.runner import DEFAULT_MEMORY, DEFAULT_TIMEOUT
 from tilecheck.workspace import Options
 
@@ -108,8 +109,16 @@ class ClientSettings:
             backend=self.backend,
             grades=None if self.show_optimization else CHECKED_GRADES,
             config_path=config,
+            names=CLIENT_NAMES,
         )
 
+
+# Messages name the editor's settings, not the CLI's flags.
+CLIENT_NAMES = OptionNames(
+    backend="setting `tilecheck.backend`",
+    config="setting `tilecheck.configuration`",
+    layer="client settings",
+)
 
 _KINDS = {
     "bool": "true or false",
