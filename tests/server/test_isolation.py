@@ -5,6 +5,7 @@ server keeps answering, and the next text is checked by a fresh worker."""
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 from lsprotocol import types
@@ -100,3 +101,22 @@ async def test_a_worker_that_dies_costs_a_crash_diagnostic_and_is_replaced(tmp_p
         )
         replace_all(client, uri, "x = 1  # tilecheck: ignore[TL104]\n", 2)
         assert summary(await diagnostics(client, uri, version=2)) == [("TL901", 0, 7)]
+
+
+@pytest.mark.asyncio
+async def test_the_budget_holds_for_a_fresh_worker_too(tmp_path):
+    # After an overrun the next question goes to a new worker: its start-up (imports) is not
+    # charged to the question, and the question gets the budget, not the budget plus start-up.
+    site = tmp_path / "site"
+    site.mkdir()
+    async with Server(installed_plugin(site, SLEEPER)) as client:
+        await start(client, "neovim@v0.7.0", tmp_path, settings={"tilecheck": {"perFileTimeout": 3}})
+        uri = open_document(client, tmp_path / "k.py", "x = 1  # SLEEP FOREVER\n")
+        (budget,) = await diagnostics(client, uri, version=1, timeout=60)
+        assert (budget.code, budget.message) == ("TL004", BUDGET)
+        for version in (2, 3):  # each time a fresh worker, each time within the budget
+            began = time.monotonic()
+            replace_all(client, uri, f"x = {version}  # SLEEP FOREVER\n", version)
+            (budget,) = await diagnostics(client, uri, version=version, timeout=60)
+            assert (budget.code, budget.message) == ("TL004", BUDGET)
+            assert time.monotonic() - began < 40  # 3 s and a start-up; not 3 s + 120 s

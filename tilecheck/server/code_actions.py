@@ -5,12 +5,14 @@ comment written where `--add-ignore` writes it, the rule's documentation, and
 A client that can resolve code actions (`codeActionLiteralSupport` and `resolveSupport` for
 `edit`) gets them without edits and asks `codeAction/resolve` for the one the user picks: a
 fix-all re-checks the document once per round and a suppression re-reads its comments, work
-wasted on every cursor move otherwise. Other clients get the edits at once. Either way the work
-runs on the analysis thread, never on the event loop.
+wasted on every cursor move otherwise. Other clients get the edits at once. A fix or a
+suppression is made from the checked text on a thread of its own (never behind another
+document's check); fix-all runs in the worker, through the analysis thread.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -58,7 +60,7 @@ def register(server: LanguageServer, session: Session) -> None:
             if lazy:
                 action.data = {**edit, "uri": checked.uri, "resultId": checked.result_id}
             else:
-                action.edit = await session.off_loop(_workspace_edit, session, checked, edit)
+                action.edit = await _computed(session, checked, edit)
         return actions
 
     @server.feature(types.CODE_ACTION_RESOLVE)
@@ -71,8 +73,17 @@ def register(server: LanguageServer, session: Session) -> None:
             raise JsonRpcInvalidParams(f"{data['uri']} is not an open document that could be checked")
         if data.get("action") != FIX_ALL and data.get("resultId") != checked.result_id:
             raise JsonRpcContentModified("the document changed since this code action was offered")
-        action.edit = await session.off_loop(_workspace_edit, session, checked, data)
+        action.edit = await _computed(session, checked, data)
         return action
+
+
+async def _computed(session: Session, checked: Checked, edit: dict[str, Any]) -> types.WorkspaceEdit:
+    """A fix or a suppression is an edit of text the server holds: made on a thread of its own
+    (not behind another document's check, not on the event loop); fix-all re-checks the text
+    between rounds, in the worker, after whatever it is doing."""
+    if edit.get("action") == FIX_ALL:
+        return await session.off_loop(_workspace_edit, session, checked, edit)
+    return await asyncio.to_thread(_workspace_edit, session, checked, edit)
 
 
 def resolves_edits(capabilities: types.ClientCapabilities) -> bool:

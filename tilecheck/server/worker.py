@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 CHUNKS_PER_DOCUMENT = 1024  # a few versions of every top-level statement of a large file
 CONTEXTS_KEPT = 4  # the last checked texts' contexts (CST, model), for loop hovers
-START_SECONDS = 120.0  # a fresh worker imports libcst and the rules before its first answer
+START_SECONDS = 120.0  # for a fresh worker to import libcst and the rules and say it is ready
 
 
 @dataclass(frozen=True)
@@ -80,6 +80,7 @@ class AnalysisWorker:
         self._lock = threading.Lock()
         self._process: Any = None
         self._connection: Connection | None = None
+        self._started = False  # the current worker said it is ready
         self._notes: list[tuple[str, ...]] = []  # forget/reset, sent before the next question
         self._notes_lock = threading.Lock()
 
@@ -164,18 +165,20 @@ class AnalysisWorker:
         self, request: Request, seconds: float | None
     ) -> CheckAnswer | LoopHovers | FileAnalysis | LowerResult | str | tuple[str, str]:
         with self._lock:
-            fresh = self._process is None
-            connection = self._ensure()
+            connection = self._ready()
+            if connection is None:
+                return "TL005", _not_started(self.restarts)
             try:
                 self._send_notes(connection)
                 connection.send(request)
             except OSError:  # it died between questions: not this document's fault
                 self._stop()
-                connection = self._ensure()
-                fresh = True
+                connection = self._ready()
+                if connection is None:
+                    return "TL005", _not_started(self.restarts)
                 connection.send(request)
-            wait = (seconds or 0) + (START_SECONDS if fresh else 0)
-            if not connection.poll(wait if seconds else None):
+            # The budget is the question's alone: a fresh worker's start-up was waited for above.
+            if not connection.poll(seconds if seconds else None):
                 self._kill()
                 return "TL004", _too_complex(f"took longer than {seconds:g} s (per-file-timeout)")
             try:
@@ -207,7 +210,23 @@ class AnalysisWorker:
             process.start()
             theirs.close()
             self._process, self._connection = process, ours
+            self._started = False
         return self._connection
+
+    def _ready(self) -> Connection | None:
+        """The worker's connection once it has imported the engine and the rules (it says so
+        first); None when a fresh worker did not within START_SECONDS, or died on the way."""
+        connection = self._ensure()
+        if self._started:
+            return connection
+        try:
+            if connection.poll(START_SECONDS) and connection.recv() == ("ready", None):
+                self._started = True
+                return connection
+        except (EOFError, OSError):
+            pass
+        self._kill()
+        return None
 
     def _kill(self) -> int | None:
         """Kill and reap the worker; its exit code. The next question starts a new one."""
@@ -241,6 +260,13 @@ def _too_complex(reason: str) -> str:
     return f"File is too complex to analyze within the budget: checking it {reason}; no rule was run on it"
 
 
+def _not_started(restarts: int) -> str:
+    return (
+        f"The tilecheck analysis process did not start within {START_SECONDS:g} s (restarts so far: "
+        f"{restarts}); no rule was run on this file"
+    )
+
+
 def _mib(memory: int | None) -> str:
     return f"{memory} MiB" if memory else "unlimited memory"
 
@@ -267,6 +293,15 @@ def serve(connection: Connection, memory: int | None) -> None:
     sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))  # a process of its own
     limit_memory(memory)
     state = _State()
+    # Import what every check needs before saying so: start-up is not charged to a question's
+    # budget (configured local plugins are imported by the question that needs them, and are).
+    import libcst  # noqa: F401
+
+    from tilecheck.registry import builtin_rules
+    from tilecheck.server import hover_data  # noqa: F401
+
+    builtin_rules()
+    connection.send(("ready", None))
     while True:
         try:
             message = connection.recv()
