@@ -60,7 +60,7 @@ def register(server: LanguageServer, session: Session) -> None:
             if lazy:
                 action.data = {**edit, "uri": checked.uri, "resultId": checked.result_id}
             else:
-                action.edit = await _computed(session, checked, edit)
+                action.edit = await _computed(session, checked, edit, asked=False)
         return actions
 
     @server.feature(types.CODE_ACTION_RESOLVE)
@@ -77,12 +77,14 @@ def register(server: LanguageServer, session: Session) -> None:
         return action
 
 
-async def _computed(session: Session, checked: Checked, edit: dict[str, Any]) -> types.WorkspaceEdit:
+async def _computed(
+    session: Session, checked: Checked, edit: dict[str, Any], *, asked: bool = True
+) -> types.WorkspaceEdit:
     """A fix or a suppression is an edit of text the server holds: made on a thread of its own
     (not behind another document's check, not on the event loop); fix-all re-checks the text
     between rounds, in the worker, after whatever it is doing."""
     if edit.get("action") == FIX_ALL:
-        return await session.off_loop(_workspace_edit, session, checked, edit)
+        return await session.off_loop(_workspace_edit, session, checked, edit, asked)
     return await asyncio.to_thread(_workspace_edit, session, checked, edit)
 
 
@@ -145,11 +147,14 @@ def quick_fixes(
     return actions
 
 
-def _workspace_edit(session: Session, checked: Checked, edit: dict[str, Any]) -> types.WorkspaceEdit:
-    """The edit `edit` describes (`{"action": ..., "diagnostic": index}`), against `checked`'s text."""
+def _workspace_edit(
+    session: Session, checked: Checked, edit: dict[str, Any], asked: bool = True
+) -> types.WorkspaceEdit:
+    """The edit `edit` describes (`{"action": ..., "diagnostic": index}`), against `checked`'s
+    text; `asked`: the user picked it (else it comes with the list, and a failure is only logged)."""
     kind = edit.get("action")
     if kind == FIX_ALL:
-        return _edit(checked, fix_all_edits(session, checked))
+        return _edit(checked, fix_all_edits(session, checked, asked))
     diagnostics = checked.analysis.diagnostics if checked.analysis is not None else []
     index = edit.get("diagnostic")
     if not isinstance(index, int) or not 0 <= index < len(diagnostics):
@@ -179,12 +184,12 @@ def _only(checked: Checked, diagnostic: Diagnostic) -> FileAnalysis:
     return FileAnalysis(checked.path, [diagnostic], text=checked.text)
 
 
-def fix_all_edits(session: Session, checked: Checked) -> list[types.TextEdit]:
+def fix_all_edits(session: Session, checked: Checked, asked: bool = True) -> list[types.TextEdit]:
     """Every safe fix, re-checking between rounds as `--fix` does (in the worker process); no
     edit when nothing applies."""
     if checked.workspace is None or checked.analysis is None:
         return []
-    fixed = session.fixed_text(checked)
+    fixed = session.fixed_text(checked, asked)
     change = minimal_edit(checked.text, fixed, checked.positions)
     return [change] if change is not None else []
 

@@ -262,12 +262,17 @@ class Session:
         options = checked.options or self.settings.options(self.folder_for(checked.path))
         return Request(kind, checked.uri, workspace.resolver.cwd, options, checked.path, checked.text, first)
 
-    def fixed_text(self, checked: Checked) -> str:
+    def fixed_text(self, checked: Checked, asked: bool = True) -> str:
         """`checked`'s text with every safe fix applied (as `--fix`), computed by the worker;
-        when it could not be, the text unchanged and the user told why."""
+        when it could not be, the text unchanged and the user told why (when they `asked` for
+        it: a list of actions computed in advance only logs it)."""
         text, problem = self.worker.fix(self.request("fix", checked), self.settings.per_file_timeout)
         if problem is not None:
-            self.tell(f"{checked.path}: the fixes were not applied: {problem}", types.MessageType.Error)
+            message = f"{checked.path}: the fixes were not applied: {problem}"
+            if asked:
+                self.tell(message, types.MessageType.Error)
+            else:
+                self.log(message, types.MessageType.Error)
         return text
 
     def lowered(self, checked: Checked) -> LowerResult:
