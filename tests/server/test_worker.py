@@ -37,3 +37,18 @@ def test_the_worker_lowers_as_the_workspace_does_and_survives_an_overrun(tmp_pat
         assert again.source == expected.source and worker.pid not in (None, first)
     finally:
         worker.close()
+
+
+def test_a_worker_that_cannot_start_is_a_crash_diagnostic_naming_why(tmp_path):
+    # 1 MiB of address space is not enough to import libcst: the worker dies while starting.
+    worker = AnalysisWorker(1)
+    try:
+        answer = worker.check(request("check", tmp_path, PIPELINE), 10)
+        (died,) = answer.analysis.diagnostics
+        assert died.code == "TL005"
+        assert died.message.startswith("The tilecheck analysis process died while starting: it ")
+        assert died.message.endswith(
+            "its memory limit was 1 MiB (per-file-memory). It was restarted; no rule was run"
+        )
+    finally:
+        worker.close()

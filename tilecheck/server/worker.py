@@ -166,16 +166,16 @@ class AnalysisWorker:
     ) -> CheckAnswer | LoopHovers | FileAnalysis | LowerResult | str | tuple[str, str]:
         with self._lock:
             connection = self._ready()
-            if connection is None:
-                return "TL005", _not_started(self.restarts)
+            if isinstance(connection, str):
+                return "TL005", connection
             try:
                 self._send_notes(connection)
                 connection.send(request)
             except OSError:  # it died between questions: not this document's fault
                 self._stop()
                 connection = self._ready()
-                if connection is None:
-                    return "TL005", _not_started(self.restarts)
+                if isinstance(connection, str):
+                    return "TL005", connection
                 connection.send(request)
             # The budget is the question's alone: a fresh worker's start-up was waited for above.
             if not connection.poll(seconds if seconds else None):
@@ -213,20 +213,22 @@ class AnalysisWorker:
             self._started = False
         return self._connection
 
-    def _ready(self) -> Connection | None:
+    def _ready(self) -> Connection | str:
         """The worker's connection once it has imported the engine and the rules (it says so
-        first); None when a fresh worker did not within START_SECONDS, or died on the way."""
+        first); why not, when a fresh worker died on the way or did not within START_SECONDS."""
         connection = self._ensure()
         if self._started:
             return connection
         try:
-            if connection.poll(START_SECONDS) and connection.recv() == ("ready", None):
+            if not connection.poll(START_SECONDS):
+                self._kill()
+                return f"The tilecheck analysis process did not start within {START_SECONDS:g} s; no rule was run"
+            if connection.recv() == ("ready", None):
                 self._started = True
                 return connection
         except (EOFError, OSError):
             pass
-        self._kill()
-        return None
+        return _died(self._kill(), self.memory, "starting") + "; no rule was run"
 
     def _kill(self) -> int | None:
         """Kill and reap the worker; its exit code. The next question starts a new one."""
@@ -260,25 +262,18 @@ def _too_complex(reason: str) -> str:
     return f"File is too complex to analyze within the budget: checking it {reason}; no rule was run on it"
 
 
-def _not_started(restarts: int) -> str:
-    return (
-        f"The tilecheck analysis process did not start within {START_SECONDS:g} s (restarts so far: "
-        f"{restarts}); no rule was run on this file"
-    )
-
-
 def _mib(memory: int | None) -> str:
     return f"{memory} MiB" if memory else "unlimited memory"
 
 
-def _died(exitcode: int | None, memory: int | None) -> str:
+def _died(exitcode: int | None, memory: int | None, doing: str = "checking this file") -> str:
     cause = (
         f"it was killed by signal {-exitcode}"
         if exitcode is not None and exitcode < 0
         else f"it exited with code {exitcode}"
     )
     return (
-        f"The tilecheck analysis process died while checking this file: {cause}; its memory limit was "
+        f"The tilecheck analysis process died while {doing}: {cause}; its memory limit was "
         f"{_mib(memory)} (per-file-memory). It was restarted"
     )
 
