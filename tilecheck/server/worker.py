@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from tilecheck.server.hover_data import HoverData
 
 CHUNKS_PER_DOCUMENT = 1024  # a few versions of every top-level statement of a large file
+_IMPORT_LINE = re.compile(r"^[ \t]*(?:from|import)[ \t\\][^\r\n]*", re.MULTILINE)  # and its line
 CONTEXTS_KEPT = 4  # the last checked texts' contexts (CST, model), for loop hovers
 START_SECONDS = 120.0  # for a fresh worker to import libcst and the rules and say it is ready
 
@@ -330,11 +332,13 @@ class _State:
         self.chunks: dict[str, Any] = {}
         self.workspaces: dict[tuple[str, Options], Any] = {}
         self.contexts: OrderedDict[str, tuple[str, Any]] = OrderedDict()  # uri -> (text, context)
+        self.dependencies: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}  # uri -> (imports, files)
 
     def tell(self, message: tuple[str, ...]) -> None:
         if message[0] == "forget":
             self.chunks.pop(message[1], None)
             self.contexts.pop(message[1], None)
+            self.dependencies.pop(message[1], None)
         elif message[0] == "reset":
             self.workspaces.clear()
 
@@ -377,12 +381,24 @@ class _State:
             return LoopHovers(tuple(hover_data.loops_at(kept[1], *request.position)) if kept[1] else ())
         analysis = lint_source(request.text, request.path, settings, chunks=chunks)
         self._keep(request, analysis)
-        from tilecheck.dependencies import imported_files
-
         hovers = hover_data.hover_data(analysis, settings)
-        dependencies = tuple(imported_files(request.path, request.text))
+        dependencies = self._dependencies(request)
         warnings = tuple(workspace.resolver.warnings)
         return CheckAnswer(analysis.detached(), hovers, warnings=warnings, dependencies=dependencies)
+
+    def _dependencies(self, request: Request) -> tuple[str, ...]:
+        """The files the text's imports can read (`tilecheck.dependencies`), worked out again
+        only when its import lines changed: typing elsewhere costs a regular-expression scan."""
+        from tilecheck.dependencies import imported_files
+
+        imports = tuple(match.group() for match in _IMPORT_LINE.finditer(request.text))
+        known = self.dependencies.get(request.uri)
+        if known is None or known[0] != imports:
+            known = self.dependencies[request.uri] = (
+                imports,
+                tuple(imported_files(request.path, request.text)),
+            )
+        return known[1]
 
     def _keep(self, request: Request, analysis: FileAnalysis) -> tuple[str, Any]:
         """Keep the context of a checked text for loop hovers (the last few documents only)."""
