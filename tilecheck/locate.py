@@ -17,7 +17,6 @@ the pin and that both ways agree); should it break, the public way takes over.
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Callable, Mapping
 
 import libcst as cst
@@ -47,6 +46,9 @@ class Locator:
         self._first_lines: dict[int, int] | None = None
         self._ranges: dict[int, Mapping[cst.CSTNode, CodeRange]] = {}
         self._lines: list[str] | None = None
+        self._aligned: dict[int, ast.stmt] | None = None  # None: no tree, or it does not line up
+        self._aligned_known = False
+        self._fors: dict[int, dict[int, ast.For | ast.AsyncFor] | None] = {}  # per module-level statement
 
     def _statement_lines(self) -> dict[int, int]:
         """The first line (leading comments included) of every module-level statement."""
@@ -56,6 +58,27 @@ class Locator:
 
     def _lines_from_ast(self) -> dict[int, int] | None:
         # CPython's parser is an order of magnitude faster than regenerating the module.
+        statements = self._python_statements()
+        if statements is None:
+            return None
+        return {
+            id(statement): python_ast.first_line(statements[id(statement)]) - len(statement.leading_lines)
+            for statement in self.module.body
+        }
+
+    def python_statement(self, top: cst.CSTNode) -> ast.stmt | None:
+        """CPython's statement for module-level statement `top` (the first, for a line of
+        several); None when CPython's tree is not at hand or does not line up with libcst's."""
+        statements = self._python_statements()
+        return statements.get(id(top)) if statements is not None else None
+
+    def _python_statements(self) -> dict[int, ast.stmt] | None:
+        if not self._aligned_known:
+            self._aligned_known = True
+            self._aligned = self._align()
+        return self._aligned
+
+    def _align(self) -> dict[int, ast.stmt] | None:
         if self._python_tree is not None:
             tree = self._python_tree()
         elif self.source is None:
@@ -67,19 +90,15 @@ class Locator:
                 return None
         if tree is None:
             return None
-        first: dict[int, int] = {}
+        aligned: dict[int, ast.stmt] = {}
         nodes = tree.body
         index = 0
         for statement in self.module.body:
             if index >= len(nodes):
                 return None
-            node = nodes[index]
-            line = node.lineno
-            for decorator in getattr(node, "decorator_list", ()):
-                line = min(line, decorator.lineno)
-            first[id(statement)] = line - len(statement.leading_lines)
+            aligned[id(statement)] = nodes[index]
             index += len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
-        return first if index == len(nodes) else None
+        return aligned if index == len(nodes) else None
 
     def _lines_from_codegen(self) -> dict[int, int]:
         module = self.module
@@ -125,30 +144,31 @@ class Locator:
         return Span(statement.lineno, start, end_line, end)
 
     def _aligned_fors(self, top: cst.CSTNode) -> tuple[dict[int, ast.For | ast.AsyncFor], list[str]] | None:
-        if self.source is None:
-            return None
-        tree = self._python_tree() if self._python_tree is not None else None
-        if tree is None:
-            return None
-        index = 0
-        statement: ast.stmt | None = None
-        for candidate in self.module.body:
-            if candidate is top:
-                statement = tree.body[index] if index < len(tree.body) else None
-                break
-            index += len(candidate.body) if isinstance(candidate, cst.SimpleStatementLine) else 1
-        if statement is None:
-            return None
-        ours = [n for n in _cst_statements(top) if isinstance(n, cst.For)]
-        theirs = [n for n in _ast_statements(statement) if isinstance(n, (ast.For, ast.AsyncFor))]
-        if len(ours) != len(theirs):
+        """The `for` statements of `top`, libcst's (by identity) to CPython's, computed once per
+        module-level statement; None without the text or when they do not line up."""
+        if self.source is None or self._python_tree is None:
+            return None  # positions must come from the caller's text and tree, not a new parse
+        if id(top) not in self._fors:
+            statement = self.python_statement(top)
+            fors = None
+            if statement is not None:
+                ours = [n for n in _cst_statements(top) if isinstance(n, cst.For)]
+                theirs = [
+                    n
+                    for n in python_ast.nested_statements(statement)
+                    if isinstance(n, (ast.For, ast.AsyncFor))
+                ]
+                if len(ours) == len(theirs):
+                    fors = {id(a): b for a, b in zip(ours, theirs, strict=True)}
+            self._fors[id(top)] = fors
+        fors = self._fors[id(top)]
+        if fors is None:
             return None
         if self._lines is None:
-            self._lines = _NEWLINE.split(self.source)
-        return {id(a): b for a, b in zip(ours, theirs, strict=True)}, self._lines
+            self._lines = python_ast.LINE_BREAK.split(self.source)
+        return fors, self._lines
 
 
-_NEWLINE = re.compile(r"\r\n|\r|\n")
 _BLOCKS = (
     cst.BaseCompoundStatement,
     cst.BaseSuite,
@@ -166,16 +186,6 @@ def _cst_statements(node: cst.CSTNode) -> list[cst.CSTNode]:
     for child in node.children:
         if isinstance(child, _BLOCKS):
             found += _cst_statements(child)
-    return found
-
-
-def _ast_statements(node: ast.AST) -> list[ast.AST]:
-    """The same for CPython's tree: the fields that hold statements, in source order."""
-    found = [node]
-    for field in ("body", "handlers", "orelse", "finalbody", "cases"):
-        for child in getattr(node, field, None) or ():
-            if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)):
-                found += _ast_statements(child)
     return found
 
 

@@ -26,7 +26,6 @@ MAX_DEPTH = 1000  # syntax-tree depth libcst parses safely (it crashes beyond ab
 _LONG_DECIMAL = re.compile(r"(?<![\w.])[0-9]{4301,}(?![\w.])")
 _DIGIT_LIMIT = "Exceeds the limit"
 _SCAN = re.compile(r"[(\[{]|[)\]}]|\\\r?\n|\n")
-_NEWLINE = re.compile(r"\r\n|\r|\n")  # where CPython starts a new line
 _OPEN = frozenset("([{")
 _CLOSE = frozenset(")]}")
 
@@ -120,7 +119,7 @@ def _too_deep_statement(text: str, tree: ast.Module) -> tuple[int, int] | None:
     """`too_deep(tree)`, walking only the module-level statements that are `suspicious` on
     their own: nesting never crosses a statement, and the rest of a large suspicious file (one
     long line in it) need not be walked; the first such statement's deep node, if any."""
-    starts = [0] + [match.end() for match in _NEWLINE.finditer(text)]  # offset of each line
+    starts = [0] + [match.end() for match in python_ast.LINE_BREAK.finditer(text)]  # offset of each line
     for statement in tree.body:
         first = python_ast.first_line(statement)
         last = statement.end_lineno or statement.lineno

@@ -12,9 +12,11 @@ crashes.
 from __future__ import annotations
 
 import ast
+import re
 import threading
 
 _LOCK = threading.Lock()
+LINE_BREAK = re.compile(r"\r\n|\r|\n")  # where CPython starts a new line
 
 
 def parse(source: str | bytes, filename: str = "<unknown>") -> ast.Module:
@@ -34,3 +36,14 @@ def first_line(statement: ast.stmt) -> int:
     """The line a statement starts on, its decorators included (CPython's `lineno` is the
     `def`'s or `class`'s own line)."""
     return min([statement.lineno, *(d.lineno for d in getattr(statement, "decorator_list", ()))])
+
+
+def nested_statements(node: ast.AST) -> list[ast.AST]:
+    """`node` and every statement nested in it, except handler and match case, in source order;
+    no expression is visited (much cheaper than `ast.walk` to find a `def` or a `for`)."""
+    found = [node]
+    for field in ("body", "handlers", "orelse", "finalbody", "cases"):
+        for child in getattr(node, field, None) or ():
+            if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)):
+                found += nested_statements(child)
+    return found

@@ -112,7 +112,7 @@ class UnmodeledKernelCode(Rule):
         tree = ctx.python_tree
         if tree is None:
             return
-        covered = _covered_lines(ctx, ctx.model, tree)
+        covered = _covered_lines(ctx, ctx.model)
         if all(line in covered for line in hits):
             _report_unfollowed_calls(ctx, tree, covered)
             return  # the common case: every construct is in a modeled kernel
@@ -213,15 +213,14 @@ def _report_unfollowed_calls(ctx: Context, tree: ast.Module, covered: set[int]) 
     )
 
 
-def _covered_lines(ctx: Context, model: FileModel, tree: ast.Module) -> set[int]:
+def _covered_lines(ctx: Context, model: FileModel) -> set[int]:
     """The lines of every modeled kernel and inlined macro, read from CPython's tree: locating the
     CST functions would regenerate their whole top-level statements (slow on large test files)."""
-    tops = _ast_tops(ctx.module, tree)
     lines: set[int] = set()
     added: set[tuple[int, str]] = set()  # a macro called many times is added once
 
     def add(function: cst.FunctionDef, top: cst.CSTNode) -> None:
-        statement = tops.get(id(top))
+        statement = ctx.locator.python_statement(top)
         if statement is None:  # a kernel tilecheck read from elsewhere: locate it the slow way
             span = ctx.span(function, top)
             lines.update(range(span.line - len(function.decorators), span.end_line + 1))
@@ -230,7 +229,7 @@ def _covered_lines(ctx: Context, model: FileModel, tree: ast.Module) -> set[int]
         if key in added:
             return
         added.add(key)
-        for node in _statements(statement):
+        for node in python_ast.nested_statements(statement):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function.name.value:
                 start = python_ast.first_line(node)
                 lines.update(range(start, (node.end_lineno or node.lineno) + 1))
@@ -241,38 +240,6 @@ def _covered_lines(ctx: Context, model: FileModel, tree: ast.Module) -> set[int]
             if call.path is None:  # a macro of another project module covers no line here
                 add(call.definition, call.definition_top)
     return lines
-
-
-def _ast_tops(module: cst.Module, tree: ast.Module) -> dict[int, ast.stmt]:
-    """The CPython statement of each compound module-level CST statement (by identity)."""
-    found: dict[int, ast.stmt] = {}
-    index = 0
-    for statement in module.body:
-        if isinstance(statement, cst.SimpleStatementLine):
-            index += len(statement.body)
-            continue
-        if index < len(tree.body):
-            found[id(statement)] = tree.body[index]
-        index += 1
-    return found
-
-
-def _statements(statement: ast.stmt) -> Iterator[ast.stmt]:
-    """`statement` and every statement nested in it (a `def` is a statement: no expression
-    needs visiting to find one, which makes this much cheaper than `ast.walk`)."""
-    stack = [statement]
-    while stack:
-        node = stack.pop()
-        yield node
-        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-            children = getattr(node, field, None)
-            if isinstance(children, list):
-                stack.extend(child for child in children if isinstance(child, ast.stmt))
-                for child in children:  # an except handler or a match case holds statements
-                    if not isinstance(child, ast.stmt):
-                        stack.extend(
-                            inner for inner in getattr(child, "body", ()) if isinstance(inner, ast.stmt)
-                        )
 
 
 def _tops_at(tree: ast.Module, lines: list[int]) -> list[ast.stmt]:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from tilecheck.engine import FileAnalysis, meta_diagnostic
 from tilecheck.runner import limit_memory
 from tilecheck.types import Span
-from tilecheck.workspace import Options
+from tilecheck.workspace import Options, Workspace
 
 if TYPE_CHECKING:
     from tilecheck.pypto.api import LowerResult
@@ -347,7 +347,6 @@ class _State:
         are imported (when trusted) by this process, never by the server."""
         from tilecheck.config import ConfigError
         from tilecheck.engine import lint_source
-        from tilecheck.workspace import Workspace
 
         key = (request.cwd, request.options)
         workspace = self.workspaces.get(key)
@@ -410,7 +409,7 @@ class _State:
         return kept
 
 
-def validate_client_selectors(workspace: Any, path: str) -> None:
+def validate_client_selectors(workspace: Workspace, path: str) -> None:
     """Unknown codes in the client's `select`/`ignore` are configuration errors, as the CLI's
     flags are usage errors."""
     from tilecheck.config import ConfigError
