@@ -42,7 +42,7 @@ format: $(VENV)/.dev
 # name, grade or docstring.
 docs: $(VENV)/.dev
 	$(BIN)/python -m tilecheck.catalogue
-	$(BIN)/python -m tilecheck.rule_docs docs/rules.md
+	$(BIN)/python -m tilecheck.core.docs docs/rules.md
 
 # Differential test against the real TileLang 0.1.15 (large; not part of `make test`).
 oracle: $(VENV)/.dev

@@ -6,7 +6,7 @@ import json
 import os
 from dataclasses import dataclass
 
-from tilecheck.cli import main
+from tilecheck.cli.main import main
 
 # Findings (line, column, code): (10, 13, TL104), (12, 13, TL105), (15, 22, TL101).
 KERNEL = """import tilelang.language as T

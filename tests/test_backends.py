@@ -10,8 +10,6 @@ import pytest
 import tomllib
 
 from tests.support import run, write
-from tilecheck.analysis.loops import pipeline_request
-from tilecheck.analysis.values import PyConst
 from tilecheck.backends import (
     FIELDS,
     IGNORED,
@@ -25,6 +23,8 @@ from tilecheck.backends import (
     profile_of,
     shipped,
 )
+from tilecheck.tilelang.loops import pipeline_request
+from tilecheck.tilelang.values import PyConst
 
 SHIPPED = (
     "cuda-sm80",

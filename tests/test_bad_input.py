@@ -6,10 +6,10 @@ import sys
 
 import pytest
 
-from tilecheck.cli import main
-from tilecheck.engine import check_file, check_source
-from tilecheck.rule import Rule
-from tilecheck.types import Grade
+from tilecheck.cli.main import main
+from tilecheck.core.rule import Rule
+from tilecheck.core.types import Grade
+from tilecheck.lint.engine import check_file, check_source
 
 KERNEL = """import tilelang.language as T
 
@@ -91,9 +91,9 @@ def test_unreadable_file(tmp_path):
 
 
 def test_oversized_file(tmp_path, monkeypatch):
-    import tilecheck.engine
+    import tilecheck.lint.engine
 
-    monkeypatch.setattr(tilecheck.engine, "MAX_FILE_BYTES", 10)
+    monkeypatch.setattr(tilecheck.lint.engine, "MAX_FILE_BYTES", 10)
     path = tmp_path / "k.py"
     path.write_text("x = 1\n" * 10)
     assert codes(check_file(str(path))) == [("TL003", 1, 1)]
@@ -111,7 +111,7 @@ class Crashing(Rule):
 
 
 def test_crashing_rule_is_reported_and_others_still_run():
-    from tilecheck.registry import by_code
+    from tilecheck.core.registry import by_code
 
     result = check_source(KERNEL, "k.py", [Crashing, by_code("TL104")])
     assert codes(result) == [("TL005", 1, 1), ("TL104", 9, 13)]
@@ -152,12 +152,12 @@ def test_checked_files_are_never_imported_or_executed(tmp_path):
 
 
 def test_a_crash_while_building_the_model_is_reported_once(monkeypatch):
-    import tilecheck.context
+    import tilecheck.lint.context
 
     def broken(module, imports):
         raise ValueError("model bug")
 
-    monkeypatch.setattr(tilecheck.context, "analyze", broken)
+    monkeypatch.setattr(tilecheck.lint.context, "analyze", broken)
     result = check_source(KERNEL, "k.py")
     assert codes(result) == [("TL005", 1, 1)]
     assert result.diagnostics[0].message == "Building the kernel model crashed: ValueError: model bug"

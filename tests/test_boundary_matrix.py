@@ -12,8 +12,8 @@ import pytest
 
 from tests.fixture_expectations import FIXTURES, applies, expectations, file_expectations
 from tilecheck.backends import get_profile, load_profiles, names
-from tilecheck.engine import check_file, check_source
-from tilecheck.types import Grade
+from tilecheck.core.types import Grade
+from tilecheck.lint.engine import check_file, check_source
 
 PROFILES = [None, *names()]
 FOLDERS = ("backends", "nonrules", "examples")  # frontend/ fixtures run without a backend only
@@ -104,7 +104,7 @@ def test_backend_may_be_given_by_name():
 
 
 def test_every_issue4_rule_fires_in_some_fixture():
-    from tilecheck.registry import builtin_rules
+    from tilecheck.core.registry import builtin_rules
 
     wanted = {rule.CODE for rule in builtin_rules() if rule.CODE[:3] in ("TL2", "TL3")}
     found = {

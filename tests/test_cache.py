@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.support import ALL_FINDINGS, CLEAN, KERNEL
-from tilecheck.cache import CACHE_DIR_ENV, ResultCache, clean, default_cache_dir, settings_fingerprint
-from tilecheck.workspace import Options, Workspace
+from tilecheck.app.cache import CACHE_DIR_ENV, ResultCache, clean, default_cache_dir, settings_fingerprint
+from tilecheck.app.workspace import Options, Workspace
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -246,7 +246,7 @@ def test_clean_removes_the_cache(project):
 
 
 def test_a_new_tilecheck_source_changes_the_tool_fingerprint(tmp_path, monkeypatch):
-    import tilecheck.cache as cache_module
+    import tilecheck.app.cache as cache_module
 
     first = ResultCache(str(tmp_path)).tool
     monkeypatch.setattr(cache_module, "__version__", "99.0")

@@ -7,11 +7,11 @@ import textwrap
 import pytest
 
 from tests.support import CLEAN, KERNEL, run, write
-from tilecheck.registry import builtin_rules
+from tilecheck.core.registry import builtin_rules
 
 SLOW_RULE = '''
-from tilecheck.rule import Rule
-from tilecheck.types import Grade, Span
+from tilecheck.core.rule import Rule
+from tilecheck.core.types import Grade, Span
 
 
 class SlowCopy(Rule):
@@ -201,12 +201,12 @@ def test_rule_errors(project, capsys, args, message):
 
 
 def test_settings_are_resolved_once_per_directory(project, capsys, monkeypatch):
-    import tilecheck.config
+    import tilecheck.config.resolver
 
     calls = []
-    original = tilecheck.config.Settings._file_settings
+    original = tilecheck.config.resolver.Settings._file_settings
     monkeypatch.setattr(
-        tilecheck.config.Settings,
+        tilecheck.config.resolver.Settings,
         "_file_settings",
         lambda self, hits: calls.append(hits) or original(self, hits),
     )
@@ -237,7 +237,7 @@ def test_an_internal_failure_is_one_line_not_a_traceback(project, capsys, monkey
     def broken(*args, **kwargs):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr("tilecheck.workspace.run_isolated", broken)  # in this process, not a worker
+    monkeypatch.setattr("tilecheck.app.workspace.run_isolated", broken)  # in this process, not a worker
     outcome = run(capsys, "k.py")
     assert outcome.status == 2
     assert outcome.err.startswith("tilecheck: internal error: disk on fire (RuntimeError at test_cli.py:")

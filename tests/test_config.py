@@ -6,8 +6,8 @@ import os
 import pytest
 
 from tests.support import ALL_FINDINGS, KERNEL, run, write
-from tilecheck.config import ConfigError, Overrides, PathPatterns, Resolver
-from tilecheck.patterns import PatternTable
+from tilecheck.config.patterns import PatternTable
+from tilecheck.config.resolver import ConfigError, Overrides, PathPatterns, Resolver
 
 
 @pytest.fixture
@@ -238,9 +238,9 @@ def test_optimization_findings_cannot_be_configured_up(project, capsys):
 
 
 def test_backend_from_configuration(project, capsys, monkeypatch):
-    import tilecheck.engine
+    import tilecheck.lint.engine
 
-    original = tilecheck.engine.check_source
+    original = tilecheck.lint.engine.check_source
     record = project / "seen.txt"  # files are checked in worker processes: spy through a file
 
     def spy(data, path="<string>", rules=None, backend=None, **kwargs):
@@ -253,7 +253,7 @@ def test_backend_from_configuration(project, capsys, monkeypatch):
         record.unlink(missing_ok=True)
         return found
 
-    monkeypatch.setattr(tilecheck.engine, "check_source", spy)
+    monkeypatch.setattr(tilecheck.lint.engine, "check_source", spy)
     write(
         project,
         {
@@ -462,12 +462,12 @@ def test_configuration_files_are_read_once_per_directory(project, monkeypatch):
     write(project, {"pyproject.toml": '[tool.tilecheck]\nignore = ["TL104"]\n'})
     for name in "abcde":
         (project / "pkg" / name).mkdir(parents=True)
-    import tilecheck.config_file
+    import tilecheck.config.file
 
     reads = []
-    original = tilecheck.config_file.read_table
+    original = tilecheck.config.file.read_table
     monkeypatch.setattr(
-        tilecheck.config_file, "read_table", lambda path: reads.append(path) or original(path)
+        tilecheck.config.file, "read_table", lambda path: reads.append(path) or original(path)
     )
     resolver = Resolver(Overrides(), cwd=str(project))
     for name in "abcde":

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from tests.fixture_expectations import FIXTURES, file_expectations
-from tilecheck.dependencies import imported_files
-from tilecheck.engine import check_file
-from tilecheck.workspace import Options, Workspace
+from tilecheck.app.workspace import Options, Workspace
+from tilecheck.lint.engine import check_file
+from tilecheck.source.project_files import imported_files
 
 PROJECT = FIXTURES / "projects" / "kernels_pkg"
 HELPERS = {"__init__.py", "tl.py", "loader.py", "common.py"}

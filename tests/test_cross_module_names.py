@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tilecheck.engine import check_file
+from tilecheck.lint.engine import check_file
 
 # T.fill inside T.Parallel: TileLang 0.1.15 raises "Only elementwise operations are allowed
 # inside a parallel loop" (confirmed on the reviewer's s1.py, s7.py and lib/ops/a.py).

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tilecheck.discover import discover
-from tilecheck.workspace import Options, Workspace
+from tilecheck.app.discover import discover
+from tilecheck.app.workspace import Options, Workspace
 
 
 def tree(root: Path, files: dict[str, str]) -> None:

@@ -4,9 +4,9 @@ import pathlib
 
 import pytest
 
-from tilecheck.registry import builtin_rules
-from tilecheck.rule_docs import document, main
-from tilecheck.testing import documentation_problems
+from tilecheck.core.docs import document, main
+from tilecheck.core.registry import builtin_rules
+from tilecheck.lint.testing import documentation_problems
 
 DOCS = pathlib.Path(__file__).resolve().parent.parent / "docs" / "rules.md"
 
@@ -14,7 +14,7 @@ DOCS = pathlib.Path(__file__).resolve().parent.parent / "docs" / "rules.md"
 def test_rules_md_is_in_sync():
     expected = document(builtin_rules())
     assert DOCS.read_text(encoding="utf-8") == expected, (
-        "docs/rules.md is stale: run `python -m tilecheck.rule_docs docs/rules.md`"
+        "docs/rules.md is stale: run `python -m tilecheck.core.docs docs/rules.md`"
     )
 
 
@@ -41,8 +41,8 @@ def test_generator_writes_the_file(tmp_path, capsys):
 
 
 def test_documentation_problems_names_what_is_missing():
-    from tilecheck.rule import Rule
-    from tilecheck.types import Grade
+    from tilecheck.core.rule import Rule
+    from tilecheck.core.types import Grade
 
     class Bare(Rule):
         """Summary only.
@@ -90,7 +90,7 @@ CITED_SKILL_DOCUMENTS = {
 
 
 def _tilelang_rule_pages() -> str:
-    from tilecheck.rule_docs import markdown
+    from tilecheck.core.docs import markdown
 
     return "\n".join(markdown(rule) for rule in builtin_rules() if rule.CODE[2] in "123")
 
@@ -121,8 +121,8 @@ def test_cited_paths_exist_in_tilelang_0_1_15():
 
 
 def test_unsafe_fixes_say_why_and_design_notes_come_last():
-    from tilecheck.registry import by_code
-    from tilecheck.rule_docs import markdown
+    from tilecheck.core.docs import markdown
+    from tilecheck.core.registry import by_code
 
     for code in ("TL104", "TL903"):
         assert "unsafe because" in markdown(by_code(code))

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.support import run, write
-from tilecheck.report.explain_text import LEGEND
+from tilecheck.explain.text import LEGEND
 
 DEMO = Path(__file__).resolve().parent.parent / "fixtures" / "examples" / "softmax_mistakes.py"
 

@@ -9,9 +9,9 @@ import json
 import pytest
 
 from tests.support import run, write
+from tilecheck.app.workspace import Options, Workspace
 from tilecheck.server.hover_data import loops_at
 from tilecheck.server.positions import UTF16, PositionMap
-from tilecheck.workspace import Options, Workspace
 
 # The reviewer's kernel: a `T.Pipelined(num_stages=2)` macro loop inlined in a `num_stages=3` one.
 NESTED = """import tilelang

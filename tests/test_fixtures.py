@@ -3,8 +3,8 @@
 import pytest
 
 from tests.fixture_expectations import FIXTURES, file_expectations
-from tilecheck.engine import check_file
-from tilecheck.types import Grade
+from tilecheck.core.types import Grade
+from tilecheck.lint.engine import check_file
 
 LOOP_FIXTURES = sorted(
     path for folder in ("frontend", "nonrules", "examples") for path in (FIXTURES / folder).glob("*.py")

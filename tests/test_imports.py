@@ -122,17 +122,17 @@ def test_the_cycle_finder_finds_cycles():
 
 
 ENTRY_MODULES = [
-    "tilecheck.errors",
-    "tilecheck.config",
-    "tilecheck.config_file",
-    "tilecheck.plugins",
+    "tilecheck.core.errors",
+    "tilecheck.config.resolver",
+    "tilecheck.config.file",
+    "tilecheck.config.plugins",
     "tilecheck.backends",
     "tilecheck.backends.profile",
-    "tilecheck.context",
-    "tilecheck.engine",
-    "tilecheck.workspace",
-    "tilecheck.cli",
-    "tilecheck.registry",
+    "tilecheck.lint.context",
+    "tilecheck.lint.engine",
+    "tilecheck.app.workspace",
+    "tilecheck.cli.main",
+    "tilecheck.core.registry",
     "tilecheck.rules",
 ]
 

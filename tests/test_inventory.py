@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-import tilecheck.inventory
+import tilecheck.app.inventory
 from tests.fixture_expectations import FIXTURES
 from tests.support import run, write
-from tilecheck.inventory import build
+from tilecheck.app.inventory import build
 
 KERNEL = """import tilelang.language as T
 
@@ -158,7 +158,7 @@ def main(A: T.Tensor((64, 64), "float32")):
 
 def _fault_on_bad(fault):
     """`scan_file` with `fault()` for `bad.py`: the workers are forked after the patch, so it is theirs."""
-    real = tilecheck.inventory.scan_file
+    real = tilecheck.app.inventory.scan_file
 
     def scan(path, inventory):
         if os.path.basename(path) == "bad.py":
@@ -208,14 +208,14 @@ TIMED_OUT = (
 def test_a_file_whose_worker_fails_is_skipped_and_the_others_are_counted(
     project, capsys, monkeypatch, fault, skipped
 ):
-    monkeypatch.setattr(tilecheck.inventory, "scan_file", _fault_on_bad(fault))
+    monkeypatch.setattr(tilecheck.app.inventory, "scan_file", _fault_on_bad(fault))
     write(project, {name: SMALL for name in ("a.py", "bad.py", "c.py", "d.py")})
     outcome = run(capsys, "inventory", ".")
     assert (outcome.status, outcome.out) == (0, _expected(skipped))
 
 
 def test_a_file_over_the_configured_time_budget_is_skipped(project, capsys, monkeypatch):
-    monkeypatch.setattr(tilecheck.inventory, "scan_file", _fault_on_bad(_sleep))
+    monkeypatch.setattr(tilecheck.app.inventory, "scan_file", _fault_on_bad(_sleep))
     write(project, {"tilecheck.toml": "per-file-timeout = 1\n"})
     write(project, {name: SMALL for name in ("a.py", "bad.py", "c.py", "d.py")})
     started = time.monotonic()

@@ -1,4 +1,4 @@
-"""tilecheck.locate drives libcst's position-tracking codegen (not public API): the installed
+"""tilecheck.source.positions drives libcst's position-tracking codegen (not public API): the installed
 libcst must be inside the range pyproject.toml pins, and that fast path must agree with
 libcst's public PositionProvider on real kernels."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from tilecheck.locate import codegen_positions, public_positions
+from tilecheck.source.positions import codegen_positions, public_positions
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -33,7 +33,7 @@ def test_installed_libcst_is_inside_the_pinned_range():
     assert set(bounds) == {">=", "<"}, f"libcst must be pinned to a range: {spec}"
     installed = _version(metadata.version("libcst"))
     assert _version(bounds[">="]) <= installed < _version(bounds["<"]), (
-        f"libcst {metadata.version('libcst')} is outside {spec}: re-test tilecheck/locate.py and move the pin"
+        f"libcst {metadata.version('libcst')} is outside {spec}: re-test tilecheck/source/positions.py and move the pin"
     )
 
 

@@ -6,7 +6,7 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from tilecheck.locate import Locator
+from tilecheck.source.positions import Locator
 
 FIXTURES = sorted((Path(__file__).resolve().parent.parent / "fixtures").glob("*/*.py"))
 

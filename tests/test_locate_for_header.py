@@ -6,9 +6,9 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from tilecheck import python_ast
-from tilecheck.locate import Locator
-from tilecheck.types import Span
+from tilecheck.core.types import Span
+from tilecheck.source import python_ast
+from tilecheck.source.positions import Locator
 
 SOURCES = {
     "plain": "for i in range(8):\n    pass\n",

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from tilecheck.app.workspace import Options, Workspace
 from tilecheck.pypto import api
 from tilecheck.pypto.api import lower_source
-from tilecheck.workspace import Options, Workspace
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = sorted((ROOT / "fixtures").rglob("*.py")) + sorted((ROOT / "tilecheck").rglob("*.py"))

@@ -8,13 +8,13 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from tilecheck.analysis import folding
-from tilecheck.analysis.evaluate import ExpressionEvaluator
-from tilecheck.analysis.frontend import analyze
-from tilecheck.analysis.imports import ImportTable
-from tilecheck.analysis.scope import Env, Frame, Sink
-from tilecheck.analysis.values import UNKNOWN, PyConst, PyValue, Value
-from tilecheck.workspace import Options, Workspace
+from tilecheck.app.workspace import Options, Workspace
+from tilecheck.tilelang import folding
+from tilecheck.tilelang.evaluate import ExpressionEvaluator
+from tilecheck.tilelang.frontend import analyze
+from tilecheck.tilelang.imports import ImportTable
+from tilecheck.tilelang.scope import Env, Frame, Sink
+from tilecheck.tilelang.values import UNKNOWN, PyConst, PyValue, Value
 
 HEADER = "import tilelang.language as T\n"
 KERNEL = """

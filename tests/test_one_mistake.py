@@ -1,8 +1,8 @@
 """One mistake, one error (issue 10 §4): findings that the root finding's rewrite removes are its notes."""
 
-from tilecheck.engine import check_source
-from tilecheck.registry import by_code
-from tilecheck.types import Span
+from tilecheck.core.registry import by_code
+from tilecheck.core.types import Span
+from tilecheck.lint.engine import check_source
 
 PREFIX = """import tilelang.language as T
 

@@ -9,16 +9,16 @@ from pathlib import Path
 import pytest
 
 from tests.support import KERNEL, run, write
-from tilecheck import plugins
-from tilecheck.rule import Rule
-from tilecheck.testing import documentation_problems, example_cases
-from tilecheck.types import Grade
+from tilecheck.config.resolver import plugins
+from tilecheck.core.rule import Rule
+from tilecheck.core.types import Grade
+from tilecheck.lint.testing import documentation_problems, example_cases
 
 _names = itertools.count()
 
 RULE_MODULE = '''
-from tilecheck.rule import Invalid, Rule, Valid
-from tilecheck.types import Grade, Span
+from tilecheck.core.rule import Invalid, Rule, Valid
+from tilecheck.core.types import Grade, Span
 
 
 class NoForbidden(Rule):
@@ -420,8 +420,8 @@ class _Exhausts(Rule):
 )
 def test_a_plugin_rule_out_of_stack_or_memory_is_its_crash_not_the_files(plugin, crash):
     # The file is not too complex: the plugin's bug is named (TL005), the built-in findings stay.
-    from tilecheck.engine import check_source
-    from tilecheck.registry import builtin_rules
+    from tilecheck.core.registry import builtin_rules
+    from tilecheck.lint.engine import check_source
 
     source = (
         Path(__file__).resolve().parent.parent / "fixtures" / "examples" / "softmax_mistakes.py"

@@ -1,4 +1,4 @@
-"""The prefilter (`tilecheck.prefilter`) changes no result: wherever it skips a file, the full
+"""The prefilter (`tilecheck.lint.prefilter`) changes no result: wherever it skips a file, the full
 path finds nothing either; elsewhere the report is byte-identical. On every fixture, every
 source file of tilecheck itself, and the shared TileLang corpus (read as data, when present)."""
 
@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from tilecheck.engine import FileAnalysis, lint_source
-from tilecheck.prefilter import cannot_have_findings
+from tilecheck.app.workspace import Workspace, check_task
+from tilecheck.lint.engine import FileAnalysis, lint_source
+from tilecheck.lint.prefilter import cannot_have_findings
 from tilecheck.report import Run
 from tilecheck.report.json import render
-from tilecheck.workspace import Workspace, check_task
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent.parent / "shared" / "corpus" / "tilelang"

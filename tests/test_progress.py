@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from tilecheck.progress import ProgressLine, wanted
+from tilecheck.cli.progress import ProgressLine, wanted
 
 
 class Terminal(io.StringIO):

@@ -1,4 +1,4 @@
-"""CPython's parser is reached through `tilecheck.python_ast` only (one lock, cpython#106905):
+"""CPython's parser is reached through `tilecheck.source.python_ast` only (one lock, cpython#106905):
 no direct `ast.parse`, no `ast.literal_eval`, and no libcst `evaluated_value` (a `literal_eval`
 without the lock, which crashed the two-thread test in CI)."""
 
@@ -64,7 +64,7 @@ def test_the_check_sees_unlocked_literal_evaluation(tmp_path):
 def test_literal_eval_gives_what_libcst_gives():
     import libcst as cst
 
-    from tilecheck import python_ast
+    from tilecheck.source import python_ast
 
     for text in ["0x_1F", "1_000", "0o17", "1e3", "'a\\n'", "b'x'", "3j"]:
         node = cst.parse_expression(text)

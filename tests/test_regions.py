@@ -1,4 +1,4 @@
-"""The chunked parser (`tilecheck.regions`) builds exactly libcst's module: `deep_equals` and the same
+"""The chunked parser (`tilecheck.source.chunks`) builds exactly libcst's module: `deep_equals` and the same
 code on every fixture, tilecheck's own sources, the shared corpus (read as data when present) and
 the layouts where libcst's whole-file parse assigns comments and indentation in ways a chunk
 parsed alone would not; its cache re-parses only the chunks an edit touched."""
@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.test_prefilter import as_json
-from tilecheck import regions
-from tilecheck.engine import check_source, lint_source
-from tilecheck.workspace import Workspace
+from tilecheck.app.workspace import Workspace
+from tilecheck.lint.engine import check_source, lint_source
+from tilecheck.source import chunks as regions
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent.parent / "shared" / "corpus" / "tilelang"

@@ -8,8 +8,8 @@ import textwrap
 import pytest
 
 from tests.support import KERNEL, run, write
+from tilecheck.core.types import Diagnostic, Grade, Related, Severity, Span
 from tilecheck.report import Run, summary
-from tilecheck.types import Diagnostic, Grade, Related, Severity, Span
 
 
 @pytest.fixture

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from tests.support import run, write
-from tilecheck.coverage import Coverage
-from tilecheck.engine import check_source
-from tilecheck.workspace import Options, Workspace
+from tilecheck.app.workspace import Options, Workspace
+from tilecheck.lint.coverage import Coverage
+from tilecheck.lint.engine import check_source
 
 # One kernel definition built twice (two factory calls); loops: the 2-D `T.Parallel` (one loop),
 # the macro's two loops (inlined twice, counted once each) and the `T.serial` unrolled by the
@@ -199,16 +199,16 @@ def test_a_cache_entry_without_coverage_is_a_miss(project):
 def test_a_model_that_failed_is_not_built_again_for_the_counts(monkeypatch):
     """TL004 (the model is too large) and TL005 (it crashed): nothing modeled, and the model is
     built once, by the rules, not again when the counts are measured."""
-    import tilecheck.context
+    import tilecheck.lint.context
 
     calls = []
-    analyze = tilecheck.context.analyze
+    analyze = tilecheck.lint.context.analyze
 
     def counting(module, imports):
         calls.append(1)
         return analyze(module, imports)
 
-    monkeypatch.setattr(tilecheck.context, "analyze", counting)
+    monkeypatch.setattr(tilecheck.lint.context, "analyze", counting)
     levels = "".join(f"{'    ' * (2 + n)}for c{n} in {list(range(60))}:\n" for n in range(4))
     runaway = (
         "import tilelang.language as T\n\n\n@T.prim_func\n"
@@ -227,7 +227,7 @@ def test_a_model_that_failed_is_not_built_again_for_the_counts(monkeypatch):
         calls.append(1)
         raise ValueError("model bug")
 
-    monkeypatch.setattr(tilecheck.context, "analyze", broken)
+    monkeypatch.setattr(tilecheck.lint.context, "analyze", broken)
     calls.clear()
     crashed = check_source(TILE, "k.py")
     assert [d.code for d in crashed.diagnostics] == ["TL005"]

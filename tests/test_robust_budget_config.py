@@ -11,22 +11,22 @@ import time
 
 import pytest
 
-import tilecheck.workspace
+import tilecheck.app.workspace
 from tests.test_robust_runner import KERNEL
-from tilecheck.cli import main
-from tilecheck.runner import Budget
-from tilecheck.workspace import Options, Workspace
+from tilecheck.app.supervisor import Budget
+from tilecheck.app.workspace import Options, Workspace
+from tilecheck.cli.main import main
 
 
 def _slow_lint(monkeypatch, seconds):
-    real = tilecheck.workspace.lint_source
+    real = tilecheck.app.workspace.lint_source
 
     def lint(data, path, settings):
         if os.path.basename(path) == "bad.py":
             time.sleep(seconds)
         return real(data, path, settings)
 
-    monkeypatch.setattr(tilecheck.workspace, "lint_source", lint)
+    monkeypatch.setattr(tilecheck.app.workspace, "lint_source", lint)
 
 
 def _project(tmp_path, monkeypatch, config_name, config_text):
@@ -66,7 +66,7 @@ def test_the_flag_overrides_the_configured_timeout(tmp_path, capsys, monkeypatch
 
 
 def test_configured_memory_applies_to_fix_as_well(tmp_path, capsys, monkeypatch):
-    real = tilecheck.workspace.lint_source
+    real = tilecheck.app.workspace.lint_source
 
     def heavy(data, path, settings):
         if os.path.basename(path) == "bad.py":
@@ -74,7 +74,7 @@ def test_configured_memory_applies_to_fix_as_well(tmp_path, capsys, monkeypatch)
             hoard[0] = 1
         return real(data, path, settings)
 
-    monkeypatch.setattr(tilecheck.workspace, "lint_source", heavy)
+    monkeypatch.setattr(tilecheck.app.workspace, "lint_source", heavy)
     _project(tmp_path, monkeypatch, "pyproject.toml", "[tool.tilecheck]\nper-file-memory = 200\n")
     status = main(["a.py", "bad.py", "--output-format", "json", "--fix", "--unsafe-fixes"])
     found = _codes(capsys)

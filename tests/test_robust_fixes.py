@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tilecheck.fixes import TEMP_SUFFIX, remove_stale_temporaries, write_atomic
+from tilecheck.lint.fixes import TEMP_SUFFIX, remove_stale_temporaries, write_atomic
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 UNUSED = "x = 1  # tilecheck: ignore[TL101]\n"  # TL901, with a safe fix that removes the comment
@@ -86,7 +86,7 @@ def test_in_place_write_of_a_hard_link_still_refuses_a_changed_file(tmp_path):
     path = tmp_path / "a.py"
     path.write_bytes(b"new\n")
     os.link(path, tmp_path / "b.py")
-    from tilecheck.fixes import WriteError
+    from tilecheck.lint.fixes import WriteError
 
     with pytest.raises(WriteError, match="changed while it was being checked"):
         write_atomic(str(path), b"fixed\n", expected=b"old\n")

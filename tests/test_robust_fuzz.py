@@ -9,7 +9,7 @@ import signal
 
 import pytest
 
-import tilecheck.workspace
+import tilecheck.app.workspace
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -52,7 +52,7 @@ def test_the_seeds_cover_both_languages():
 
 def test_the_fuzz_oracle_catches_a_crashing_case(tmp_path, monkeypatch):
     """A case that kills its worker is a failure, kept in the output directory."""
-    real = tilecheck.workspace.lint_source
+    real = tilecheck.app.workspace.lint_source
 
     def crash_on_marker(data, path, settings):
         if b"CRASH_HERE" in (data if isinstance(data, bytes) else data.encode()):
@@ -62,9 +62,9 @@ def test_the_fuzz_oracle_catches_a_crashing_case(tmp_path, monkeypatch):
             os.kill(os.getpid(), signal.SIGSEGV)
         return real(data, path, settings)
 
-    monkeypatch.setattr(tilecheck.workspace, "lint_source", crash_on_marker)
+    monkeypatch.setattr(tilecheck.app.workspace, "lint_source", crash_on_marker)
     state = fuzz.Campaign(str(tmp_path), "check")
-    # A kernel word keeps the file past the prefilter (tilecheck.prefilter), so lint_source runs.
+    # A kernel word keeps the file past the prefilter (tilecheck.lint.prefilter), so lint_source runs.
     state.run_batch([b"x = 1\n", b"import tilelang.language as T\nCRASH_HERE = 1\n", b"y = 2\n"])
     names = sorted({name for name, _ in state.failures})
     assert names == ["*", "case_00001.py"]

@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from tilecheck import nesting
-from tilecheck.engine import check_file, check_source, read_source
+from tilecheck.lint.engine import check_file, check_source, read_source
+from tilecheck.source import guards as nesting
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -50,7 +50,7 @@ def test_inputs_that_crash_or_stall_libcst_are_decided_by_cpython_in_a_subproces
     path = tmp_path / "hostile.py"
     path.write_text(source)
     script = (
-        "import sys; from tilecheck.engine import check_file; "
+        "import sys; from tilecheck.lint.engine import check_file; "
         "print(*[d.code for d in check_file(sys.argv[1]).diagnostics])"
     )
     started = time.monotonic()
@@ -246,8 +246,8 @@ def test_a_large_literal_without_kernel_code_is_clean_without_libcst(monkeypatch
     # would need a minute and more than a GiB on it.
     import libcst
 
-    from tilecheck.prefilter import cannot_have_findings
-    from tilecheck.workspace import Workspace
+    from tilecheck.app.workspace import Workspace
+    from tilecheck.lint.prefilter import cannot_have_findings
 
     def refuse(*args, **kwargs):
         raise AssertionError("libcst was asked to parse it")

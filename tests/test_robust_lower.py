@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.pypto.helpers import HEADER, run_lower_command
-from tilecheck.commands.lower import compiles
+from tilecheck.cli.lower import compiles
 from tilecheck.pypto import lower_source
 
 _FILE_CAP = "more than the 2,000,000 `tilecheck lower` writes for one file"
@@ -73,7 +73,7 @@ _PROGRAM = HEADER + "    for i in pl.pipeline(0, 8, 1, stage=2):\n        x = pl
 
 
 def _faulty_lowering(monkeypatch, fault):
-    from tilecheck.workspace import Workspace
+    from tilecheck.app.workspace import Workspace
 
     real = Workspace.lower_text
 
@@ -156,7 +156,7 @@ def test_the_time_budget_flag_overrides_the_configuration(tmp_path, monkeypatch)
     ],
 )
 def test_a_bad_budget_flag_is_a_usage_error(tmp_path, capsys, flag, value, problem):
-    from tilecheck.cli import main
+    from tilecheck.cli.main import main
 
     assert main(["lower", flag, value, *_three_files(tmp_path)]) == 2
     assert capsys.readouterr().err.splitlines()[-1] == f"tilecheck: error: argument {flag}: {problem}"

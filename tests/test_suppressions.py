@@ -3,9 +3,9 @@
 import pytest
 
 from tests.support import KERNEL, run, write
-from tilecheck.engine import check_source
-from tilecheck.registry import by_code
-from tilecheck.suppressions import add_ignores, scan_comments
+from tilecheck.core.registry import by_code
+from tilecheck.lint.engine import check_source
+from tilecheck.lint.suppressions import add_ignores, scan_comments
 
 HEAD = KERNEL.split("        loc = ")[0]  # imports, kernel signature, `with T.Kernel(...)`: 6 lines
 LOCAL = HEAD + '        loc = T.alloc_local((64,), "float32")\n        for i in T.Parallel(64):\n'  # 8 lines
@@ -155,12 +155,12 @@ def test_meta_findings_about_the_file_cannot_be_suppressed():
 
 
 def test_files_without_suppression_comments_are_not_tokenized(monkeypatch):
-    import tilecheck.suppressions
+    import tilecheck.lint.suppressions
 
     def boom(*args):
         raise AssertionError("tokenized")
 
-    monkeypatch.setattr(tilecheck.suppressions.Suppressions, "from_source", boom)
+    monkeypatch.setattr(tilecheck.lint.suppressions.Suppressions, "from_source", boom)
     assert found(LOCAL + "            loc[i] = A[i, 0]\n") == [(9, 13, "TL104")]
 
 
@@ -266,7 +266,7 @@ def test_add_ignore_keeps_crlf_line_endings(tmp_path, capsys, monkeypatch):
     ],
 )
 def test_removal_shapes(before, after):
-    from tilecheck.fixes import fix_text
+    from tilecheck.lint.fixes import fix_text
 
     outcome = fix_text(before, lambda text: check_source(text, "k.py"))
     assert outcome.text == after

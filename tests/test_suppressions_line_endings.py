@@ -9,8 +9,8 @@ import json
 import pytest
 
 from tests.support import run
-from tilecheck.engine import check_source
-from tilecheck.suppressions import add_ignores, scan_comments
+from tilecheck.lint.engine import check_source
+from tilecheck.lint.suppressions import add_ignores, scan_comments
 
 LINES = [
     "import tilelang.language as T",
@@ -106,7 +106,7 @@ def test_add_ignores_in_a_mixed_file_keeps_each_lines_ending():
 
 
 def test_fixing_an_unused_suppression_in_a_cr_only_file_removes_just_it():
-    from tilecheck.fixes import fix_text
+    from tilecheck.lint.fixes import fix_text
 
     lines = [*LINES[:9], "            # tilecheck: ignore[TL101]", "            loc[i] = A[i]  # noqa: TL104"]
     source = "\r".join(lines) + "\r"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.support import ALL_FINDINGS, KERNEL
-from tilecheck.workspace import Options, Workspace
+from tilecheck.app.workspace import Options, Workspace
 
 ROOT = Path(__file__).resolve().parent.parent
 SOFTMAX = ROOT / "fixtures" / "examples" / "softmax_mistakes.py"

@@ -13,22 +13,22 @@ TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing costs `--v
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "Rule": "tilecheck.rule",
-    "Valid": "tilecheck.rule",
-    "Invalid": "tilecheck.rule",
-    "Checklist": "tilecheck.rule",
-    "Context": "tilecheck.context",
-    "Grade": "tilecheck.types",
-    "Severity": "tilecheck.types",
-    "Span": "tilecheck.types",
-    "Edit": "tilecheck.types",
-    "Fix": "tilecheck.types",
-    "Diagnostic": "tilecheck.types",
-    "check_source": "tilecheck.engine",
-    "check_file": "tilecheck.engine",
-    "apply_fixes": "tilecheck.fixes",
-    "example_cases": "tilecheck.testing",
-    "documentation_problems": "tilecheck.testing",
+    "Rule": "tilecheck.core.rule",
+    "Valid": "tilecheck.core.rule",
+    "Invalid": "tilecheck.core.rule",
+    "Checklist": "tilecheck.core.rule",
+    "Context": "tilecheck.lint.context",
+    "Grade": "tilecheck.core.types",
+    "Severity": "tilecheck.core.types",
+    "Span": "tilecheck.core.types",
+    "Edit": "tilecheck.core.types",
+    "Fix": "tilecheck.core.types",
+    "Diagnostic": "tilecheck.core.types",
+    "check_source": "tilecheck.lint.engine",
+    "check_file": "tilecheck.lint.engine",
+    "apply_fixes": "tilecheck.lint.fixes",
+    "example_cases": "tilecheck.lint.testing",
+    "documentation_problems": "tilecheck.lint.testing",
 }
 __all__ = [
     "Checklist",
@@ -51,12 +51,12 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from tilecheck.context import Context
-    from tilecheck.engine import check_file, check_source
-    from tilecheck.fixes import apply_fixes
-    from tilecheck.rule import Checklist, Invalid, Rule, Valid
-    from tilecheck.testing import documentation_problems, example_cases
-    from tilecheck.types import Diagnostic, Edit, Fix, Grade, Severity, Span
+    from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
+    from tilecheck.core.types import Diagnostic, Edit, Fix, Grade, Severity, Span
+    from tilecheck.lint.context import Context
+    from tilecheck.lint.engine import check_file, check_source
+    from tilecheck.lint.fixes import apply_fixes
+    from tilecheck.lint.testing import documentation_problems, example_cases
 
 
 def __getattr__(name: str) -> object:

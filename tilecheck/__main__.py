@@ -18,7 +18,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         print(f"tilecheck {__version__}")
         return 0
-    from tilecheck.cli import main as run
+    from tilecheck.cli.main import main as run
 
     return run(arguments)
 

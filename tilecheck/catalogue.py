@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tilecheck.types import Grade
+from tilecheck.core.types import Grade
 
 INDEX_MODULE = "tilecheck/rule_catalogue.py"  # codes, names, grades: what configuration checks read
 DOCS_MODULE = "tilecheck/rule_catalogue_docs.py"  # the documentation records: `rule`, `rules` only
@@ -57,7 +57,7 @@ def builtin_catalogue() -> tuple[RuleInfo, ...]:
 
 def catalogue_of(rules: Iterable[Any]) -> tuple[RuleInfo, ...]:
     """The same for rule classes (plugins), with their records computed from the classes."""
-    from tilecheck.rule_docs import as_json
+    from tilecheck.core.docs import as_json
 
     return tuple(RuleInfo(rule.CODE, rule.NAME, rule.GRADE, rule.__module__, as_json(rule)) for rule in rules)
 
@@ -71,8 +71,8 @@ _HEADER = (
 def generate() -> dict[str, str]:
     """The sources of the two catalogue modules (by path in the repository) for the built-in
     rules as they are now."""
-    from tilecheck.registry import builtin_rules
-    from tilecheck.rule_docs import as_json
+    from tilecheck.core.docs import as_json
+    from tilecheck.core.registry import builtin_rules
 
     rules = builtin_rules()
     index = [(rule.CODE, rule.NAME, rule.GRADE.value, rule.__module__) for rule in rules]

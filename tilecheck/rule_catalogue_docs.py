@@ -1034,7 +1034,7 @@ RECORDS = {'TL001': {'code': 'TL001',
                                             'neither '
                                             '([`tilelang/language/loop.py`](https://github.com/tile-ai/tilelang/blob/v0.1.15/tilelang/language/loop.py)).\n'
                                             'tilecheck checks against 0.1.15; the signatures are in '
-                                            '`tilecheck/analysis/signatures.py`.',
+                                            '`tilecheck/tilelang/signatures.py`.',
                         'Example': '```python\n'
                                    'for k in T.Pipelined(K, num_stages=2, group=[[0], [1, 2]]):\n'
                                    '    ...\n'

@@ -206,11 +206,11 @@ def peak_rss_mb(args: list[str], env: dict[str, str]) -> float:
 def breakdown(paths: list[Path]) -> list[tuple[str, float, str]]:
     """Where a cold run's time goes, in this one process (no workers, no cache): reading and the
     prefilter, libcst's parse, the kernel model, the rules, suppressions, and the report."""
-    from tilecheck.engine import Timings, lint_source, read_source
-    from tilecheck.prefilter import cannot_have_findings
+    from tilecheck.app.workspace import Workspace
+    from tilecheck.lint.engine import Timings, lint_source, read_source
+    from tilecheck.lint.prefilter import cannot_have_findings
     from tilecheck.report import Run
     from tilecheck.report.full import render
-    from tilecheck.workspace import Workspace
 
     workspace = Workspace()
     settings = workspace.file_settings(str(paths[0]))
@@ -383,7 +383,7 @@ def main() -> int:
     shutil.rmtree(scratch, ignore_errors=True)
 
     print()
-    print("cold run breakdown, one process (tilecheck.engine.Timings):")
+    print("cold run breakdown, one process (tilecheck.lint.engine.Timings):")
     parts = breakdown(paths)
     width = max(len(what) for what, _, _ in parts)
     for what, seconds, note in parts:

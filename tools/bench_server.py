@@ -95,13 +95,13 @@ async def server_latencies(path: pathlib.Path) -> list[float]:
 def breakdown(path: pathlib.Path, clock=time.perf_counter) -> dict[str, float]:
     """Median milliseconds of each part of the server's check of the same edited texts, by
     `clock` (wall time, or `time.thread_time`: CPU time, which a loaded machine inflates less)."""
-    from tilecheck.context import Context
-    from tilecheck.engine import lint_source, parse
-    from tilecheck.regions import ChunkCache
+    from tilecheck.app.workspace import Workspace
+    from tilecheck.lint.context import Context
+    from tilecheck.lint.engine import lint_source, parse
     from tilecheck.server.convert import lsp_diagnostics
     from tilecheck.server.positions import PositionMap
     from tilecheck.server.session import Checked
-    from tilecheck.workspace import Workspace
+    from tilecheck.source.chunks import ChunkCache
 
     workspace = Workspace(cwd=str(path.parent))
     settings = workspace.file_settings(str(path))

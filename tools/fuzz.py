@@ -35,8 +35,8 @@ from hypothesis import strategies as st
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from tilecheck.cli import main as tilecheck  # noqa: E402
-from tilecheck.runner import Budget  # noqa: E402
+from tilecheck.app.supervisor import Budget  # noqa: E402
+from tilecheck.cli.main import main as tilecheck  # noqa: E402
 from tools.harness import internal_errors, lower_files, lower_problems  # noqa: E402
 
 PYPTO_HEADER = "import pypto.language as pl\n\n\n@pl.function\ndef f(a, b, n, s, s0, t0, out):\n"

@@ -13,11 +13,11 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from tilecheck.cli import build_parser
-from tilecheck.commands.lower import run_lower
-from tilecheck.engine import FileAnalysis
-from tilecheck.runner import Budget, run_isolated
-from tilecheck.workspace import Options, Workspace, check_task
+from tilecheck.app.supervisor import Budget, run_isolated
+from tilecheck.app.workspace import Options, Workspace, check_task
+from tilecheck.cli.lower import run_lower
+from tilecheck.cli.main import build_parser
+from tilecheck.lint.engine import FileAnalysis
 
 LOWER_CAP = 2_000_000  # characters: the README's promise for `lower` output
 # How the command line reports its own failure (a diagnostic's message may quote PyPTO's

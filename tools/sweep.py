@@ -21,7 +21,7 @@ from collections import Counter
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from tilecheck.runner import Budget
+from tilecheck.app.supervisor import Budget
 from tools.harness import check_files, internal_errors, lower_files, lower_problems, uses_dsl
 
 CORPUS = "/work/shared/corpus"

@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"visibility: no such file or directory: {', '.join(missing)}", file=sys.stderr)
         return 2
     sys.path.insert(0, ROOT)
-    from tilecheck.engine import check_source
+    from tilecheck.lint.engine import check_source
 
     started = time.perf_counter()
     total = seen = 0

@@ -1,5 +1,5 @@
-from tilecheck.rule import Rule
-from tilecheck.types import Grade
+from tilecheck.core.rule import Rule
+from tilecheck.core.types import Grade
 
 
 class InternalError(Rule):

@@ -1,5 +1,5 @@
-from tilecheck.rule import Invalid, Rule, Valid
-from tilecheck.types import Grade, Severity
+from tilecheck.core.rule import Invalid, Rule, Valid
+from tilecheck.core.types import Grade, Severity
 
 
 class InvalidSuppression(Rule):

@@ -1,6 +1,6 @@
-from tilecheck.rule import Invalid, Rule, Valid
+from tilecheck.core.rule import Invalid, Rule, Valid
+from tilecheck.core.types import Grade, Severity
 from tilecheck.rules._examples import KERNEL
-from tilecheck.types import Grade, Severity
 
 _LOCAL = KERNEL + '        loc = T.alloc_local((64,), "float32")\n'
 

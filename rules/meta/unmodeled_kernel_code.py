@@ -5,13 +5,13 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from tilecheck import python_ast
-from tilecheck.analysis.imports import TILELANG_PACKAGES
-from tilecheck.analysis.model import FileModel
-from tilecheck.analysis.project_shapes import ast_dotted_name
-from tilecheck.context import Context
-from tilecheck.rule import Invalid, Rule, Valid
-from tilecheck.types import Grade, Severity, Span
+from tilecheck.core.rule import Invalid, Rule, Valid
+from tilecheck.core.types import Grade, Severity, Span
+from tilecheck.lint.context import Context
+from tilecheck.source import python_ast
+from tilecheck.tilelang.imports import TILELANG_PACKAGES
+from tilecheck.tilelang.model import FileModel
+from tilecheck.tilelang.project_shapes import ast_dotted_name
 
 # Constructs that only TileLang code writes: a cheap test before anything is parsed again.
 _HINT = re.compile(r"\.\s*(?:prim_func|Kernel|Pipelined|Parallel)\b")

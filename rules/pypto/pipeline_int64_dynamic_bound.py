@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from tilecheck.core.rule import Invalid, Valid
+from tilecheck.core.types import Grade
 from tilecheck.pypto.rulebase import CONTRACT, PyptoRule, checklist
-from tilecheck.rule import Invalid, Valid
-from tilecheck.types import Grade
 
 _HEADER = (
     "import pypto.language as pl\n\n\n@pl.function\ndef kernel(a: pl.Tensor, m: pl.Scalar[pl.{kind}]):\n"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from tilecheck.core.types import Grade, Severity
 from tilecheck.pypto.rulebase import PyptoRule
-from tilecheck.types import Grade, Severity
 
 
 class PyptoPipelineMembershipUndecided(PyptoRule):

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from tilecheck.core.rule import Invalid, Valid
+from tilecheck.core.types import Grade
 from tilecheck.pypto.rulebase import CONTRACT, PyptoRule, checklist, example
-from tilecheck.rule import Invalid, Valid
-from tilecheck.types import Grade
 
 _OUTER = "    for k, (acc,) in pl.range(4, init_values=(s0,)):\n"
 

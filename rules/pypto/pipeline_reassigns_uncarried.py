@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from tilecheck.core.rule import Invalid, Valid
+from tilecheck.core.types import Grade, Severity
 from tilecheck.pypto.rulebase import CONTRACT, PyptoRule, checklist, example
-from tilecheck.rule import Invalid, Valid
-from tilecheck.types import Grade, Severity
 
 
 class PyptoPipelineReassignsUncarried(PyptoRule):

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from tilecheck.core.rule import Invalid, Valid
+from tilecheck.core.types import Grade
 from tilecheck.pypto.rulebase import PyptoRule, checklist, example
-from tilecheck.rule import Invalid, Valid
-from tilecheck.types import Grade
 
 
 class PyptoPipelineStagesAttrMismatch(PyptoRule):

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from tilecheck.core.rule import Invalid, Valid
+from tilecheck.core.types import Grade, Severity
 from tilecheck.pypto.rulebase import CONTRACT, PyptoRule, checklist
-from tilecheck.rule import Invalid, Valid
-from tilecheck.types import Grade, Severity
 
 _STRICT_HEADER = (
     "import pypto.language as pl\n\n\n@pl.function(strict_ssa=True)\n"

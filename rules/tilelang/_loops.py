@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tilecheck.analysis.model import Item, Loop, Request, Stmt, StmtKind
-from tilecheck.analysis.queries import kernel_items
 from tilecheck.backends import Profile, profile_of
 from tilecheck.backends.verdict import certain_request
-from tilecheck.context import Context
-from tilecheck.types import Span
+from tilecheck.core.types import Span
+from tilecheck.lint.context import Context
+from tilecheck.tilelang.model import Item, Loop, Request, Stmt, StmtKind
+from tilecheck.tilelang.queries import kernel_items
 
 
 def backend(ctx: Context) -> Profile | None:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from tilecheck.analysis.model import Loop, Site
-from tilecheck.analysis.values import Buffer
-from tilecheck.context import Context
-from tilecheck.types import Related
+from tilecheck.core.types import Related
+from tilecheck.lint.context import Context
+from tilecheck.tilelang.model import Loop, Site
+from tilecheck.tilelang.values import Buffer
 
 
 def related(ctx: Context, site: Site, message: str) -> Related:

@@ -9,8 +9,8 @@ when the loop takes the warp-specialized path (the manual schedule is then not u
 
 from __future__ import annotations
 
-from tilecheck.analysis.model import Loop, PipelineRequest, Stmt, StmtKind
-from tilecheck.analysis.values import PyConst, Value
+from tilecheck.tilelang.model import Loop, PipelineRequest, Stmt, StmtKind
+from tilecheck.tilelang.values import PyConst, Value
 
 
 def malformed(request: PipelineRequest, statements: int | None = None) -> list[str]:

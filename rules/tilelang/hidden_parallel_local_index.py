@@ -1,11 +1,11 @@
-from tilecheck.analysis.model import Access, Item, Stmt
-from tilecheck.analysis.queries import depends_on, first_used, kernel_items, parallel_ancestors
-from tilecheck.analysis.values import VarKind
-from tilecheck.context import Context
-from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.core.types import Grade
+from tilecheck.lint.context import Context
 from tilecheck.rules._examples import KERNEL
 from tilecheck.rules.tilelang._related import allocation, related
-from tilecheck.types import Grade
+from tilecheck.tilelang.model import Access, Item, Stmt
+from tilecheck.tilelang.queries import depends_on, first_used, kernel_items, parallel_ancestors
+from tilecheck.tilelang.values import VarKind
 
 _LOC = '        loc = T.alloc_local((64,), "float32")\n'
 

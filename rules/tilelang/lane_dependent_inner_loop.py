@@ -1,11 +1,11 @@
-from tilecheck.analysis.model import Loop, LoopKind
-from tilecheck.analysis.queries import depends_on, kernel_items
-from tilecheck.analysis.values import TirExpr, Value, Var
-from tilecheck.context import Context
-from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.core.types import Grade
+from tilecheck.lint.context import Context
 from tilecheck.rules._examples import KERNEL
 from tilecheck.rules.tilelang._loops import line
-from tilecheck.types import Grade
+from tilecheck.tilelang.model import Loop, LoopKind
+from tilecheck.tilelang.queries import depends_on, kernel_items
+from tilecheck.tilelang.values import TirExpr, Value, Var
 
 
 class LaneDependentInnerLoop(Rule):

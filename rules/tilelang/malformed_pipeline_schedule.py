@@ -1,12 +1,12 @@
-from tilecheck.analysis.model import Loop
-from tilecheck.analysis.queries import kernel_items
 from tilecheck.backends import PLANNED, shipped
-from tilecheck.context import Context
-from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.core.types import Grade, Severity
+from tilecheck.lint.context import Context
 from tilecheck.rules._examples import KERNEL
 from tilecheck.rules.tilelang._loops import backend
 from tilecheck.rules.tilelang._schedules import malformed, statement_count
-from tilecheck.types import Grade, Severity
+from tilecheck.tilelang.model import Loop
+from tilecheck.tilelang.queries import kernel_items
 
 
 def _loop(header: str) -> str:

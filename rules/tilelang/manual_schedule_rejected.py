@@ -1,9 +1,9 @@
 from tilecheck.backends import REJECTED, describe_request
-from tilecheck.context import Context
-from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.core.types import Grade
+from tilecheck.lint.context import Context
 from tilecheck.rules._examples import KERNEL
 from tilecheck.rules.tilelang._loops import backend, requested_loops, scope_named
-from tilecheck.types import Grade
 
 _STAGED = (
     KERNEL + "        for k in T.Pipelined(4, num_stages=2, order=[0, 1], stage=[0, 0]):\n"

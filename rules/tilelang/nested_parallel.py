@@ -1,11 +1,11 @@
-from tilecheck.analysis.model import Item, Loop, Stmt, StmtKind
-from tilecheck.analysis.queries import chain_break, kernel_items
-from tilecheck.context import Context
-from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.core.types import Grade
+from tilecheck.lint.context import Context
 from tilecheck.rules._examples import KERNEL
 from tilecheck.rules.tilelang._loops import pipeline_in_parallel_root
 from tilecheck.rules.tilelang._related import enclosing_parallel, related
-from tilecheck.types import Grade
+from tilecheck.tilelang.model import Item, Loop, Stmt, StmtKind
+from tilecheck.tilelang.queries import chain_break, kernel_items
 
 
 class NestedParallel(Rule):

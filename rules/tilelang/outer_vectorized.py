@@ -1,11 +1,11 @@
-from tilecheck.analysis.model import Loop, LoopKind, walk
-from tilecheck.analysis.queries import kernel_items
-from tilecheck.analysis.values import int_value
-from tilecheck.context import Context
-from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.core.types import Grade
+from tilecheck.lint.context import Context
 from tilecheck.rules._examples import KERNEL
 from tilecheck.rules.tilelang._loops import backend, line
-from tilecheck.types import Grade
+from tilecheck.tilelang.model import Loop, LoopKind, walk
+from tilecheck.tilelang.queries import kernel_items
+from tilecheck.tilelang.values import int_value
 
 _WARNING = (
     "Warning: T.vectorized loop over `{var}` with extent {extent} is lowered as a serial loop because "

@@ -1,12 +1,12 @@
 import libcst as cst
 
-from tilecheck.analysis.queries import accesses, first_used, parallel_ancestors
-from tilecheck.analysis.values import Buffer
-from tilecheck.context import Context
-from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.core.types import Edit, Fix, Grade
+from tilecheck.lint.context import Context
 from tilecheck.rules._examples import KERNEL
 from tilecheck.rules.tilelang._related import allocation, related
-from tilecheck.types import Edit, Fix, Grade
+from tilecheck.tilelang.queries import accesses, first_used, parallel_ancestors
+from tilecheck.tilelang.values import Buffer
 
 
 class ParallelIndexedLocal(Rule):

@@ -1,11 +1,11 @@
-from tilecheck.analysis.model import Loop, Request
-from tilecheck.analysis.queries import kernel_items, parallel_ancestors
-from tilecheck.context import Context
-from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.core.types import Grade
+from tilecheck.lint.context import Context
 from tilecheck.rules._examples import KERNEL
 from tilecheck.rules.tilelang._loops import pipeline_in_parallel_root
 from tilecheck.rules.tilelang._related import enclosing_parallel
-from tilecheck.types import Grade
+from tilecheck.tilelang.model import Loop, Request
+from tilecheck.tilelang.queries import kernel_items, parallel_ancestors
 
 
 class PipelineInParallel(Rule):

@@ -1,9 +1,9 @@
-from tilecheck.analysis.model import Loop, LoopKind
-from tilecheck.analysis.queries import kernel_items
-from tilecheck.context import Context
-from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.core.types import Edit, Fix, Grade
+from tilecheck.lint.context import Context
 from tilecheck.rules._examples import KERNEL
-from tilecheck.types import Edit, Fix, Grade
+from tilecheck.tilelang.model import Loop, LoopKind
+from tilecheck.tilelang.queries import kernel_items
 
 
 class PositionalNumStages(Rule):

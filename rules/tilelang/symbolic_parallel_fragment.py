@@ -1,10 +1,10 @@
-from tilecheck.analysis.queries import accesses, parallel_ancestors
-from tilecheck.analysis.values import Constness
-from tilecheck.context import Context
-from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.core.types import Grade
+from tilecheck.lint.context import Context
 from tilecheck.rules._examples import KERNEL
 from tilecheck.rules.tilelang._related import allocation, related
-from tilecheck.types import Grade
+from tilecheck.tilelang.queries import accesses, parallel_ancestors
+from tilecheck.tilelang.values import Constness
 
 _SYMBOLIC = KERNEL.replace(
     'B: T.Tensor((64, 64), "float32")):', 'B: T.Tensor((64, 64), "float32"), n: T.int32):'

@@ -2,13 +2,13 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from tilecheck.analysis.model import Loop, Site, Stmt
-from tilecheck.analysis.queries import kernel_items
-from tilecheck.analysis.signatures import DEFAULT_DIALECTS, SIGNATURES, VERSION, Signature
-from tilecheck.context import Context
-from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.core.types import Grade
+from tilecheck.lint.context import Context
 from tilecheck.rules._examples import KERNEL
-from tilecheck.types import Grade
+from tilecheck.tilelang.model import Loop, Site, Stmt
+from tilecheck.tilelang.queries import kernel_items
+from tilecheck.tilelang.signatures import DEFAULT_DIALECTS, SIGNATURES, VERSION, Signature
 
 
 class UnexpectedKeywordArgument(Rule):
@@ -28,7 +28,7 @@ class UnexpectedKeywordArgument(Rule):
     TileLang version: TileLang's FlashAttention examples passed `group=[...]` to
     `T.Pipelined` for a year, and newer versions accept `sync=` and `group=`; 0.1.15 has
     neither ([`tilelang/language/loop.py`](https://github.com/tile-ai/tilelang/blob/v0.1.15/tilelang/language/loop.py)).
-    tilecheck checks against 0.1.15; the signatures are in `tilecheck/analysis/signatures.py`.
+    tilecheck checks against 0.1.15; the signatures are in `tilecheck/tilelang/signatures.py`.
 
     ## Example
     ```python

@@ -1,10 +1,10 @@
-from tilecheck.analysis.model import Loop, LoopKind
-from tilecheck.analysis.queries import kernel_items
-from tilecheck.analysis.values import int_value
-from tilecheck.context import Context
-from tilecheck.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.core.types import Grade
+from tilecheck.lint.context import Context
 from tilecheck.rules._examples import KERNEL
-from tilecheck.types import Grade
+from tilecheck.tilelang.model import Loop, LoopKind
+from tilecheck.tilelang.queries import kernel_items
+from tilecheck.tilelang.values import int_value
 
 _STEPPED = (LoopKind.SERIAL, LoopKind.RANGE, LoopKind.UNROLLED)
 

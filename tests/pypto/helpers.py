@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import textwrap
 
+from tilecheck.core.types import Severity
 from tilecheck.pypto import lower_source
-from tilecheck.types import Severity
 
 HEADER = "import pypto.language as pl\n\n\n@pl.function\ndef f(a, b, n, s, s0, t0, out):\n"
 
@@ -32,7 +32,7 @@ def run_lower_command(argv: list[str]) -> tuple[int, str, str]:
     import argparse
     import io
 
-    from tilecheck.commands.lower import add_lower_parser, run_lower
+    from tilecheck.cli.lower import add_lower_parser, run_lower
 
     parser = argparse.ArgumentParser(prog="tilecheck")
     add_lower_parser(parser.add_subparsers(dest="command"))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tests.pypto.helpers import program
+from tilecheck.core.types import Grade, Severity
 from tilecheck.pypto import check_pypto_source, lower_source
-from tilecheck.types import Grade, Severity
 
 
 def found(body: str, backend: str | None = None) -> list[tuple[str, int, int, int, int, str]]:
@@ -323,7 +323,7 @@ def test_int64_dynamic_bounds(body, expected):
 
 
 def test_contract_findings_on_replication_stop_lowering_unless_ignored(tmp_path):
-    from tilecheck.workspace import Options, Workspace
+    from tilecheck.app.workspace import Options, Workspace
 
     source = _INT64 + "    for i in pl.pipeline(0, m, 1, stage=2):\n        x = i\n"
     assert lower_source(source, "k.py").blocked

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from tests.pypto.helpers import lower_notes, program, run_lower_command
-from tilecheck.commands.lower import compiles
+from tilecheck.cli.lower import compiles
 from tilecheck.pypto import lower_source
 
 _LIMIT = "this pipeline loop was left as it is: stage={} is more than the 64 stages `tilecheck lower` unrolls"
@@ -143,7 +143,7 @@ def test_folding_beyond_the_bounds_is_unknown_never_an_exception(constants, stop
     ]
     assert result.changed and "unroll_rem" in result.source
     assert compiles(result.source) == bool(constants)  # CPython itself refuses the 5,000-digit literal
-    from tilecheck.engine import check_source
+    from tilecheck.lint.engine import check_source
 
     assert check_source(source, "k.py").diagnostics == []
 

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from tests.pypto.helpers import lower_notes, program, run_lower_command
-from tilecheck.commands.lower import compiles
+from tilecheck.cli.lower import compiles
 from tilecheck.pypto import lower_source
 
 _EXIT = "this pipeline loop was left as it is: its body has a `{}` statement, which cannot be copied into the unrolled stages"
@@ -81,7 +81,7 @@ def test_reparses_compiles_rather_than_only_parsing():
 
 @pytest.mark.parametrize("option", ["--write", "-o"])
 def test_output_that_does_not_compile_is_not_written(tmp_path, monkeypatch, option):
-    from tilecheck.commands import lower as cli
+    from tilecheck.cli import lower as cli
     from tilecheck.pypto import api
 
     path, target = tmp_path / "k.py", tmp_path / "out.py"

@@ -1,4 +1,4 @@
-"""`tilecheck lower --write` and `-o/--output-file`: atomic writes through `tilecheck.fixes.write_atomic`."""
+"""`tilecheck lower --write` and `-o/--output-file`: atomic writes through `tilecheck.lint.fixes.write_atomic`."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def test_write_keeps_crlf_line_endings_and_the_byte_order_mark(tmp_path):
 
 
 def test_write_refuses_when_the_file_changed_meanwhile(tmp_path, monkeypatch):
-    from tilecheck.workspace import Workspace
+    from tilecheck.app.workspace import Workspace
 
     path = tmp_path / "k.py"
     path.write_text(_GOOD)

@@ -8,14 +8,14 @@ import sys
 import pytest
 
 from tests.pypto.helpers import program
-from tilecheck.engine import check_source
+from tilecheck.core.registry import builtin_rules
+from tilecheck.core.rule import Rule
+from tilecheck.core.types import Grade
+from tilecheck.lint.engine import check_source
+from tilecheck.lint.testing import documentation_problems
 from tilecheck.pypto import lower_source
 from tilecheck.pypto.findings import pypto_rule
 from tilecheck.pypto.rulebase import PyptoRule
-from tilecheck.registry import builtin_rules
-from tilecheck.rule import Rule
-from tilecheck.testing import documentation_problems
-from tilecheck.types import Grade
 
 PYPTO_RULES = {rule.CODE: rule for rule in builtin_rules() if issubclass(rule, PyptoRule)}
 

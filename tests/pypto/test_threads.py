@@ -6,7 +6,7 @@ import gc
 from concurrent.futures import ThreadPoolExecutor
 
 from tests.pypto.helpers import program
-from tilecheck.workspace import Options, Workspace
+from tilecheck.app.workspace import Options, Workspace
 
 SOURCES = {
     "a.py": program("for i in pl.pipeline(0, n, 1, stage=3):\n    x = pl.load(a, [i], [16])\n"),

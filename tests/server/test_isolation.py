@@ -25,8 +25,8 @@ SLEEPER = '''
 import os
 import threading
 
-from tilecheck.rule import Rule
-from tilecheck.types import Grade
+from tilecheck.core.rule import Rule
+from tilecheck.core.types import Grade
 
 
 class SleepsForever(Rule):

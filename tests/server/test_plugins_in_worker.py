@@ -94,8 +94,8 @@ async def test_an_untrusted_local_plugin_is_reported_once(tmp_path):
 SLOW_PLUGIN = '''
 import time
 
-from tilecheck.rule import Rule
-from tilecheck.types import Grade
+from tilecheck.core.rule import Rule
+from tilecheck.core.types import Grade
 
 
 class SlowOnRequest(Rule):
@@ -140,8 +140,8 @@ async def test_a_hover_is_answered_while_the_worker_checks_another_document(tmp_
 EXITS_WITHOUT_COMMENT = '''
 import os
 
-from tilecheck.rule import Rule
-from tilecheck.types import Grade
+from tilecheck.core.rule import Rule
+from tilecheck.core.types import Grade
 
 
 class ExitsWhenTheCommentIsGone(Rule):

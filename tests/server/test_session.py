@@ -152,8 +152,8 @@ async def test_configuration_files_per_folder_and_reload_on_watched_file_change(
 SLOW_RULE = """
 import time
 
-from tilecheck.rule import Rule
-from tilecheck.types import Grade
+from tilecheck.core.rule import Rule
+from tilecheck.core.types import Grade
 
 
 class SlowOnRequest(Rule):
@@ -204,8 +204,8 @@ async def test_did_close_clears_and_reopen_at_version_zero_is_checked_again():
 
 
 PLUGIN = '''
-from tilecheck.rule import Rule
-from tilecheck.types import Grade, Related, Span
+from tilecheck.core.rule import Rule
+from tilecheck.core.types import Grade, Related, Span
 
 
 class AlwaysCrashes(Rule):

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types
 
+from tilecheck.core.types import Diagnostic, Edit, Fix, Grade, Related, Severity, Span
 from tilecheck.server.convert import documentation_url, to_lsp
 from tilecheck.server.positions import UTF8, UTF16, UTF32, PositionMap, code_points, minimal_edit, units
 from tilecheck.server.settings import CHECKED_GRADES, ClientSettings
-from tilecheck.types import Diagnostic, Edit, Fix, Grade, Related, Severity, Span
 
 LINE = 's = "😀中"; loc[i] = 0'  # `loc` at code point 10
 

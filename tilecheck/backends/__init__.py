@@ -17,7 +17,7 @@ from tilecheck.backends.profile import (
     profile_of,
     shipped,
 )
-from tilecheck.errors import ProfileError
+from tilecheck.core.errors import ProfileError
 
 __all__ = [
     "FIELDS",

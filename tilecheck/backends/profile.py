@@ -38,10 +38,10 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from tilecheck.errors import ProfileError
+from tilecheck.core.errors import ProfileError
 
 if TYPE_CHECKING:  # the model imports libcst: `tilecheck backends` needs neither
-    from tilecheck.analysis.model import PipelineRequest
+    from tilecheck.tilelang.model import PipelineRequest
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -112,7 +112,7 @@ class Profile:
         its manual branch only then (pipeline_planning.cc:1087), and that branch runs before
         num_stages is read, so on hip-gfx942 a complete manual schedule survives.
         """
-        from tilecheck.analysis.model import Request
+        from tilecheck.tilelang.model import Request
 
         if request is None or request.state is not Request.REQUESTED:
             return False
@@ -127,7 +127,7 @@ class Profile:
         Nothing is dropped when the backend plans the loop anyway. A lone `order` or `stage`
         is not listed here: every backend ignores it (see malformed-pipeline-schedule).
         """
-        from tilecheck.analysis.model import Request
+        from tilecheck.tilelang.model import Request
 
         if request is None or request.state is not Request.REQUESTED or self.plans(request):
             return []

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tilecheck.analysis.model import Item, Loop, Request, walk
-from tilecheck.analysis.queries import parallel_ancestors
 from tilecheck.backends.profile import Profile
+from tilecheck.tilelang.model import Item, Loop, Request, walk
+from tilecheck.tilelang.queries import parallel_ancestors
 
 if TYPE_CHECKING:
-    from tilecheck.context import Context
+    from tilecheck.lint.context import Context
 
 # A profile without `nested_behaviour` still says `hierarchical_pipelines = false`.
 _NO_NESTED_PLANNING = "the backend does not plan nested software pipelines"

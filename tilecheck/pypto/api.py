@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from tilecheck.engine import parse
+from tilecheck.core.types import Diagnostic, Grade, Severity, Span
+from tilecheck.lint.engine import parse
+from tilecheck.lint.suppressions import Suppressions, may_have_suppressions
 from tilecheck.pypto import backends
 from tilecheck.pypto.checks import check_functions
 from tilecheck.pypto.codegen import Codegen
@@ -21,11 +23,9 @@ from tilecheck.pypto.lower import FunctionLowering, ModuleContext
 from tilecheck.pypto.names import Tokens, printed_names
 from tilecheck.pypto.splice import splice
 from tilecheck.pypto.template import materialize
-from tilecheck.suppressions import Suppressions, may_have_suppressions
-from tilecheck.types import Diagnostic, Grade, Severity, Span
 
 if TYPE_CHECKING:
-    from tilecheck.config import FileSettings
+    from tilecheck.config.resolver import FileSettings
 
 _DEFAULT_PATH = "<string>"
 # What the engine reports about a file it could not read, decode or parse: never filtered.

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from tilecheck.analysis.syntax import target_names
 from tilecheck.pypto.backends import Capabilities
 from tilecheck.pypto.consts import ModuleConstants
 from tilecheck.pypto.dataflow import Dataflow
@@ -35,6 +34,7 @@ from tilecheck.pypto.dsl import (
 )
 from tilecheck.pypto.findings import Finding
 from tilecheck.pypto.loops import LoopPlan, function_locals, plan
+from tilecheck.tilelang.syntax import target_names
 
 _IR_TYPE_NAMES = {
     cst.Add: "Add",

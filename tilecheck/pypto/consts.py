@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from tilecheck import nesting
-from tilecheck.analysis.imports import dotted_name
-from tilecheck.dependencies import find_module
 from tilecheck.pypto.cstutil import MAX_INT_BITS, bounded, int_value
+from tilecheck.source import guards as nesting
+from tilecheck.source.project_files import find_module
+from tilecheck.tilelang.imports import dotted_name
 
 _MAX_IMPORT_DEPTH = 8
 
@@ -152,7 +152,7 @@ class ModuleConstants:
             return self._cache[file]
         if len(self._cache) > 64:
             return None
-        from tilecheck.engine import read_source  # the engine's rules import this module
+        from tilecheck.lint.engine import read_source  # the engine's rules import this module
 
         data, failure = read_source(file)  # a regular file of bounded size, read without blocking
         try:

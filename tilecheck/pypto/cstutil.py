@@ -13,7 +13,7 @@ from typing import TypeVar
 
 import libcst as cst
 
-from tilecheck import python_ast
+from tilecheck.source import python_ast
 
 _NodeT = TypeVar("_NodeT", bound=cst.CSTNode)
 

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from tilecheck.analysis.evaluate import string_value
-from tilecheck.analysis.imports import dotted_name
-from tilecheck.analysis.syntax import target_names
+from tilecheck.tilelang.evaluate import string_value
+from tilecheck.tilelang.imports import dotted_name
+from tilecheck.tilelang.syntax import target_names
 
 LANGUAGE = "pypto.language"
 ITERATORS = ("pipeline", "range", "parallel", "unroll")

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, cast
 import libcst as cst
 from libcst.metadata import CodeRange, PositionProvider
 
-from tilecheck.fixes import line_starts
-from tilecheck.locate import Locator, codegen_positions
+from tilecheck.core.registry import by_code
+from tilecheck.core.types import Diagnostic, Span
+from tilecheck.lint.fixes import line_starts
 from tilecheck.pypto.splice import locate
-from tilecheck.registry import by_code
-from tilecheck.types import Diagnostic, Span
+from tilecheck.source.positions import Locator, codegen_positions
 
 if TYPE_CHECKING:
     from tilecheck.pypto.rulebase import PyptoRule

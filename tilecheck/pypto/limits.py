@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from tilecheck.analysis.syntax import suites
 from tilecheck.pypto.loops import LoopPlan
+from tilecheck.tilelang.syntax import suites
 
 if TYPE_CHECKING:
     from tilecheck.pypto.codegen import Codegen

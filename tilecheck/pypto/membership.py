@@ -30,10 +30,10 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from tilecheck.analysis.evaluate import string_value
 from tilecheck.pypto.cstutil import replace
 from tilecheck.pypto.dsl import Aliases
 from tilecheck.pypto.limits import statement_children
+from tilecheck.tilelang.evaluate import string_value
 
 KEY = "pipeline_membership"
 

@@ -17,10 +17,10 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from tilecheck.analysis.syntax import target_names
 from tilecheck.pypto.cstutil import child_fields, is_node
 from tilecheck.pypto.dsl import body_statements, suite_statements
 from tilecheck.pypto.template import Clone
+from tilecheck.tilelang.syntax import target_names
 
 
 class Tokens:

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from tilecheck.analysis.evaluate import string_value
 from tilecheck.pypto.clone import Substitute
 from tilecheck.pypto.cstutil import literal_int
 from tilecheck.pypto.dsl import Aliases, LoopHeader, TrailingYield
+from tilecheck.tilelang.evaluate import string_value
 
 _SPACE_COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
 _INDEX_ANNOTATION = "{p}.Scalar[{p}.INDEX]"

@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from tilecheck.backends import profile_of
-from tilecheck.rule import Checklist, Rule
-from tilecheck.types import Diagnostic, Span
+from tilecheck.core.rule import Checklist, Rule
+from tilecheck.core.types import Diagnostic, Span
 
 if TYPE_CHECKING:
-    from tilecheck.context import Context
+    from tilecheck.lint.context import Context
 
 EXAMPLE_HEADER = (
     "import pypto.language as pl\n\n\n@pl.function\ndef kernel(a: pl.Tensor, n: pl.Scalar, s0: pl.Scalar):\n"

@@ -6,11 +6,11 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from tilecheck.types import Diagnostic, Severity
+from tilecheck.core.types import Diagnostic, Severity
 
 if TYPE_CHECKING:
-    from tilecheck.coverage import Coverage
-    from tilecheck.rule import Rule
+    from tilecheck.core.rule import Rule
+    from tilecheck.lint.coverage import Coverage
 
 OUTPUT_FORMATS = ("full", "concise", "json", "json-lines", "sarif", "github")
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import TextIO
 
+from tilecheck.core.types import Diagnostic, Span
 from tilecheck.report import Run, display_path, headline, summary
-from tilecheck.types import Diagnostic, Span
 
 
 def _underline(lines: list[str], span: Span) -> tuple[str, int, int] | None:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import TextIO
 
+from tilecheck.core.types import Diagnostic, Severity
 from tilecheck.report import Run, display_path, location
-from tilecheck.types import Diagnostic, Severity
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import TextIO
 
+from tilecheck.core.types import Diagnostic, Span
 from tilecheck.report import Run, display_path
-from tilecheck.types import Diagnostic, Span
 
 
 def _range(span: Span) -> dict[str, int]:

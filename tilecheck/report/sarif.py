@@ -4,7 +4,7 @@ One run; the driver lists the enabled rules (grade as a tag, documentation as he
 results have 1-based regions in code points, URIs relative to `%SRCROOT%` (the working
 directory), partial fingerprints that survive line shifts, and fixes where a rule has one.
 Empty lists are `[]`, never null. `run.properties.coverage` says how many kernels and loops the
-model saw, in total and per file with kernel code (`tilecheck.coverage`).
+model saw, in total and per file with kernel code (`tilecheck.lint.coverage`).
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from typing import TextIO
 from urllib.parse import quote
 
 from tilecheck import __version__
-from tilecheck.registry import by_code
+from tilecheck.core.registry import by_code
+from tilecheck.core.rule import Rule
+from tilecheck.core.types import Diagnostic, Span
 from tilecheck.report import Run, level
-from tilecheck.rule import Rule
-from tilecheck.types import Diagnostic, Span
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 ROOT = "%SRCROOT%"
@@ -47,8 +47,8 @@ def repository_url() -> str | None:
 
 def help_uri(rule: type[Rule], repository: str | None) -> str | None:
     """The rule's section of docs/rules.md in the repository (built-in rules only)."""
-    from tilecheck.registry import builtin_rules
-    from tilecheck.rule_docs import _anchor
+    from tilecheck.core.docs import _anchor
+    from tilecheck.core.registry import builtin_rules
 
     if repository is None or rule not in builtin_rules():
         return None
@@ -56,7 +56,7 @@ def help_uri(rule: type[Rule], repository: str | None) -> str | None:
 
 
 def rule_descriptor(rule: type[Rule], repository: str | None = None) -> dict[str, object]:
-    from tilecheck.rule_docs import markdown
+    from tilecheck.core.docs import markdown
 
     sections = rule.sections()
     summary = rule.summary() or rule.NAME
@@ -189,7 +189,7 @@ def document(run: Run, root: str | None = None) -> dict[str, object]:
 
 
 def coverage(run: Run, root: str) -> dict[str, object]:
-    """What the kernel model saw (`tilecheck.coverage`): totals over every file checked, and a
+    """What the kernel model saw (`tilecheck.lint.coverage`): totals over every file checked, and a
     record per file with kernel code (a kernel or loop modeled, or a TL006 note)."""
     files = run.covered()
     return {

@@ -21,9 +21,9 @@ from __future__ import annotations
 import json
 from typing import TextIO
 
-from tilecheck.coverage import Coverage
+from tilecheck.core.types import Diagnostic
+from tilecheck.lint.coverage import Coverage
 from tilecheck.report import Run, counts, display_path, plural
-from tilecheck.types import Diagnostic
 
 MACHINE_FORMATS = ("json", "json-lines", "sarif")
 
@@ -78,7 +78,7 @@ def _rules(run: Run, rows: list[dict[str, object]], out: TextIO) -> None:
 
 
 def _coverage(run: Run, out: TextIO) -> None:
-    """How many kernels and loops the model saw, per file with kernel code (`tilecheck.coverage`)."""
+    """How many kernels and loops the model saw, per file with kernel code (`tilecheck.lint.coverage`)."""
     if not run.coverage:
         return
     files = run.covered()

@@ -1,6 +1,6 @@
 """`tilecheck server`: a Language Server Protocol server over stdio (pygls 2 + lsprotocol).
 
-A thin adapter over `tilecheck.workspace.Workspace`: one module per LSP concern (`diagnostics`,
+A thin adapter over `tilecheck.app.workspace.Workspace`: one module per LSP concern (`diagnostics`,
 `code_actions`, `hover`, `commands`, `configuration`), a `Session` that owns the open documents,
 and conversions (`positions`, `convert`) that are unit-tested on their own.
 """

@@ -20,12 +20,12 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcContentModified, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
+from tilecheck.core.types import Diagnostic, Grade
 from tilecheck.server.positions import minimal_edit, overlaps
 from tilecheck.server.session import Checked, Session
-from tilecheck.types import Diagnostic, Grade
 
 if TYPE_CHECKING:
-    from tilecheck.engine import FileAnalysis
+    from tilecheck.lint.engine import FileAnalysis
 
 FIX_ALL = "source.fixAll.tilecheck"
 SHOW_DOCUMENTATION = "tilecheck.showRuleDocumentation"
@@ -179,7 +179,7 @@ def _workspace_edit(
 
 def _only(checked: Checked, diagnostic: Diagnostic) -> FileAnalysis:
     """The analysis reduced to one diagnostic: what `add_ignores` suppresses."""
-    from tilecheck.engine import FileAnalysis
+    from tilecheck.lint.engine import FileAnalysis
 
     return FileAnalysis(checked.path, [diagnostic], text=checked.text)
 

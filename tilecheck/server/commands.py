@@ -9,8 +9,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
 
-from tilecheck.registry import by_code
-from tilecheck.rule_docs import markdown
+from tilecheck.core.docs import markdown
+from tilecheck.core.registry import by_code
 from tilecheck.server.code_actions import SHOW_DOCUMENTATION
 from tilecheck.server.convert import documentation_url, repository_url
 from tilecheck.server.session import Session

@@ -11,7 +11,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from tilecheck.config import CONFIG_FILES
+from tilecheck.config.resolver import CONFIG_FILES
 from tilecheck.server.diagnostics import recheck
 from tilecheck.server.session import Session
 from tilecheck.server.settings import SECTION

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from tilecheck.registry import by_code
+from tilecheck.core.registry import by_code
+from tilecheck.core.types import Diagnostic, Grade, Related, Severity
 from tilecheck.server.positions import PositionMap
-from tilecheck.types import Diagnostic, Grade, Related, Severity
 
 if TYPE_CHECKING:
     from tilecheck.server.session import Checked
@@ -133,6 +133,6 @@ def documentation_url(code: str, repository: str | None) -> str | None:
     rule = by_code(code)
     if rule is None:
         return None
-    from tilecheck.rule_docs import _anchor
+    from tilecheck.core.docs import _anchor
 
     return f"{repository}/blob/main/docs/rules.md#{_anchor(rule)}"

@@ -9,9 +9,9 @@ from __future__ import annotations
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
+from tilecheck.core.types import Span
 from tilecheck.server.positions import contains
 from tilecheck.server.session import Checked, Session
-from tilecheck.types import Span
 
 
 def register(server: LanguageServer, session: Session) -> None:

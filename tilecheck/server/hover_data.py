@@ -7,15 +7,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tilecheck.types import Span
+from tilecheck.core.types import Span
 
 if TYPE_CHECKING:  # the worker imports them at its first check; the server never needs to
-    from tilecheck.analysis.model import Item, Loop
-    from tilecheck.config import FileSettings
-    from tilecheck.context import Context
-    from tilecheck.engine import FileAnalysis
-    from tilecheck.explain import Builder
-    from tilecheck.rule import Rule
+    from tilecheck.config.resolver import FileSettings
+    from tilecheck.core.rule import Rule
+    from tilecheck.explain.builder import Builder
+    from tilecheck.lint.context import Context
+    from tilecheck.lint.engine import FileAnalysis
+    from tilecheck.tilelang.model import Item, Loop
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ class HoverData:
 
 def hover_data(analysis: FileAnalysis, settings: FileSettings) -> HoverData:
     """The hovers of a checked text (in the worker, while its context is at hand)."""
-    from tilecheck.rule_docs import markdown
+    from tilecheck.core.docs import markdown
 
     text = analysis.text or ""
     rules = {rule.CODE: rule for rule in settings.known}
@@ -51,7 +51,7 @@ def _loop_headers(ctx: Context) -> tuple[Span, ...]:
 def _loops(ctx: Context) -> list[tuple[Loop, tuple[Item, ...]]]:
     """Each loop statement the model built (a multi-dimensional one once), with the items it is
     nested in."""
-    from tilecheck.analysis.model import Loop, walk
+    from tilecheck.tilelang.model import Loop, walk
 
     if "tilelang" not in ctx.source:
         return []
@@ -68,8 +68,8 @@ def _loops(ctx: Context) -> list[tuple[Loop, tuple[Item, ...]]]:
 
 
 def _suppressions(text: str, rules: tuple[type[Rule], ...]) -> tuple[tuple[Span, str], ...]:
+    from tilecheck.lint.suppressions import may_have_suppressions, parse_directives, scan_comments
     from tilecheck.server.positions import split_lines
-    from tilecheck.suppressions import may_have_suppressions, parse_directives, scan_comments
 
     if not may_have_suppressions(text):
         return ()
@@ -98,7 +98,7 @@ def loops_at(ctx: Context, line: int, column: int) -> list[tuple[Span, str]]:
     """The description of each loop whose header (`for ... in T.Parallel(...)`) holds the
     position, as `explain` draws it; computed when asked (describing a loop needs positions,
     which cost a code generation of its module-level statement)."""
-    from tilecheck.explain import Builder
+    from tilecheck.explain.builder import Builder
     from tilecheck.server.positions import contains
 
     builder = Builder(ctx)

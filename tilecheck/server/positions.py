@@ -11,7 +11,7 @@ import re
 
 from lsprotocol import types
 
-from tilecheck.types import Span
+from tilecheck.core.types import Span
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 

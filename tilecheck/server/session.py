@@ -22,20 +22,20 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from tilecheck.config import ConfigError
+from tilecheck.app.workspace import Options, Workspace
+from tilecheck.config.resolver import ConfigError
 from tilecheck.server.convert import lsp_diagnostics
 from tilecheck.server.hover_data import HoverData
 from tilecheck.server.positions import PositionMap
 from tilecheck.server.settings import ClientSettings
 from tilecheck.server.worker import AnalysisWorker, Request
-from tilecheck.workspace import Options, Workspace
 
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer
 
-    from tilecheck.engine import FileAnalysis
+    from tilecheck.core.types import Span
+    from tilecheck.lint.engine import FileAnalysis
     from tilecheck.pypto.api import LowerResult
-    from tilecheck.types import Span
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -194,7 +194,7 @@ class Session:
 
     def dependents(self, uri: str) -> list[str]:
         """The other open documents whose last check read `uri`'s file (or could have: see
-        `tilecheck.dependencies`)."""
+        `tilecheck.source.project_files`)."""
         path = os.path.abspath(to_fs_path(uri) or uri)
         found = []
         for other, document in self.documents.items():

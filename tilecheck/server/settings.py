@@ -17,9 +17,9 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from tilecheck.config import OptionNames
-from tilecheck.runner import DEFAULT_MEMORY, DEFAULT_TIMEOUT
-from tilecheck.workspace import Options
+from tilecheck.app.supervisor import DEFAULT_MEMORY, DEFAULT_TIMEOUT
+from tilecheck.app.workspace import Options
+from tilecheck.config.resolver import OptionNames
 
 SECTION = "tilecheck"
 CHECKED_GRADES = frozenset({"semantic", "contract"})

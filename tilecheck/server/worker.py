@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any
 
-from tilecheck.engine import FileAnalysis, meta_diagnostic
-from tilecheck.runner import limit_memory
-from tilecheck.types import Span
-from tilecheck.workspace import Options, Workspace
+from tilecheck.app.supervisor import limit_memory
+from tilecheck.app.workspace import Options, Workspace
+from tilecheck.core.types import Span
+from tilecheck.lint.engine import FileAnalysis, meta_diagnostic
 
 if TYPE_CHECKING:
     from tilecheck.pypto.api import LowerResult
@@ -285,7 +285,7 @@ def serve(connection: Connection, memory: int | None) -> None:
     """The worker's life: answer questions until the parent closes the pipe."""
     import sys
 
-    from tilecheck.engine import RECURSION_LIMIT
+    from tilecheck.lint.engine import RECURSION_LIMIT
 
     sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))  # a process of its own
     limit_memory(memory)
@@ -294,7 +294,7 @@ def serve(connection: Connection, memory: int | None) -> None:
     # budget (configured local plugins are imported by the question that needs them, and are).
     import libcst  # noqa: F401
 
-    from tilecheck.registry import builtin_rules
+    from tilecheck.core.registry import builtin_rules
     from tilecheck.server import hover_data  # noqa: F401
 
     builtin_rules()
@@ -326,7 +326,7 @@ def serve(connection: Connection, memory: int | None) -> None:
 
 class _State:
     def __init__(self) -> None:
-        from tilecheck.regions import ChunkCache
+        from tilecheck.source.chunks import ChunkCache
 
         self._new_cache = lambda: ChunkCache(max_chunks=CHUNKS_PER_DOCUMENT)
         self.chunks: dict[str, Any] = {}
@@ -345,8 +345,8 @@ class _State:
     def answer(self, request: Request) -> CheckAnswer | LoopHovers | LowerResult | str:
         """Everything that reads the configuration happens here, in the worker: local plugins
         are imported (when trusted) by this process, never by the server."""
-        from tilecheck.config import ConfigError
-        from tilecheck.engine import lint_source
+        from tilecheck.config.resolver import ConfigError
+        from tilecheck.lint.engine import lint_source
 
         key = (request.cwd, request.options)
         workspace = self.workspaces.get(key)
@@ -364,7 +364,7 @@ class _State:
         if chunks is None:
             chunks = self.chunks[request.uri] = self._new_cache()
         if request.kind == "fix":
-            from tilecheck.fixes import fix_text
+            from tilecheck.lint.fixes import fix_text
 
             def lint(text: str) -> FileAnalysis:
                 return lint_source(text, request.path, settings, chunks=chunks)
@@ -386,9 +386,9 @@ class _State:
         return CheckAnswer(analysis.detached(), hovers, warnings=warnings, dependencies=dependencies)
 
     def _dependencies(self, request: Request) -> tuple[str, ...]:
-        """The files the text's imports can read (`tilecheck.dependencies`), worked out again
+        """The files the text's imports can read (`tilecheck.source.project_files`), worked out again
         only when its import lines changed: typing elsewhere costs a regular-expression scan."""
-        from tilecheck.dependencies import imported_files
+        from tilecheck.source.project_files import imported_files
 
         imports = tuple(match.group() for match in _IMPORT_LINE.finditer(request.text))
         known = self.dependencies.get(request.uri)
@@ -412,8 +412,8 @@ class _State:
 def validate_client_selectors(workspace: Workspace, path: str) -> None:
     """Unknown codes in the client's `select`/`ignore` are configuration errors, as the CLI's
     flags are usage errors."""
-    from tilecheck.config import ConfigError
-    from tilecheck.selection import SelectionError, validate
+    from tilecheck.config.resolver import ConfigError
+    from tilecheck.config.selection import SelectionError, validate
 
     options = workspace.options
     selectors = [*(options.select or ()), *options.ignore]

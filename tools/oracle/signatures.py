@@ -1,7 +1,7 @@
-"""Print `tilecheck/analysis/signatures.py` from the installed TileLang (run with the oracle's Python).
+"""Print `tilecheck/tilelang/signatures.py` from the installed TileLang (run with the oracle's Python).
 
-    .oracle-venv/bin/python tools/oracle/signatures.py > tilecheck/analysis/signatures.py
-    ruff format tilecheck/analysis/signatures.py
+    .oracle-venv/bin/python tools/oracle/signatures.py > tilecheck/tilelang/signatures.py
+    ruff format tilecheck/tilelang/signatures.py
 
 The table lists the loop constructors and tile operators tilecheck models; a TileLang function
 that takes `**kwargs` stops the script (its keywords could not be checked).

@@ -1,0 +1,58 @@
+"""`tilecheck check -`: check source read from standard input, as ruff does.
+
+`--stdin-filename PATH` names the text for configuration (which rules, `per-file-ignores`,
+backend) and for messages; without it the path is `-`. With `--fix` the fixed source is
+printed to stdout (encoded as it came in) and the remaining findings go to stderr; with
+`--diff` the diff is printed instead. Nothing is ever written to a file.
+"""
+
+from __future__ import annotations
+
+import difflib
+import sys
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, BinaryIO
+
+if TYPE_CHECKING:
+    from tilecheck.app.workspace import Workspace
+    from tilecheck.lint.engine import FileAnalysis
+
+STDIN_PATH = "-"
+
+
+@dataclass
+class StdinCheck:
+    analysis: FileAnalysis  # the findings left (after fixing, with --fix)
+    fixed: int = 0  # diagnostics whose fix was applied
+    output: bytes | None = None  # --fix: the source to print
+    diff: str = ""  # --diff: the fixes as a unified diff
+    problems: list[str] = field(default_factory=list)
+
+
+def read_stdin(stream: BinaryIO | None = None) -> bytes:
+    return (stream or sys.stdin.buffer).read()
+
+
+def check_stdin(
+    workspace: Workspace,
+    data: bytes,
+    path: str | None,
+    *,
+    fix: bool = False,
+    diff: bool = False,
+    unsafe: bool = False,
+) -> StdinCheck:
+    name = path or STDIN_PATH
+    first = workspace.check_text(data, name)
+    if not (fix or diff) or first.text is None:
+        return StdinCheck(first, output=data if fix else None)
+    outcome = workspace.fix_text(first.text, name, unsafe=unsafe, first=first)
+    result: FileAnalysis = outcome.result  # type: ignore[assignment]
+    if diff:
+        before, after = first.text.splitlines(keepends=True), outcome.text.splitlines(keepends=True)
+        text = "".join(difflib.unified_diff(before, after, f"a/{name}", f"b/{name}"))
+        return StdinCheck(first, len(outcome.fixed), diff=text)
+    from tilecheck.lint.fixes import encode_like
+
+    output = encode_like(data, outcome.text) if outcome.fixed else data
+    return StdinCheck(result, len(outcome.fixed), output=output)

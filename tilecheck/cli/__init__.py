@@ -1,0 +1,1 @@
+"""One module per subcommand: each adapts its arguments to the application layer (`tilecheck.app.workspace`)."""

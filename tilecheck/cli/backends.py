@@ -1,0 +1,72 @@
+"""`tilecheck backends [NAME]`: the backend capability profiles, shipped and configured."""
+
+from __future__ import annotations
+
+import argparse
+
+from tilecheck.backends.profile import load_profiles, names
+from tilecheck.cli.options import add_trust_options, dump_json, workspace_from
+from tilecheck.core.errors import UsageError
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("backends", help="list the backend capability profiles")
+    parser.add_argument("name", nargs="?", metavar="NAME", help="show one profile in full")
+    parser.add_argument("--output-format", choices=("text", "json"), default="text")
+    add_trust_options(parser)
+
+
+_SHORT = {
+    "num_stages": "num_stages",
+    "manual_schedule": "order/stage",
+    "hierarchical_pipelines": "nested",
+    "async_copy": "async copy",
+    "warp_specialization": "warp spec.",
+}
+
+
+def run(args: argparse.Namespace) -> int:
+    workspace = workspace_from(args)
+    tables = workspace.settings_for(workspace.resolver.cwd).backends_table
+    profiles = load_profiles(tables)  # ProfileError: exit 2 with its message
+    order = names(tables)
+    if args.name is not None:
+        if args.name not in profiles:
+            raise UsageError(f"unknown backend `{args.name}` (known: {', '.join(order)})")
+        order = (args.name,)
+    chosen = [profiles[name] for name in order]
+    if args.output_format == "json":
+        payload = [{**p.capabilities(), "origin": p.origin} for p in chosen]
+        dump_json(payload if args.name is None else payload[0])
+        return 0
+    if args.name is not None:
+        profile = chosen[0]
+        print(f"{profile.name}: {profile.description}")
+        print(f"  (from {profile.origin})")
+        for key, value in profile.capabilities().items():
+            if key in ("name", "description") or value == "":
+                continue
+            shown = ("yes" if value else "no") if isinstance(value, bool) else value
+            print(f"  {key:<25} {shown}")
+        return 0
+    headers = ["name", "backend", *_SHORT.values()]
+    rows = []
+    for p in chosen:
+        rows.append(
+            [
+                p.name + ("*" if p.origin != "shipped" else ""),
+                p.backend,
+                p.num_stages,
+                p.manual_schedule,
+                "yes" if p.hierarchical_pipelines else "no",
+                "yes" if p.async_copy else "no",
+                "yes" if p.warp_specialization else "no",
+            ]
+        )
+    widths = [max(len(str(row[i])) for row in [headers, *rows]) for i in range(len(headers))]
+    for row in [headers, *rows]:
+        print("  ".join(str(cell).ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+    if any(p.origin != "shipped" for p in chosen):
+        print("* defined or overridden in the configuration")
+    print("`tilecheck backends NAME` shows one profile in full; select one with --backend NAME.")
+    return 0

@@ -1,0 +1,337 @@
+"""`tilecheck check PATH...` (the default command): check, fix, diff or baseline files."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import io
+import os
+import sys
+from types import TracebackType
+from typing import TextIO
+
+from tilecheck.app.workspace import Workspace
+from tilecheck.cli.options import add_budget_options, add_config_options, require_paths, workspace_from
+from tilecheck.cli.progress import ProgressLine
+from tilecheck.cli.progress import wanted as progress_wanted
+from tilecheck.core.errors import UsageError
+from tilecheck.core.types import Diagnostic, Grade, Severity
+from tilecheck.lint.engine import FileAnalysis
+from tilecheck.report import OUTPUT_FORMATS, Run, display_path, statistics
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    check = subparsers.add_parser("check", help="check files and directories (the default command)")
+    check.add_argument("paths", nargs="*", default=["."], metavar="PATH")
+    check.add_argument(
+        "--output-format", default=None, help=f"{', '.join(OUTPUT_FORMATS)} (or TILECHECK_OUTPUT_FORMAT)"
+    )
+    check.add_argument("-o", "--output-file", metavar="FILE", help="write the report to FILE")
+    check.add_argument(
+        "--statistics",
+        action="store_true",
+        help="count diagnostics per rule, and the kernels and loops modeled per file, instead",
+    )
+    check.add_argument("--show-fixes", action="store_true", help="list the files and rules --fix fixed")
+    check.add_argument("--exit-zero", action="store_true", help="exit with 0 even with diagnostics")
+    check.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="check files in N processes (default: one per core)",
+    )
+    add_budget_options(check, "checking")
+    check.add_argument(
+        "--exit-non-zero-on-fix", action="store_true", help="exit with 1 when a fix was applied"
+    )
+    check.add_argument("--fix", action="store_true", help="apply safe fixes")
+    check.add_argument("--unsafe-fixes", action="store_true", help="apply (with --fix) unsafe fixes as well")
+    check.add_argument("--diff", action="store_true", help="print the fixes as a diff; change nothing")
+    check.add_argument(
+        "--add-ignore",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="REASON",
+        help="add `# tilecheck: ignore[...]` comments for every finding (a baseline); --add-ignore=REASON",
+    )
+    check.add_argument(
+        "--force-exclude", action="store_true", help="apply exclusions to paths given explicitly too"
+    )
+    _add_discovery_and_cache_options(check)
+    add_config_options(check)
+
+
+def _add_discovery_and_cache_options(check: argparse.ArgumentParser) -> None:
+    check.add_argument("--no-cache", action="store_true", help="neither read nor write the result cache")
+    check.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help="result cache (default: TILECHECK_CACHE_DIR, else .tilecheck_cache)",
+    )
+    gitignore = check.add_mutually_exclusive_group()
+    gitignore.add_argument(
+        "--respect-gitignore",
+        action="store_true",
+        default=None,
+        help="skip files .gitignore ignores (default)",
+    )
+    gitignore.add_argument(
+        "--no-respect-gitignore",
+        dest="respect_gitignore",
+        action="store_false",
+        help="check files .gitignore, .ignore and .git/info/exclude ignore too",
+    )
+    check.add_argument("--show-files", action="store_true", help="list the files that would be checked")
+    check.add_argument(
+        "--stdin-filename",
+        metavar="PATH",
+        help="the path of the source read from stdin (`tilecheck check -`)",
+    )
+
+
+def is_failure(diagnostic: Diagnostic) -> bool:
+    """Errors and warnings fail a run; notes (optimization findings) never do."""
+    return diagnostic.severity is not Severity.INFO and diagnostic.grade is not Grade.OPTIMIZATION
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.diff and args.add_ignore is not None:
+        raise UsageError("--diff and --add-ignore cannot be combined")
+    if args.fix and args.add_ignore is not None:
+        raise UsageError("--fix and --add-ignore cannot be combined")
+    if args.add_ignore is not None and any(c in args.add_ignore for c in "\r\n#"):
+        raise UsageError("--add-ignore reason must be one line without `#`")
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    if args.paths == ["-"]:
+        return _run_stdin(args)
+    if "-" in args.paths:
+        raise UsageError("`-` (standard input) cannot be combined with other paths")
+    require_paths(args.paths)
+    workspace = workspace_from(args, args.output_format)
+    files = workspace.discover(args.paths, force_exclude=args.force_exclude)
+    if args.show_files:
+        for path in files:
+            print(display_path(path))
+        return 0
+    if not files:
+        print("tilecheck: warning: No Python files found under the given path(s)", file=sys.stderr)
+    workspace.validate_selectors(files)
+    output_format = _output_format(args.output_format, workspace)
+    rewriting = args.fix or args.diff or args.add_ignore is not None
+
+    diagnostics: list[Diagnostic] = []
+    sources: dict[str, str] = {}
+    write_errors: list[str] = []
+    diffs: list[str] = []
+    changed = 0  # diagnostics fixed, or suppression comments added
+    fixes: list[Diagnostic] = []  # the diagnostics --fix fixed
+    progress = ProgressLine(len(files)) if progress_wanted(output_format) else None
+    if rewriting:
+        from tilecheck.app.rewrites import RewriteRequest, plan_rewrites
+
+        request = RewriteRequest(unsafe=bool(args.unsafe_fixes), reason=args.add_ignore)
+        try:
+            planned = plan_rewrites(workspace, files, request, jobs=args.jobs, progress=progress)
+        finally:
+            if progress is not None:
+                progress.close()
+        analyses = []
+        for plan in planned:
+            rewrite = Rewrite(args, plan)
+            analyses.append(rewrite.result)
+            changed += rewrite.count
+            fixes += rewrite.applied
+            if rewrite.problem:
+                write_errors.append(f"{display_path(plan.path)}: {rewrite.problem}")
+            if rewrite.diff:
+                diffs.append(rewrite.diff)
+    else:
+        try:
+            checked = workspace.check_files(files, jobs=args.jobs, progress=progress)
+        finally:
+            if progress is not None:
+                progress.close()
+        analyses = [checked.analyses[path] for path in files]
+    internal_error = any(analysis.internal_error for analysis in analyses)
+    coverage = {analysis.path: analysis.coverage for analysis in analyses}
+    for analysis in analyses:
+        if analysis.diagnostics:
+            diagnostics.extend(analysis.diagnostics)
+            if analysis.text is not None:
+                sources[analysis.path] = analysis.text
+    for path in {r.path for d in diagnostics for r in d.related if r.path is not None} - set(sources):
+        from tilecheck.tilelang.project import read_project_text  # only then: it imports libcst
+
+        text = read_project_text(path)  # a macro's module: its line in the excerpt
+        if text is not None:
+            sources[path] = text
+    for message in write_errors:
+        print(f"tilecheck: error: {message}", file=sys.stderr)
+    failed = internal_error or bool(write_errors)
+
+    if args.add_ignore is not None:
+        print(f"Added {changed} suppression comment{'' if changed == 1 else 's'}.", file=sys.stderr)
+        return 2 if failed else 0
+    if args.diff:
+        with Output(args.output_file) as out:
+            if args.statistics:  # what the diff is about, per rule
+                diagnostics.sort(key=lambda d: (display_path(d.path), d.span.line, d.span.column, d.code))
+                statistics.render(
+                    Run(
+                        diagnostics,
+                        sources,
+                        len(files),
+                        unsafe_fixes=bool(args.unsafe_fixes),
+                        coverage=coverage,
+                    ),
+                    output_format,
+                    out,
+                )
+            else:
+                out.writelines(diffs)
+        print(f"Would fix {changed} diagnostic{'' if changed == 1 else 's'}.", file=sys.stderr)
+        return 2 if failed else (1 if diffs else 0)
+
+    diagnostics.sort(key=lambda d: (display_path(d.path), d.span.line, d.span.column, d.code, d.message))
+    report = Run(
+        diagnostics,
+        sources,
+        len(files),
+        rules=workspace.enabled_rules(files),
+        fixed=changed,
+        unsafe_fixes=bool(args.unsafe_fixes),
+        show_fix_hint=not args.fix,
+        successful=not internal_error,
+        fixes=fixes,
+        show_fixes=args.show_fixes,
+        coverage=coverage,
+    )
+    _render(report, args, output_format)
+    return _status(args, diagnostics, changed, failed)
+
+
+def _render(report: Run, args: argparse.Namespace, output_format: str, stream: TextIO | None = None) -> None:
+    with Output(args.output_file, stream) as out:
+        if args.statistics:
+            statistics.render(report, output_format, out)
+        else:
+            reporter = __import__(f"tilecheck.report.{output_format.replace('-', '_')}", fromlist=["render"])
+            reporter.render(report, out)
+
+
+def _status(args: argparse.Namespace, diagnostics: list[Diagnostic], changed: int, failed: bool) -> int:
+    if failed:
+        return 2
+    if args.exit_zero:
+        return 0
+    if args.fix and args.exit_non_zero_on_fix and changed:
+        return 1
+    return 1 if any(is_failure(d) for d in diagnostics) else 0
+
+
+def _run_stdin(args: argparse.Namespace) -> int:
+    """`tilecheck check -`: see `tilecheck.app.stdin`."""
+    from tilecheck.app.stdin import check_stdin, read_stdin
+
+    if args.add_ignore is not None:
+        raise UsageError("--add-ignore cannot be used with standard input")
+    workspace = workspace_from(args, args.output_format)
+    workspace.validate_selectors()
+    output_format = _output_format(args.output_format, workspace)
+    unsafe = bool(args.unsafe_fixes)
+    outcome = check_stdin(
+        workspace, read_stdin(), args.stdin_filename, fix=args.fix, diff=args.diff, unsafe=unsafe
+    )
+    result = outcome.analysis
+    if args.diff:
+        with Output(args.output_file) as out:
+            out.write(outcome.diff)
+        print(f"Would fix {outcome.fixed} diagnostic{'' if outcome.fixed == 1 else 's'}.", file=sys.stderr)
+        return 2 if result.internal_error else (1 if outcome.diff else 0)
+    if args.fix and outcome.output is not None:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(outcome.output)
+        sys.stdout.flush()
+    diagnostics = sorted(result.diagnostics, key=lambda d: (d.span.line, d.span.column, d.code, d.message))
+    report = Run(
+        diagnostics,
+        {result.path: result.text} if result.text is not None and diagnostics else {},
+        1,
+        rules=workspace.enabled_rules([result.path]),
+        fixed=outcome.fixed,
+        unsafe_fixes=unsafe,
+        show_fix_hint=not args.fix,
+        successful=not result.internal_error,
+        coverage={result.path: result.coverage},
+    )
+    _render(report, args, output_format, sys.stderr if args.fix else None)  # stdout carries the source
+    return _status(args, diagnostics, outcome.fixed, result.internal_error)
+
+
+def _output_format(flag: str | None, workspace: Workspace) -> str:
+    chosen = flag or os.environ.get("TILECHECK_OUTPUT_FORMAT")
+    where = "--output-format" if flag else "TILECHECK_OUTPUT_FORMAT"
+    if not chosen:
+        value, origin = workspace.settings_for(workspace.resolver.cwd).lookup("output-format")
+        chosen, where = (str(value), f"{origin.label}: `output-format`") if origin else ("full", "")
+    if chosen not in OUTPUT_FORMATS:
+        raise UsageError(
+            f"{where}: unknown output format `{chosen}` (choose from {', '.join(OUTPUT_FORMATS)})"
+        )
+    return chosen
+
+
+class Output:
+    """stdout, or a file written when the report is complete."""
+
+    def __init__(self, path: str | None, stream: TextIO | None = None) -> None:
+        self.path = path
+        self.stream = stream
+        self.buffer = io.StringIO()
+
+    def __enter__(self) -> TextIO:
+        return self.buffer if self.path else (self.stream or sys.stdout)
+
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        if not self.path or kind is not None:
+            return
+        try:
+            directory = os.path.dirname(self.path)
+            if directory:
+                os.makedirs(directory, exist_ok=True)
+            with open(self.path, "w", encoding="utf-8") as handle:
+                handle.write(self.buffer.getvalue())
+        except OSError as error:
+            raise UsageError(f"--output-file: cannot write {self.path}: {error.strerror or error}") from None
+
+
+class Rewrite:
+    """`--fix`, `--diff` or `--add-ignore` on one file, from what a worker planned for it
+    (`tilecheck.app.rewrites`): the final result, how many diagnostics were fixed (or suppressions
+    added), a problem writing the file, and the diff."""
+
+    def __init__(self, args: argparse.Namespace, plan: FileAnalysis) -> None:
+        from tilecheck.app.rewrites import PlannedRewrite, write_planned
+
+        self.result = plan.detached()  # a file the worker could not finish gets its TL004/TL005
+        self.count = 0
+        self.problem = ""
+        self.diff = ""
+        self.applied: list[Diagnostic] = []  # the diagnostics whose fix was applied
+        if not isinstance(plan, PlannedRewrite) or plan.rewritten is None or plan.text is None:
+            return
+        if args.diff:
+            name = display_path(plan.path)
+            lines, fixed_lines = plan.text.splitlines(keepends=True), plan.rewritten.splitlines(keepends=True)
+            self.diff = "".join(difflib.unified_diff(lines, fixed_lines, f"a/{name}", f"b/{name}"))
+            self.count, self.applied = plan.count, plan.applied
+            return
+        self.problem = write_planned(plan)
+        if not self.problem:
+            assert plan.after is not None
+            self.result, self.count, self.applied = plan.after, plan.count, plan.applied

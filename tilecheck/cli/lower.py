@@ -1,0 +1,336 @@
+"""`tilecheck lower FILE... [--diff | --write | -o/--output-file OUT]`: PyPTO's LowerPipelineLoops.
+
+The lowered file goes to stdout (or a diff with `--diff`, the files themselves with `--write`,
+OUT with `-o`); the diagnostics go to stderr in `--output-format` (full, concise, json,
+json-lines, sarif, github), as `check` writes them. Files are read as the engine reads them (a
+BOM or PEP 263 coding cookie), and configuration applies as for `check`: `backend`,
+`select`/`ignore`, `per-file-ignores`, severities and suppression comments.
+
+Every file is attempted, each in a crash-isolated worker within the per-file budget (the
+`per-file-timeout` and `per-file-memory` configuration): a file that crashes its worker or
+exceeds the budget gets TL005 or TL004 and the others are lowered. Exit status, the worst over
+the files (as `check`): 0 success, 1 when an error or warning was reported (an error prevents
+lowering the file) or a lowered result does not compile, 2 for usage and configuration errors,
+files that could not be written and crashed workers.
+`--output` is a deprecated alias of `--output-file` (hidden; it warns).
+"""
+
+from __future__ import annotations
+
+import argparse
+import codecs
+import contextlib
+import difflib
+import gc
+import os
+import sys
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from tilecheck.app.scheduling import file_size, largest_first, worker_count
+from tilecheck.app.supervisor import run_isolated
+from tilecheck.app.workspace import Options, Workspace
+from tilecheck.cli.options import add_budget_options
+from tilecheck.config.resolver import GRADES, ConfigError
+from tilecheck.config.selection import SelectionError, split, validate
+from tilecheck.core.types import Diagnostic, Grade, Severity
+from tilecheck.lint.engine import FileAnalysis, read_source
+from tilecheck.lint.fixes import WriteError, encode_like, write_atomic
+from tilecheck.pypto.api import LowerResult
+from tilecheck.report import OUTPUT_FORMATS, Run, display_path
+
+
+def add_lower_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "lower",
+        help="show what PyPTO's LowerPipelineLoops pass makes of pl.pipeline loops",
+        description="Lower every pl.pipeline(..., stage=F) loop of the @pl.function functions in FILE.",
+    )
+    _configure(parser)
+
+
+def _configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("files", nargs="+", metavar="FILE")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--diff", action="store_true", help="print a unified diff instead of the file")
+    output.add_argument("--write", action="store_true", help="rewrite the files in place (atomically)")
+    output.add_argument(
+        "-o", "--output-file", metavar="OUT", help="write the lowered file to OUT (one FILE only)"
+    )
+    output.add_argument("--output", dest="deprecated_output", metavar="OUT", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--output-format",
+        default=None,
+        help=f"format of the diagnostics on stderr: {', '.join(OUTPUT_FORMATS)} (or TILECHECK_OUTPUT_FORMAT)",
+    )
+    parser.add_argument("--exit-zero", action="store_true", help="exit with 0 even with diagnostics")
+    add_budget_options(parser, "lowering")
+    group = parser.add_argument_group("configuration")
+    group.add_argument("--config", metavar="PATH", help="use this configuration file for every file")
+    group.add_argument("--isolated", action="store_true", help="ignore all configuration files")
+    group.add_argument("--select", action="append", metavar="CODES", help="rules to enable")
+    group.add_argument("--extend-select", action="append", metavar="CODES", help="rules to enable as well")
+    group.add_argument("--ignore", action="append", metavar="CODES", help="rules to disable")
+    group.add_argument("--grade", metavar="GRADES", help=f"only rules of these grades ({','.join(GRADES)})")
+    group.add_argument("--backend", metavar="NAME", help="backend capability profile (e.g. cuda-sm80)")
+    parser.set_defaults(handler=run_lower)
+
+
+class _UsageError(Exception):
+    pass
+
+
+def _options(args: argparse.Namespace) -> Options:
+    grades = None
+    if args.grade is not None:
+        grades = frozenset(split([args.grade]))
+        unknown = sorted(grades - set(GRADES))
+        if unknown or not grades:
+            raise _UsageError(
+                f"--grade: unknown grade `{', '.join(unknown)}` (choose from {', '.join(GRADES)})"
+            )
+    return Options(
+        select=tuple(split(args.select)) if args.select else None,
+        extend_select=tuple(split(args.extend_select)),
+        ignore=tuple(split(args.ignore)),
+        backend=args.backend,
+        grades=grades,
+        output_format=args.output_format,
+        config_path=args.config,
+        isolated=args.isolated,
+        per_file_timeout=args.per_file_timeout,  # None: the configuration's
+        per_file_memory=args.per_file_memory,
+    )
+
+
+def _validate_selectors(args: argparse.Namespace, workspace: Workspace) -> None:
+    """Unknown codes or names in --select/--extend-select/--ignore are usage errors (as in `check`)."""
+    options = workspace.options
+    selectors = [*(options.select or ()), *options.extend_select, *options.ignore]
+    if not selectors:
+        return
+    known = set(workspace.enabled_rules(args.files)) | {
+        rule for path in args.files for rule in workspace.file_settings(path).known
+    }
+    try:
+        validate(selectors, known)
+    except SelectionError as error:
+        raise _UsageError(str(error)) from None
+
+
+def _output_format(args: argparse.Namespace, workspace: Workspace) -> str:
+    chosen = args.output_format or os.environ.get("TILECHECK_OUTPUT_FORMAT")
+    where = "--output-format" if args.output_format else "TILECHECK_OUTPUT_FORMAT"
+    if not chosen:
+        resolver = workspace.resolver
+        value, origin = resolver.for_directory(resolver.cwd).lookup("output-format")
+        chosen, where = (str(value), f"{origin.label}: `output-format`") if origin else ("full", "")
+    if chosen not in OUTPUT_FORMATS:
+        raise _UsageError(
+            f"{where}: unknown output format `{chosen}` (choose from {', '.join(OUTPUT_FORMATS)})"
+        )
+    return chosen
+
+
+def _write(path: str, target: str, original: bytes, text: str) -> None:
+    """Write `text` to `target` with `tilecheck.lint.fixes.write_atomic`, encoded as `original` (the
+    bytes of `path`) was. In place, the file is left alone when it changed since it was read."""
+    if text.startswith("\ufeff") and original.startswith(codecs.BOM_UTF8):
+        text = text[1:]  # `encode_like` puts the byte-order mark back
+    data = encode_like(original, text)
+    in_place = os.path.realpath(target) == os.path.realpath(path)
+    created = not os.path.exists(target)
+    if created:
+        # `write_atomic` replaces an existing file; a new -o file starts empty (mode from umask).
+        try:
+            with open(target, "xb"):
+                pass
+        except OSError as error:
+            raise WriteError(error.strerror or str(error)) from None
+    try:
+        write_atomic(target, data, expected=original if in_place else None)
+    except BaseException:
+        if created:
+            with contextlib.suppress(OSError):
+                os.unlink(target)
+        raise
+
+
+def compiles(text: str) -> bool:
+    """Whether `text` compiles: parses, and passes the compiler's checks `ast.parse` skips
+    (`break` outside a loop, `return` outside a function, ...). Here, in the command, because
+    silencing the compiler's warnings changes process-wide state."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SyntaxWarnings belong to the input, not the lowering
+            compile(text, "<lowered>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+def _is_failure(diagnostic: Diagnostic) -> bool:
+    return diagnostic.severity is not Severity.INFO and diagnostic.grade is not Grade.OPTIMIZATION
+
+
+@dataclass
+class _Lowered(FileAnalysis):
+    """What a worker made of one file: the bytes it read and the lowering."""
+
+    data: bytes = b""
+    result: LowerResult = field(default_factory=lambda: LowerResult(""))
+
+
+class _Lowering:
+    """One `tilecheck lower` run over its files."""
+
+    def __init__(self, args: argparse.Namespace, workspace: Workspace, out: TextIO, err: TextIO) -> None:
+        self.args = args
+        self.workspace = workspace
+        self.out = out
+        self.err = err
+        self.target = args.output_file or args.deprecated_output
+        self.diagnostics: list[Diagnostic] = []
+        self.sources: dict[str, str] = {}
+        self.status = 0
+
+    def lower_all(self, paths: list[str]) -> None:
+        """Lower each file in a crash-isolated worker within the per-file budget (as `check`
+        checks), then write or print the results here, in the order of `paths`."""
+        sizes = [file_size(path) for path in paths]
+        order = largest_first(sizes)
+        done = run_isolated(
+            [paths[index] for index in order],
+            self.lower_in_worker,
+            str,
+            jobs=worker_count(None, sizes),
+            budget=self.workspace.budget(),
+        )
+        results = dict(zip(order, done, strict=True))
+        for index in range(len(paths)):
+            self.file(results[index])
+
+    def lower_in_worker(self, path: str) -> FileAnalysis:
+        data, failure = read_source(path)
+        if failure is not None or data is None:
+            return FileAnalysis(path, [failure] if failure is not None else [])
+        return _Lowered(path, data=data, result=self.workspace.lower_text(data, path))
+
+    def file(self, lowered: FileAnalysis) -> None:
+        if not isinstance(lowered, _Lowered):  # unreadable, or over the budget, or crashed
+            self._report(lowered.diagnostics)
+            if lowered.internal_error:
+                self.status = 2
+            return
+        path, data, result = lowered.path, lowered.data, lowered.result
+        if result.original is not None:
+            self.sources[path] = result.original
+        self._report(result.diagnostics)
+        if result.blocked or result.original is None:
+            return
+        args = self.args
+        if args.diff:
+            name = display_path(path)
+            self.out.writelines(
+                difflib.unified_diff(
+                    result.original.splitlines(keepends=True),
+                    result.source.splitlines(keepends=True),
+                    fromfile=name,
+                    tofile=name + " (lowered)",
+                )
+            )
+        elif args.write or self.target:
+            self._save(path, data, result)
+        else:
+            self.out.write(result.source)
+
+    def _report(self, diagnostics: list[Diagnostic]) -> None:
+        self.diagnostics.extend(diagnostics)
+        if any(_is_failure(d) for d in diagnostics) and not self.args.exit_zero:
+            self.status = max(self.status, 1)
+
+    def _save(self, path: str, data: bytes, result: LowerResult) -> None:
+        if self.args.write and not result.changed:
+            return
+        if not compiles(result.source):
+            self._problem(f"not writing {path}: the lowered result does not compile", 1)
+            return
+        target = self.target or path
+        try:
+            _write(path, target, data, result.source)
+        except WriteError as error:
+            self._problem(f"cannot write {target}: {error}", 2)
+
+    def _problem(self, message: str, status: int) -> None:
+        print(f"tilecheck lower: {message}", file=self.err)
+        self.status = max(self.status, status)
+
+    def report(self, output_format: str) -> None:
+        if not self.diagnostics and output_format in ("full", "concise", "github"):
+            return  # nothing to say: stderr stays empty
+        self.diagnostics.sort(key=lambda d: (display_path(d.path), d.span.line, d.span.column, d.code))
+        rules = self.workspace.enabled_rules(self.args.files)
+        run = Run(self.diagnostics, self.sources, len(self.args.files), rules=rules, show_fix_hint=False)
+        module = f"tilecheck.report.{output_format.replace('-', '_')}"
+        reporter = __import__(module, fromlist=["render"])
+        reporter.render(run, self.err)
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while this command lowers its files.
+
+    A parsed module is some 10^5 objects, and the automatic collections while they are alive
+    walk them again and again (a third of the time after parsing, on `tools/bench_lower.py`).
+    Nothing the lowering builds needs the collector (`tests/pypto/test_splice.py` pins that
+    it leaves no cycles). This is the command's choice, made once for its run as an entry
+    point does; the library (`lower_source`) leaves the collector alone.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def run_lower(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    out = stdout or sys.stdout
+    err = stderr or sys.stderr
+    target = args.output_file or args.deprecated_output
+    if args.deprecated_output:
+        print("tilecheck lower: warning: `--output` is deprecated; use `-o/--output-file`", file=err)
+    try:
+        if target and len(args.files) != 1:
+            raise _UsageError("-o/--output-file takes exactly one FILE")
+        workspace = Workspace(_options(args))
+        output_format = _output_format(args, workspace)
+        for path in args.files:
+            workspace.file_settings(path)  # an unknown backend or selector stops before any output
+        _validate_selectors(args, workspace)
+        lowering = _Lowering(args, workspace, out, err)
+        with _collector_paused():  # the workers fork with the collector paused too
+            lowering.lower_all(args.files)
+        lowering.report(output_format)
+    except (_UsageError, ConfigError) as error:
+        print(f"tilecheck lower: error: {error}", file=err)
+        return 2
+    return lowering.status
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="tilecheck lower")
+    _configure(parser)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    return run_lower(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

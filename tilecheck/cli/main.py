@@ -1,0 +1,140 @@
+"""The `tilecheck` command line: build the parser, dispatch to a module of `tilecheck.cli`.
+
+Exit codes (ruff's): 0 clean, 1 diagnostics (optimization-grade findings never count),
+2 usage, configuration or plugin errors, failed writes, or an internal failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import difflib
+import importlib
+import os
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from types import ModuleType
+from typing import NoReturn
+
+from tilecheck import __version__
+from tilecheck.core.errors import TilecheckError, UsageError
+
+# Subcommand -> the module that adds its parser and runs it (imported only when needed).
+COMMANDS = {
+    "check": "tilecheck.cli.check",
+    "rule": "tilecheck.cli.rule",
+    "rules": "tilecheck.cli.rule",
+    "debug-config": "tilecheck.cli.debug_config",
+    "lower": "tilecheck.cli.lower",
+    "inventory": "tilecheck.cli.inventory",
+    "explain": "tilecheck.cli.explain",
+    "backends": "tilecheck.cli.backends",
+    "clean": "tilecheck.cli.clean",
+    "server": "tilecheck.cli.server",
+}
+RECURSION_LIMIT = 6000  # libcst and the kernel model recurse once per nesting level
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # exit code 2 with a one-line message, as argparse does
+        self.print_usage(sys.stderr)
+        raise UsageError(message)
+
+
+def _module(command: str) -> ModuleType:
+    return importlib.import_module(COMMANDS[command])
+
+
+def _add_parser(module: ModuleType, subparsers: argparse._SubParsersAction[_Parser]) -> None:
+    # `commands.lower` predates the add_parser/run convention.
+    adder = getattr(module, "add_parser", None) or module.add_lower_parser
+    adder(subparsers)
+
+
+def _runner(module: ModuleType) -> Callable[[argparse.Namespace], int]:
+    return getattr(module, "run", None) or module.run_lower
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; with `command`, only that subcommand's module is imported."""
+    parser = _Parser(prog="tilecheck", description="Static semantic checks for TileLang kernel loops.")
+    parser.add_argument("--version", action="version", version=f"tilecheck {__version__}")
+    subparsers = parser.add_subparsers(dest="command", parser_class=_Parser)
+    modules = [COMMANDS[command]] if command in COMMANDS else list(dict.fromkeys(COMMANDS.values()))
+    for name in modules:
+        _add_parser(importlib.import_module(name), subparsers)
+    return parser
+
+
+def _typo_of_command(word: str) -> str | None:
+    """The subcommand `word` was probably meant to be (`rulez` -> `rule`), unless it is a path."""
+    if os.path.lexists(word) or word.startswith("-") or any(c in word for c in "/\\.:"):
+        return None
+    close = difflib.get_close_matches(word, list(COMMANDS), n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
+def _forget_working_directory() -> None:
+    """`python -m tilecheck` puts the working directory first on sys.path, so a checked tree's
+    `tomllib.py` or `libcst/` would shadow the real ones (and run). Nothing tilecheck imports
+    lives there: drop it, as `python -P` would (the `tilecheck` script never adds it)."""
+    started_as_module = bool(sys.argv) and sys.argv[0].endswith(os.path.join("tilecheck", "__main__.py"))
+    if (
+        started_as_module
+        and not getattr(sys.flags, "safe_path", False)
+        and sys.path
+        and os.path.abspath(sys.path[0] or os.curdir) == os.getcwd()
+    ):
+        del sys.path[0]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    # Deep but valid kernels recurse deeply in libcst and the model; set once, for the process.
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
+    _forget_working_directory()
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if args_list and args_list[0] not in COMMANDS:
+            typo = _typo_of_command(args_list[0])
+            if typo is not None:
+                raise UsageError(f"unrecognized subcommand '{args_list[0]}' (did you mean '{typo}'?)")
+        if not args_list or (
+            args_list[0] not in COMMANDS and args_list[0] not in ("-h", "--help", "--version")
+        ):
+            args_list.insert(0, "check")
+        # `--add-ignore[=REASON]`: a reason needs `=`, so a bare flag never swallows a path.
+        args_list = ["--add-ignore=" if arg == "--add-ignore" else arg for arg in args_list]
+        parser = build_parser(args_list[0])
+        args = parser.parse_args(args_list)
+        if args.command is None:
+            parser.print_help()
+            return 2
+        run = _runner(_module(args.command))
+        return run(args)
+    except TilecheckError as error:  # usage, configuration, plugin and profile errors
+        print(f"tilecheck: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # `tilecheck ... | head`
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except Exception as error:  # a bug in tilecheck: one clear line, the traceback only on request
+        if os.environ.get("TILECHECK_TRACEBACK"):
+            raise
+        where = f" ({type(error).__name__} at {_origin(error)})"
+        print(
+            f"tilecheck: internal error: {error}{where}; set TILECHECK_TRACEBACK=1 for details",
+            file=sys.stderr,
+        )
+        return 2
+
+
+def _origin(error: BaseException) -> str:
+    frames = traceback.extract_tb(error.__traceback__)
+    if not frames:
+        return "?"
+    frame = frames[-1]
+    return f"{os.path.basename(frame.filename)}:{frame.lineno}"

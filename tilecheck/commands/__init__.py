@@ -1,1 +1,0 @@
-"""One module per subcommand: each adapts its arguments to the application layer (`tilecheck.workspace`)."""

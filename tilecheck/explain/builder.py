@@ -1,0 +1,556 @@
+"""`tilecheck explain FILE[:LINE]`: each kernel's loop nest as a tree, with its diagnostics.
+
+Every loop is shown with its kind, its extents (constant or symbolic, as TileLang's IntImm
+test sees them), its pipeline request, and the macro call it was inlined from; runtime
+`if`/`while`/`with` statements that hold loops are shown too. Each diagnostic of a normal
+`tilecheck check` run (same configuration, same `--backend`) is attached to the loop it is
+reported at, or to the innermost node that contains it. With `:LINE`, only the kernels
+containing that line are drawn and the nodes on it are marked.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from tilecheck.core.types import Diagnostic
+from tilecheck.lint.context import Context, ModelError
+from tilecheck.lint.engine import FileAnalysis
+from tilecheck.report import display_path
+from tilecheck.tilelang.model import Item, Kernel, Loop, LoopKind, Request, Site, Stmt, StmtKind, walk
+from tilecheck.tilelang.scope import ModelTooLarge
+from tilecheck.tilelang.values import Constness, PyConst, PyValue, TirExpr, Value
+
+
+@dataclass
+class Node:
+    kind: str  # "kernel", "loop", "if", "while", "block", "branch" (then/else of an undecided `if`)
+    title: str
+    line: int  # where it is reported (a macro's call site for inlined items)
+    column: int  # 1-based
+    details: list[str] = field(default_factory=list)
+    children: list[Node] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    lines: tuple[int, int] | None = None  # source line range, when not inlined
+    certain: bool = True
+    copies: int = 1
+    marked: bool = False
+    loop_kind: str | None = None  # a LoopKind value, for loops
+    pipeline: str | None = None  # the pipeline request, e.g. "num_stages=3"
+    verdict: str | None = None  # what the selected backend does with the request
+    source_line: int | None = None  # where an inlined item is written (in its macro)
+    written: tuple[str | None, int, int] | None = None  # an inlined item's file (None: this one), lines
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "kind": self.kind,
+            "title": self.title,
+            "line": self.line,
+            "column": self.column,
+            "details": self.details,
+            "certain": self.certain,
+            "copies": self.copies,
+            "marked": self.marked,
+            "loop_kind": self.loop_kind,
+            "pipeline": self.pipeline,
+            "verdict": self.verdict,
+            "source_line": self.source_line,
+            "diagnostics": [
+                {
+                    "line": d.span.line,
+                    "column": d.span.column + 1,
+                    "code": d.code,
+                    "grade": d.grade.value,
+                    "severity": d.severity.value,
+                    "message": d.message,
+                    "related": [
+                        {"line": r.span.line, "column": r.span.column + 1, "message": r.message}
+                        for r in d.related
+                    ],
+                }
+                for d in self.diagnostics
+            ],
+            "children": [child.as_json() for child in self.children],
+        }
+
+
+# -- describing values -------------------------------------------------------------------------
+
+
+def describe_extent(value: Value | None, text: str | None) -> str:
+    shown = f"`{text}`" if text else "?"
+    if isinstance(value, PyConst) and type(value.value) is int:
+        return (
+            f"{value.value} (constant)"
+            if text in (None, str(value.value))
+            else f"{shown} = {value.value} (constant)"
+        )
+    if isinstance(value, PyValue):
+        return f"{shown} (constant: a Python int)" if value.is_int else f"{shown} (unknown)"
+    if isinstance(value, TirExpr):
+        if value.constness is Constness.CONST:
+            return f"{shown} (constant)"
+        if value.constness is Constness.SYMBOLIC:
+            names = ", ".join(sorted({var.name for var in value.uses}))
+            return f"{shown} (symbolic{': ' + names if names else ''})"
+    return f"{shown} (unknown)"
+
+
+def describe_pipeline(loop: Loop) -> str | None:
+    from tilecheck.backends import describe_request
+
+    request = loop.pipeline
+    if request is None:
+        return None
+    if request.state is Request.REQUESTED:
+        depth = f", depth {request.depth}" if request.depth is not None else ""
+        positional = " (positional num_stages)" if request.num_stages_positional else ""
+        return f"pipeline: requested{positional}: {describe_request(request)}{depth}"
+    if request.state is Request.UNKNOWN:
+        return "pipeline: unknown (a schedule value tilecheck cannot evaluate)"
+    return "pipeline: bare (serial-like)"
+
+
+# -- building the tree ---------------------------------------------------------------------
+
+
+class Builder:
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self._paths: dict[int, tuple[Item, ...]] | None = None
+
+    def ancestors(self, item: Item) -> tuple[Item, ...]:
+        """The items enclosing `item` in the kernel model, outermost first (the backend's
+        verdict on a pipeline depends on the pipelines around it)."""
+        if self._paths is None:
+            self._paths = {
+                id(found): path for kernel in self.ctx.model.kernels for found, path in walk(kernel.body)
+            }
+        return self._paths.get(id(item), ())
+
+    def position(self, item: Item) -> tuple[int, int]:
+        span = self.ctx.span(item.site.report_node, item.site.report_top)
+        return span.line, span.column + 1
+
+    def lines(self, node: cst.CSTNode | None, item: Item) -> tuple[int, int] | None:
+        if item.site.origin or node is None:
+            return None
+        span = self.ctx.span(node, item.site.top)
+        return span.line, span.end_line
+
+    def kernel(self, kernel: Kernel) -> Node:
+        span = self.ctx.span(kernel.node, kernel.top)
+        root = Node(
+            "kernel", f"kernel {kernel.name}", span.line, span.column + 1, lines=(span.line, span.end_line)
+        )
+        root.details = [self.under(condition, "defined") for condition in kernel.conditions]
+        root.children = self.items(kernel.body)
+        return root
+
+    def kernel_builds(self, builds: list[Kernel]) -> Node:
+        """One tree for a kernel definition built several times (once per distinct factory
+        call): the union of the builds' trees, what only some builds have marked so."""
+        trees = [self.kernel(kernel) for kernel in builds]
+        root = trees[0]
+        present = {id(node): 1 for node in _walk(root)}
+        for other in trees[1:]:
+            _merge(root, other, present)
+        _mark_partial(root, present, len(trees))
+        return root
+
+    def items(self, items: list[Item], depth: int = 0) -> list[Node]:
+        """The nodes of an item list; items spliced from an undecided Python-level `if` (beyond
+        the `depth` conditions already drawn) are grouped under a node for that `if`."""
+        nodes: list[Node] = []
+        keys: dict[tuple, Node] = {}
+        index = 0
+        while index < len(items):
+            item = items[index]
+            if len(item.conditions) > depth:
+                condition = item.conditions[depth]
+                end = index + 1
+                while end < len(items) and _same_condition(items[end], condition, depth):
+                    end += 1
+                made = self.condition(condition, items[index:end], depth + 1)
+                index = end
+            else:
+                made = self.item(item)
+                index += 1
+            for node in made:
+                # The same construct again: a copy made by Python-level unrolling. Sibling
+                # loops inlined from one macro share the call site, not the line they are written on.
+                key = (node.kind, node.line, node.column, node.title, node.source_line)
+                if key in keys:
+                    keys[key].copies += 1
+                    continue
+                keys[key] = node
+                nodes.append(node)
+        return nodes
+
+    def condition(self, condition: Site, items: list[Item], depth: int) -> list[Node]:
+        """`?if flag`: a Python-level `if` tilecheck cannot decide, drawn when it holds loops."""
+        children = self.items(items, depth)
+        if not children:
+            return []
+        statement = condition.node
+        assert isinstance(statement, cst.If)
+        span = self.ctx.span(condition.report_node, condition.report_top)
+        node = Node(
+            "if", f"if {self.ctx.text(statement.test, 60)}", span.line, span.column + 1, certain=False
+        )
+        if not condition.origin:
+            node.lines = (span.line, self.ctx.span(statement, condition.top).end_line)
+        else:
+            node.source_line = self.ctx.line_of(statement, condition.top)
+        node.details = ["undecided Python-level condition: both branches are checked"]
+        node.details += self.origin_of(condition)
+        then_ids = _ids_under(statement.body)
+        then_items = [item for item in items if _written_in(item, then_ids)]
+        else_items = [item for item in items if not _written_in(item, then_ids)]
+        node.children = [
+            branch
+            for branch_items, label, where in (
+                (then_items, "then", statement.body),
+                (else_items, "elif" if isinstance(statement.orelse, cst.If) else "else", statement.orelse),
+            )
+            for branch in self.branch(condition, branch_items, depth, label, where)
+        ]
+        return [node]
+
+    def branch(
+        self, condition: Site, items: list[Item], depth: int, label: str, where: cst.CSTNode | None
+    ) -> list[Node]:
+        """`then` / `else` under a `?if`: which branch its loops are in. An `elif` is the else
+        branch holding the next `?if` of the chain (drawn nested, as Python reads it)."""
+        children = self.items(items, depth)
+        if not children or where is None:
+            return []
+        block = where
+        if isinstance(where, cst.IndentedBlock) and where.body:
+            where = where.body[0]  # the then branch: its first statement's line
+        span = self.ctx.span(where, condition.top, condition.path)
+        title = "else" if label == "elif" else label
+        if condition.origin:  # drawn at the macro's call site, as everything it inlines
+            node = Node("branch", title, children[0].line, children[0].column, source_line=span.line)
+        else:
+            end = self.ctx.span(block, condition.top, condition.path).end_line
+            node = Node("branch", title, span.line, span.column + 1, lines=(span.line, end))
+        node.details = ["the next `if` is an `elif`"] if label == "elif" else []
+        node.children = children
+        return [node]
+
+    def under(self, condition: Site, what: str = "") -> str:
+        """`under an undecided condition: `if flag` (line 15)`."""
+        statement = condition.node
+        test = self.ctx.text(statement.test, 40) if isinstance(statement, cst.If) else "?"
+        line = self.ctx.span(statement, condition.top, condition.path).line
+        where = f"{self.ctx.display_path(condition.path)}, line" if condition.path else "line"
+        return f"{what + ' ' if what else ''}under an undecided condition: `if {test}` ({where} {line})"
+
+    def item(self, item: Item) -> list[Node]:
+        if isinstance(item, Loop):
+            return [self.loop(item)]
+        if isinstance(item, Stmt):
+            children = self.items(item.body) + self.items(item.orelse)
+            if not children or item.kind not in (StmtKind.IF, StmtKind.WHILE, StmtKind.BLOCK):
+                return children  # only statements that hold loops are drawn
+            line, column = self.position(item)
+            text = self.ctx.text(item.site.node, 60).split(":")[0]
+            kind = {StmtKind.IF: "if", StmtKind.WHILE: "while", StmtKind.BLOCK: "block"}[item.kind]
+            title = item.label if item.label and item.kind is StmtKind.IF else text
+            node = Node(
+                kind, title, line, column, lines=self.lines(item.site.node, item), certain=item.certain
+            )
+            node.details = self.origin(item)
+            node.source_line = self.source_line(item)
+            node.written = self.written(item.site.node, item)
+            node.children = children
+            return [node]
+        return []
+
+    def origin(self, item: Item) -> list[str]:
+        return self.origin_of(item.site)
+
+    def origin_of(self, site: Site) -> list[str]:
+        if not site.origin:
+            return []
+        own = self.ctx.line_of(site.node, site.top)
+        chain = " -> ".join(
+            f"`{call.name}` (called at line {self.ctx.line_of(call.call, call.call_top)})"
+            for call in site.origin
+        )
+        return [f"inlined from macro {chain}; written at {display_path(site.path or self.ctx.path)}:{own}"]
+
+    def source_line(self, item: Item) -> int | None:
+        return self.ctx.line_of(item.site.node, item.site.top) if item.site.origin else None
+
+    def written(self, node: cst.CSTNode | None, item: Item) -> tuple[str | None, int, int] | None:
+        if not item.site.origin or node is None:
+            return None
+        span = self.ctx.span(node, item.site.top, item.site.path)
+        return item.site.path, span.line, span.end_line
+
+    def loop(self, loop: Loop) -> Node:
+        ctx = self.ctx
+        dims = [loop]
+        while (
+            dims[-1].ndim > 1
+            and len(dims) < dims[-1].ndim
+            and dims[-1].body
+            and isinstance(dims[-1].body[0], Loop)
+        ):
+            nxt = dims[-1].body[0]
+            assert isinstance(nxt, Loop)
+            if nxt.call is not loop.call:
+                break
+            dims.append(nxt)
+        header = ctx.text(loop.call if loop.call is not None else loop.site.node, 70)
+        targets = ctx.text(loop.statement.target, 30) if loop.statement is not None else "?"
+        line, column = self.position(loop)
+        node = Node("loop", f"for {targets} in {header}", line, column, certain=loop.certain)
+        node.lines = self.lines(loop.statement, loop)
+        kind = loop.kind.value if loop.kind is not LoopKind.RANGE else "serial (Python range)"
+        if (
+            loop.kind is LoopKind.PIPELINED
+            and loop.pipeline is not None
+            and loop.pipeline.state is Request.BARE
+        ):
+            kind = "pipelined (bare: a serial loop)"
+        texts = self.extent_texts(loop, len(dims))
+        extents = [describe_extent(d.extent, t) for d, t in zip(dims, texts, strict=True)]
+        node.details.append(f"{kind}; extent{'s' if len(dims) > 1 else ''} " + " x ".join(extents))
+        if any(d.min is not None and not (isinstance(d.min, PyConst) and d.min.value == 0) for d in dims):
+            starts = [describe_extent(d.min, None) for d in dims]
+            node.details.append("start " + " x ".join(starts))
+        pipeline = describe_pipeline(loop)
+        if pipeline is not None:
+            node.details.append(pipeline)
+        node.loop_kind = loop.kind.value
+        node.source_line = self.source_line(loop)
+        node.written = self.written(loop.statement, loop)
+        if loop.pipeline is not None and loop.pipeline.state is Request.REQUESTED:
+            from tilecheck.backends import describe_request, profile_of
+            from tilecheck.backends.verdict import pipeline_verdict
+
+            node.pipeline = describe_request(loop.pipeline)
+            profile = profile_of(self.ctx.backend)
+            if profile is not None:
+                verdict = pipeline_verdict(self.ctx, profile, loop, self.ancestors(loop))
+                node.verdict = f"{profile.name}: {verdict}"
+        node.details += self.origin(loop)
+        if loop.conditions:
+            node.details.append(self.under(loop.conditions[-1]))
+        elif not loop.certain:
+            node.details.append("exists only for some Python-level values tilecheck cannot evaluate")
+        node.children = self.items(dims[-1].body)
+        return node
+
+    def extent_texts(self, loop: Loop, count: int) -> list[str | None]:
+        """The source text of each extent (`T.Parallel(M, N)`: `M`, `N`; `T.serial(a, b)`: `b - a`)."""
+        call = loop.call
+        if call is None:
+            return [None] * count
+        positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+        keywords = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
+        text = self.ctx.text
+        if loop.api in ("T.Parallel", "T.grid") and len(positional) == count:
+            return [text(node, 40) for node in positional]
+        start = keywords.get("start", positional[0] if positional else None)
+        stop = keywords.get("stop", positional[1] if len(positional) > 1 else None)
+        if loop.kind is LoopKind.PERSISTENT:
+            return [None] * count
+        if start is not None and stop is None:
+            return [text(start, 40)] + [None] * (count - 1)
+        if start is not None and stop is not None:
+            return [f"{text(stop, 30)} - {text(start, 30)}"] + [None] * (count - 1)
+        return [None] * count
+
+
+# -- attaching diagnostics ---------------------------------------------------------------------
+
+
+def _walk(node: Node) -> Iterator[Node]:
+    yield node
+    for child in node.children:
+        yield from _walk(child)
+
+
+def _ids_under(node: cst.CSTNode) -> set[int]:
+    """The ids of `node` and of every node under it."""
+    found: set[int] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        found.add(id(current))
+        stack.extend(current.children)
+    return found
+
+
+def _written_in(item: Item, ids: set[int]) -> bool:
+    """Whether `item`, or a macro call it was inlined through, is one of the nodes `ids`."""
+    return id(item.site.node) in ids or any(id(call.call) in ids for call in item.site.origin)
+
+
+def _same_condition(item: Item, condition: Site, depth: int) -> bool:
+    """Whether `item` was spliced from the same `if` (written and inlined at the same place)."""
+    if len(item.conditions) <= depth:
+        return False
+    other = item.conditions[depth]
+    return other.node is condition.node and [c.call for c in other.origin] == [
+        c.call for c in condition.origin
+    ]
+
+
+def _key(node: Node) -> tuple:
+    return (node.kind, node.line, node.column, node.title, node.source_line)
+
+
+def _merge(into: Node, other: Node, present: dict[int, int]) -> None:
+    """Add `other`'s nodes to `into`'s (another build of the same kernel), counting matches."""
+    keys = {_key(child): child for child in into.children}
+    position = 0
+    inserted = False
+    for child in other.children:
+        match = keys.get(_key(child))
+        if match is None:  # only in this build: after the last node both builds have
+            into.children.insert(position, child)
+            inserted = True
+            keys[_key(child)] = child
+            present.update((id(node), 1) for node in _walk(child))
+            position += 1
+            continue
+        present[id(match)] += 1
+        match.copies = max(match.copies, child.copies)
+        match.details += [detail for detail in child.details if detail not in match.details]  # `M` = 32, 64
+        _merge(match, child, present)
+        position = into.children.index(match) + 1
+    if inserted:  # in source order again (stable: siblings inlined at one call site keep theirs)
+        into.children.sort(key=lambda node: (node.line, node.column))
+
+
+def _mark_partial(root: Node, present: dict[int, int], builds: int) -> None:
+    """Nodes that not every build has exist under a Python-level condition that differs between
+    the factory's calls: uncertain, and said so on the outermost such node."""
+
+    def visit(node: Node, inside: bool) -> None:
+        partial = present.get(id(node), builds) < builds
+        if partial:
+            node.certain = False
+            if not inside:
+                node.details.append(
+                    f"only in some of the kernel's {builds} builds: under a Python-level condition "
+                    "whose value differs between the factory's calls"
+                )
+        for child in node.children:
+            visit(child, inside or partial)
+
+    for child in root.children:
+        visit(child, False)
+
+
+def attach(roots: list[Node], diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """Attach each diagnostic to its node; returns those that belong to no kernel."""
+    by_position: dict[tuple[int, int], list[Node]] = {}
+    for root in roots:
+        for node in _walk(root):
+            if node.kind not in ("kernel", "branch"):  # a branch shares its first loop's place
+                by_position.setdefault((node.line, node.column), []).append(node)
+    rest: list[Diagnostic] = []
+    for diagnostic in diagnostics:
+        position = (diagnostic.span.line, diagnostic.span.column + 1)
+        candidates = by_position.get(position)
+        owner = _pick(candidates, diagnostic) if candidates else _innermost(roots, diagnostic.span.line)
+        if owner is None:
+            rest.append(diagnostic)
+        else:
+            owner.diagnostics.append(diagnostic)
+    return rest
+
+
+def _pick(candidates: list[Node], diagnostic: Diagnostic) -> Node:
+    """Of the nodes at a diagnostic's position (the loops a macro call inlines share it), the
+    innermost one written around the item in the macro (`Context.macro_related`'s location)."""
+    items = [(r.path, r.span.line) for r in diagnostic.related if r.message.startswith("in macro ")]
+
+    def around(node: Node) -> bool:
+        return node.written is not None and any(
+            path == node.written[0] and node.written[1] <= line <= node.written[2] for path, line in items
+        )
+
+    found = [node for node in candidates if around(node)]
+    return found[-1] if found else candidates[0]  # pre-order: the last one is the innermost
+
+
+def _innermost(nodes: list[Node], line: int) -> Node | None:
+    for node in nodes:
+        if node.lines is not None and node.lines[0] <= line <= node.lines[1]:
+            return _innermost(node.children, line) or node
+        inner = _innermost(node.children, line) if node.lines is None else None
+        if inner is not None:
+            return inner
+    return None
+
+
+def mark(roots: list[Node], line: int) -> list[Node]:
+    """The kernels containing `line`, with the nodes on that line marked.
+
+    A line inside a macro definition selects the kernels the macro is inlined into, and marks
+    the nodes written on it, or those with a diagnostic that points there.
+    """
+    chosen = []
+    for root in roots:
+        inside = root.lines is not None and root.lines[0] <= line <= root.lines[1]
+        for node in _walk(root):
+            if node.kind == "branch":
+                continue  # its line is its first statement's, marked on its own
+            on_line = node.line == line if inside else False
+            on_line = on_line or (inside and node.lines is not None and node.lines[0] == line)
+            written = node.source_line == line
+            pointed = any(r.span.line == line and r.path is None for d in node.diagnostics for r in d.related)
+            if on_line or written or (not inside and pointed):
+                node.marked = True
+        if inside or any(node.marked for node in _walk(root)):
+            chosen.append(root)
+    return chosen
+
+
+# -- command -----------------------------------------------------------------------------------
+
+
+def split_target(target: str) -> tuple[str, int | None]:
+    """`k.py:12` -> ("k.py", 12); a path that exists as given (even with a colon) is kept whole."""
+    path, _, line = target.rpartition(":")
+    if path and line.isdigit() and not os.path.exists(target):
+        return path, int(line)
+    return target, None
+
+
+def explain(
+    analysis: FileAnalysis, line: int | None = None
+) -> tuple[list[Node], list[Diagnostic], str | None]:
+    """(kernel trees, diagnostics outside any kernel, a problem) for one checked file.
+
+    The trees are drawn from the analysis's own kernel model: the file is not parsed again.
+    """
+    ctx = analysis.context
+    if ctx is None:  # unreadable, undecodable or unparseable: its diagnostic says why
+        problem = "cannot read the file" if analysis.text is None else None
+        return [], list(analysis.diagnostics), problem
+    try:
+        kernels = ctx.model.kernels
+    except (RecursionError, ModelError, ModelTooLarge):
+        return [], list(analysis.diagnostics), "the kernel model could not be built for this file"
+    builder = Builder(ctx)
+    builds: dict[int, list[Kernel]] = {}  # a factory built with several argument sets: one tree
+    for kernel in kernels:
+        builds.setdefault(id(kernel.node), []).append(kernel)
+    roots = [builder.kernel_builds(found) for found in builds.values()]
+    rest = attach(roots, analysis.diagnostics)
+    if line is not None:
+        chosen = mark(roots, line)
+        rest = [d for d in rest if d.span.line == line]
+        return chosen, rest, None if chosen or rest else f"no kernel contains line {line}"
+    return roots, rest, None

@@ -1,0 +1,447 @@
+"""Expression evaluation: what value a Python expression has while TileLang builds IR.
+
+`ExpressionEvaluator` stands alone: given the module's imports it evaluates an expression in
+a `Frame`, recording buffer accesses and TileLang operations in a `Sink`. Calls to functions
+defined in the file go to the `inline` callback the kernel interpreter provides (macros are
+inlined there); without one they are unknown. Constant folding is `folding`'s. Each
+sub-expression is evaluated once, so the cost is linear in the size of the expression.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import libcst as cst
+
+from tilecheck.source import python_ast
+from tilecheck.tilelang import folding, tileops
+from tilecheck.tilelang.imports import ImportTable, dotted_name, member_of
+from tilecheck.tilelang.language import ALLOCATIONS, DTYPES, INT32, NO_STATEMENT, SYMBOLS
+from tilecheck.tilelang.model import Access, OpCall, Site
+from tilecheck.tilelang.project import ProjectFunction
+from tilecheck.tilelang.scope import DefinedFunction, Env, Frame, Sink
+from tilecheck.tilelang.syntax import is_reference, string_literal, string_value
+from tilecheck.tilelang.values import (
+    PY_INT,
+    UNKNOWN,
+    Buffer,
+    BufferValue,
+    Constness,
+    InstanceValue,
+    LoopVarList,
+    ModuleRef,
+    PyCallable,
+    PyConst,
+    PyValue,
+    RegionValue,
+    ShapeValue,
+    TirExpr,
+    Value,
+    Var,
+    VarKind,
+)
+
+# Inlines a call to a function defined in the file: (call, callee, frame, sink) -> its value.
+Inliner = Callable[[cst.Call, PyCallable, Frame, Sink], Value]
+
+_CONSTANTS: dict[str, object] = {"True": True, "False": False, "None": None}
+
+
+class ExpressionEvaluator:
+    """Evaluates expressions in a `Frame`, recording buffer accesses and op calls."""
+
+    def __init__(self, imports: ImportTable, inline: Inliner | None = None) -> None:
+        self.imports = imports
+        self.inline = inline
+        # Makes a project module's function callable (set by the Python-level reader).
+        self.project_function: Callable[[ProjectFunction], DefinedFunction | None] | None = None
+
+    # -- names and TileLang APIs -------------------------------------------------------
+
+    def api(self, node: cst.BaseExpression, frame: Frame) -> str | None:
+        """`Parallel` for `T.Parallel` when `T` is TileLang's (imported in the module or the
+        enclosing function) and not shadowed by a local value."""
+        found = self.resolve(node, frame)
+        return member_of(found) if isinstance(found, str) else None
+
+    def resolve(self, node: cst.BaseExpression, frame: Frame) -> str | ProjectFunction | None:
+        """What a dotted name stands for through imports: a qualified name (`T.Parallel` ->
+        `tilelang.language.Parallel`, also through a local `ModuleRef`), a function followed
+        in a project module (`common.load`), or None (a local value, or not imported)."""
+        name = dotted_name(node)
+        if name is None:
+            return None
+        head, _, rest = name.partition(".")
+        local = frame.env.lookup(head)
+        if isinstance(local, ModuleRef):
+            return f"{local.qualified}.{rest}" if rest else local.qualified
+        if local is not None:
+            return None
+        found = self.imports.lookup(name)
+        return found if isinstance(found, (str, ProjectFunction)) else None
+
+    def callee(self, func: cst.BaseExpression, frame: Frame) -> PyCallable | None:
+        """The Python function a call calls, when tilecheck knows it: a name bound in the file,
+        a function of a project module (`macros.load_tile`), or a known `self.X` attribute."""
+        if isinstance(func, cst.Name):
+            found = frame.env.lookup(func.value)
+            if isinstance(found, PyCallable):
+                return found
+        resolved = self.resolve(func, frame)
+        if isinstance(resolved, ProjectFunction) and self.project_function is not None:
+            made = self.project_function(resolved)
+            return PyCallable(made) if made is not None else None
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+            base = frame.env.lookup(func.value.value)
+            if isinstance(base, InstanceValue):
+                found = base.attributes.get(func.attr.value)
+                return found if isinstance(found, PyCallable) else None
+        return None
+
+    def decorator_apis(self, node: cst.FunctionDef, env: Env) -> set[str]:
+        """The TileLang APIs among a function's decorators (`prim_func`, `macro`)."""
+        found: set[str] = set()
+        frame = Frame(env, node)
+        for decorator in node.decorators:
+            expr = decorator.decorator
+            if isinstance(expr, cst.Call):
+                expr = expr.func
+            api = self.api(expr, frame)
+            if api is not None:
+                found.add(api)
+        return found
+
+    def value(self, node: cst.BaseExpression, frame: Frame, sink: Sink) -> Value:
+        method = getattr(self, f"_value_{type(node).__name__}", None)
+        if method is None:
+            return UNKNOWN
+        return method(node, frame, sink)
+
+    def _value_Integer(self, node: cst.Integer, frame: Frame, sink: Sink) -> Value:
+        return folding.integer_literal(node)
+
+    def _value_Float(self, node: cst.Float, frame: Frame, sink: Sink) -> Value:
+        return PyConst(python_ast.literal_eval(node.value))
+
+    def _value_SimpleString(self, node: cst.SimpleString, frame: Frame, sink: Sink) -> Value:
+        return PyConst(string_value(node))
+
+    def _value_ConcatenatedString(self, node: cst.BaseExpression, frame: Frame, sink: Sink) -> Value:
+        return PyValue()
+
+    def _value_FormattedString(self, node: cst.BaseExpression, frame: Frame, sink: Sink) -> Value:
+        return PyValue()
+
+    def _value_Name(self, node: cst.Name, frame: Frame, sink: Sink) -> Value:
+        if node.value in _CONSTANTS:
+            return PyConst(_CONSTANTS[node.value])
+        found = frame.env.lookup(node.value)
+        if found is None:
+            return self.imported(node, frame)
+        if isinstance(found, BufferValue) and found.buffer.is_var:
+            # An alloc_var name stands for its value (a load of element 0).
+            return TirExpr(frozenset(), Constness.SYMBOLIC)
+        return found
+
+    def imported(self, node: cst.BaseExpression, frame: Frame) -> Value:
+        """The value of a name imports bind: TileLang's modules and members stay known when
+        assigned (`T = tilelang.language`, `P = T.Parallel`), a project module's function is
+        callable (`load = common.load`); anything else is unknown."""
+        resolved = self.resolve(node, frame)
+        if isinstance(resolved, str) and resolved.split(".", 1)[0] == "tilelang":
+            member = member_of(resolved)
+            return PyValue() if member in DTYPES else ModuleRef(resolved)
+        if isinstance(resolved, ProjectFunction):
+            made = self.callee(node, frame)
+            if made is not None:
+                return made
+        return UNKNOWN
+
+    def _value_Attribute(self, node: cst.Attribute, frame: Frame, sink: Sink) -> Value:
+        if self.resolve(node, frame) is not None:
+            return self.imported(node, frame)
+        base = self.value(node.value, frame, sink)
+        if isinstance(base, InstanceValue):
+            return base.attributes.get(node.attr.value, UNKNOWN)
+        if isinstance(base, (BufferValue, RegionValue)) and node.attr.value == "shape":
+            return ShapeValue(base.buffer)
+        if isinstance(base, BufferValue) and node.attr.value == "dtype":
+            return PyValue()
+        return UNKNOWN
+
+    def _value_Tuple(self, node: cst.Tuple, frame: Frame, sink: Sink) -> Value:
+        return self._sequence(node.elements, frame, sink, tuple)
+
+    def _value_List(self, node: cst.List, frame: Frame, sink: Sink) -> Value:
+        return self._sequence(node.elements, frame, sink, list)
+
+    def _sequence(
+        self, elements: Sequence[cst.BaseElement], frame: Frame, sink: Sink, kind: type[tuple] | type[list]
+    ) -> Value:
+        items: list[Value] = []
+        for element in elements:
+            if isinstance(element, cst.StarredElement):
+                return PyValue()
+            items.append(self.value(element.value, frame, sink))
+        return PyConst(kind(items))
+
+    def _value_Dict(self, node: cst.Dict, frame: Frame, sink: Sink) -> Value:
+        result: dict[object, Value] = {}
+        for element in node.elements:
+            if not isinstance(element, cst.DictElement):
+                return PyValue()
+            key = self.value(element.key, frame, sink)
+            if not isinstance(key, PyConst) or not _hashable(key.value):
+                return PyValue()  # `{[1]: 2}` raises in Python: nothing is known
+            result[key.value] = self.value(element.value, frame, sink)
+        return PyConst(result)
+
+    def _value_UnaryOperation(self, node: cst.UnaryOperation, frame: Frame, sink: Sink) -> Value:
+        return folding.unary(node.operator, self.value(node.expression, frame, sink))
+
+    def _value_BinaryOperation(self, node: cst.BinaryOperation, frame: Frame, sink: Sink) -> Value:
+        left = self.value(node.left, frame, sink)
+        right = self.value(node.right, frame, sink)
+        return folding.binary(type(node.operator), left, right)
+
+    def _value_Comparison(self, node: cst.Comparison, frame: Frame, sink: Sink) -> Value:
+        values = [self.value(node.left, frame, sink)]
+        values += [self.value(target.comparator, frame, sink) for target in node.comparisons]
+        return folding.compare([target.operator for target in node.comparisons], values)
+
+    def _value_BooleanOperation(self, node: cst.BooleanOperation, frame: Frame, sink: Sink) -> Value:
+        left = self.value(node.left, frame, sink)
+        if isinstance(left, PyConst):  # Python short-circuits: the right side may never run
+            if isinstance(node.operator, cst.And):
+                return self.value(node.right, frame, sink) if left.value else left
+            return left if left.value else self.value(node.right, frame, sink)
+        return folding.combine([left, self.value(node.right, frame, sink)])
+
+    def _value_IfExp(self, node: cst.IfExp, frame: Frame, sink: Sink) -> Value:
+        test = self.value(node.test, frame, sink)
+        if isinstance(test, PyConst):
+            return self.value(node.body if test.value else node.orelse, frame, sink)
+        return UNKNOWN
+
+    def _value_Subscript(self, node: cst.Subscript, frame: Frame, sink: Sink) -> Value:
+        base = self.value(node.value, frame, sink)
+        if isinstance(base, ShapeValue):
+            index = self._single_index(node, frame, sink)
+            shape = base.buffer.shape
+            if (
+                shape is not None
+                and isinstance(index, PyConst)
+                and isinstance(index.value, int)
+                and -len(shape) <= index.value < len(shape)
+            ):
+                return shape[index.value]
+            return UNKNOWN
+        if isinstance(base, PyConst) and isinstance(base.value, (tuple, list, dict)):
+            index = self._single_index(node, frame, sink)
+            if isinstance(index, PyConst):
+                container: Any = base.value
+                try:
+                    item = container[index.value]
+                except folding.FOLD_ERRORS:
+                    return UNKNOWN
+                return item if isinstance(item, Value) else PyConst(item)
+            return UNKNOWN
+        if isinstance(base, BufferValue):
+            return self.buffer_access(base.buffer, node, frame, sink, write=False)
+        return UNKNOWN
+
+    def _single_index(self, node: cst.Subscript, frame: Frame, sink: Sink) -> Value:
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+            return UNKNOWN
+        return self.value(node.slice[0].slice.value, frame, sink)
+
+    def buffer_access(
+        self, buffer: Buffer, node: cst.Subscript, frame: Frame, sink: Sink, *, write: bool
+    ) -> Value:
+        """Record a load or store of `buffer[...]`; a slice makes it a region."""
+        uses: set[Var] = set()
+        region = False
+        for element in node.slice:
+            part = element.slice
+            if isinstance(part, cst.Index):
+                index = self.value(part.value, frame, sink)
+                uses |= _uses(index)
+                if isinstance(index, LoopVarList) and len(node.slice) > 1:
+                    _note_scalar_use(index, frame.site(node))
+            elif isinstance(part, cst.Slice):
+                region = True
+                for bound in (part.lower, part.upper, part.step):
+                    if bound is not None:
+                        uses |= _uses(self.value(bound, frame, sink))
+        sink.accesses.append(Access(buffer, frozenset(uses), write, frame.site(node)))
+        if region:
+            return RegionValue(buffer)
+        return TirExpr(frozenset(uses), Constness.SYMBOLIC)
+
+    # -- calls -----------------------------------------------------------------------
+
+    def _value_Call(self, node: cst.Call, frame: Frame, sink: Sink) -> Value:
+        api = self.api(node.func, frame)
+        if api is not None:
+            return self.api_call(api, node, frame, sink)
+        callee = self.callee(node.func, frame)
+        if callee is not None and self.inline is not None:
+            return self.inline(node, callee, frame, sink)
+        if isinstance(node.func, cst.Name) and frame.env.lookup(node.func.value) is None:
+            return self.builtin_call(node.func.value, node, frame, sink)
+        self.arguments(node, frame, sink)
+        sink.unknown = True
+        return UNKNOWN
+
+    def arguments(self, node: cst.Call, frame: Frame, sink: Sink) -> list[Value]:
+        """The values of a call's arguments (in order), evaluated as nested in the call."""
+        sink.call_depth += 1
+        try:
+            return [self.value(arg.value, frame, sink) for arg in node.args]
+        finally:
+            sink.call_depth -= 1
+
+    def builtin_call(self, name: str, node: cst.Call, frame: Frame, sink: Sink) -> Value:
+        args = self.arguments(node, frame, sink)
+        consts = [a.value for a in args if isinstance(a, PyConst)]
+        if len(consts) == len(args) and not any(arg.keyword for arg in node.args):
+            function = folding.BUILTINS.get(name)
+            if function is not None:
+                return folding.call_folded(function, consts)
+        if name in ("min", "max", "int", "abs", "len"):
+            return PyValue(is_int=name == "len")
+        sink.unknown = True
+        return UNKNOWN
+
+    def api_call(self, api: str, node: cst.Call, frame: Frame, sink: Sink) -> Value:
+        if api == "evaluate" and len(node.args) == 1:
+            # T.evaluate(call) makes the call itself the statement: not nested in another call.
+            sink.emits = True
+            return self.value(node.args[0].value, frame, sink)
+        if api in ALLOCATIONS:
+            args = self.arguments(node, frame, sink)
+            return BufferValue(self.allocation(api, node, args, frame))
+        if api == "const":
+            # Eager JIT: `M = T.const("M")` is a constexpr that is concrete when compiled.
+            self.arguments(node, frame, sink)
+            return PY_INT
+        if api in SYMBOLS:
+            self.arguments(node, frame, sink)
+            name = string_literal(node.args[0].value) if node.args else None
+            return TirExpr.of_var(Var(name or api, VarKind.SYMBOL))
+        if api in DTYPES:
+            args = self.arguments(node, frame, sink)
+            if len(args) == 1 and isinstance(args[0], PyConst) and isinstance(args[0].value, (int, float)):
+                if api in INT32 and isinstance(args[0].value, int):
+                    return args[0]
+                return TirExpr(frozenset(), Constness.CONST)
+            if len(args) == 1 and isinstance(args[0], TirExpr):
+                return TirExpr(args[0].uses, args[0].constness)
+            return folding.combine(args) if args else PyValue()
+        if api in folding.MATH:
+            args = self.arguments(node, frame, sink)
+            numbers = [a.value for a in args if isinstance(a, PyConst) and isinstance(a.value, (int, float))]
+            if args and len(numbers) == len(args):
+                return folding.call_folded(folding.MATH[api], numbers)
+            return folding.combine(args)
+        return self.op_call(api, node, frame, sink)
+
+    def allocation(self, api: str, node: cst.Call, args: list[Value], frame: Frame) -> Buffer:
+        """The buffer a `T.alloc_*` call allocates (`args`: its evaluated arguments)."""
+        scope = ALLOCATIONS[api]
+        shape: tuple[Value, ...] | None = None
+        positional = [arg for arg in node.args if arg.keyword is None]
+        scope_arg = positional[2] if len(positional) > 2 and api != "alloc_var" else None
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value == "scope":
+                scope_arg = arg
+        if scope_arg is not None:
+            text = string_literal(scope_arg.value)
+            scope = text if text is not None else "?"
+        if api != "alloc_var" and node.args and node.args[0].keyword is None:
+            shape_value = args[0]
+            if isinstance(shape_value, PyConst) and isinstance(shape_value.value, (tuple, list)):
+                shape = tuple(v if isinstance(v, Value) else PyConst(v) for v in shape_value.value)
+            elif isinstance(shape_value, (PyConst, PyValue, TirExpr)):
+                shape = (shape_value,)
+        path = frame.origin[-1].path if frame.origin else None
+        return Buffer(name="", scope=scope, node=node, shape=shape, api=api, top=frame.top, path=path)
+
+    def op_call(self, api: str, node: cst.Call, frame: Frame, sink: Sink) -> Value:
+        """Any other TileLang call: record it as an operation and evaluate its arguments."""
+        if api in NO_STATEMENT:  # block attributes and hints: no statement, no operation
+            self.arguments(node, frame, sink)
+            return UNKNOWN
+        nested = sink.call_depth > 0
+        args = self.arguments(node, frame, sink)
+        operands = [
+            self.operand(arg.value, value, frame)
+            for arg, value in zip(node.args[:2], args, strict=False)
+            if arg.keyword is None
+        ]
+        annotated = _annotated(node, args) if api == "copy" else False
+        tile_op = tileops.classify(api, operands, bool(annotated))
+        if annotated is None and tile_op is None:
+            tile_op = False  # the scalar fast path depends on a value tilecheck cannot evaluate
+        source = args[0] if args else None
+        if api == "cumsum" and isinstance(source, (BufferValue, RegionValue)) and source.buffer.is_fragment:
+            tile_op = "copy"  # T.cumsum(fragment) expands into copies through shared memory
+        if tile_op is not False:
+            sink.calls.append(OpCall(api, tile_op, nested, frame.site(node)))
+        sink.emits = True
+        # The result is a PrimExpr (or a handle): it uses whatever its arguments use.
+        uses = frozenset().union(*(_uses(a) for a in args)) if args else frozenset()
+        return TirExpr(uses, Constness.SYMBOLIC)
+
+    def operand(self, node: cst.BaseExpression, value: Value, frame: Frame) -> tileops.Operand:
+        """Whether a tile-op operand (`node`, evaluated to `value`) is a single element or a
+        region. A subscript is classified by its base, which is evaluated again only when that
+        costs nothing (a name, an attribute)."""
+        if isinstance(node, cst.Subscript):
+            if not is_reference(node.value):
+                return tileops.Operand.UNKNOWN
+            base = self.value(node.value, frame, Sink([]))
+            if isinstance(base, BufferValue):
+                if any(not isinstance(e.slice, cst.Index) for e in node.slice):
+                    return tileops.Operand.REGION
+                return tileops.Operand.ELEMENT
+            return tileops.Operand.UNKNOWN
+        if isinstance(value, (BufferValue, RegionValue)):
+            return tileops.Operand.ELEMENT if value.buffer.is_var else tileops.Operand.REGION
+        if isinstance(value, (PyConst, TirExpr)):
+            return tileops.Operand.ELEMENT
+        return tileops.Operand.UNKNOWN
+
+
+def _annotated(node: cst.Call, args: list[Value]) -> bool | None:
+    """Whether keyword arguments add annotations (which take `T.copy` off its scalar fast
+    path): None, False and empty containers add none; None when undecidable."""
+    found: bool | None = False
+    for arg, value in zip(node.args, args, strict=True):
+        if arg.keyword is None or arg.keyword.value in ("src", "dst"):
+            continue
+        if not isinstance(value, PyConst):
+            found = None if found is False else found
+        elif value.value not in (None, False) and value.value != {} and value.value != []:
+            return True
+    return found
+
+
+def _note_scalar_use(value: LoopVarList, site: Site) -> None:
+    """A multi-extent `T.Parallel` target used as one index among others (reference §2.2)."""
+    malformed = value.malformed
+    if malformed is not None and malformed.scalar_use is None:
+        malformed.scalar_use = site
+
+
+def _hashable(value: object) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _uses(value: Value) -> frozenset[Var]:
+    return value.uses if isinstance(value, TirExpr) else frozenset()

@@ -1,0 +1,461 @@
+"""Module and factory code read as Python: what exists before TileLang builds a kernel."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+import libcst as cst
+
+from tilecheck.tilelang.imports import ImportTable, bindings, try_imports
+from tilecheck.tilelang.language import TENSOR_ANNOTATIONS
+from tilecheck.tilelang.model import FileModel, Site
+from tilecheck.tilelang.project import ProjectFunction, ProjectModule
+from tilecheck.tilelang.scope import BuildState, DefinedFunction, Env, Frame, Sink, bind_python
+from tilecheck.tilelang.statements import KernelInterpreter
+from tilecheck.tilelang.syntax import (
+    assigned_names,
+    defines_kernel,
+    first_target_name,
+    if_bodies,
+    nested_statements,
+    parameters,
+    suite_body,
+)
+from tilecheck.tilelang.values import (
+    UNKNOWN,
+    BufferValue,
+    InstanceValue,
+    ModuleRef,
+    PyCallable,
+    PyConst,
+    PyValue,
+    Value,
+)
+
+MAX_INSTANTIATIONS = 8  # distinct factory call sites analyzed separately
+CALL_DEPTH = 3  # how many plain functions deep argument values are followed (test -> run -> factory)
+
+
+class PythonLevel:
+    """Reads module and factory code as plain Python: constants, imports, macros, factories
+    and the calls that instantiate them. Kernels found on the way are built by the kernel
+    interpreter, with which it shares the build state."""
+
+    def __init__(self, module: cst.Module, imports: ImportTable) -> None:
+        self.module = module
+        self.source: str | None = None  # the module's text, generated once if a class needs it
+        self.imports = imports
+        self.state = BuildState()
+        self.interpreter = KernelInterpreter(self.state, imports)
+        self.evaluator = self.interpreter.evaluator
+        self.evaluator.project_function = self.project_function
+        self.factories: list[DefinedFunction] = []  # functions that define a kernel
+        self.functions: list[DefinedFunction] = []  # module-level plain functions
+        self.project_functions: dict[tuple[int, str], DefinedFunction | None] = {}
+        self.project_envs: dict[int, Env] = {}
+        self.kernel_methods: dict[str, list[DefinedFunction]] = {}  # kernel factories in classes
+
+    def run(self) -> FileModel:
+        """Read the module as Python, then build each kernel factory once per distinct call.
+
+        A factory (a function that defines a `@T.prim_func`) is built with the argument
+        values of the calls the file makes (`kernel = matmul(1024, 1024, 64)`), because
+        TileLang sees those values; without such a call its parameters are unknown.
+        """
+        module_env = Env()
+        for name, imported in self.imports.functions.items():
+            made = self.project_function(imported)
+            if made is not None:
+                module_env.bind(name, PyCallable(made))
+        self.python_block(self.module.body, module_env, top=None)
+        # Function bodies see the module as it is when they run: read them after the module.
+        for function in self.functions:
+            self.python_block(
+                suite_body(function.node.body),
+                self.factory_env(function.node, function.env, None),
+                function.top,
+            )
+        self.follow_arguments()
+        for factory in self.factories:
+            for env in self.instantiations(factory):
+                self.python_block(suite_body(factory.node.body), env, factory.top)
+        return self.state.model
+
+    def project_function(self, function: ProjectFunction) -> DefinedFunction | None:
+        """A macro, loader or macro factory imported from a project module, in an environment
+        of that module's own names; None when the module does not parse with libcst."""
+        key = (id(function.module), function.name)
+        if key in self.project_functions:
+            return self.project_functions[key]
+        self.project_functions[key] = None  # a cycle of modules binding each other's names
+        found = function.module.function(function.name)
+        if found is None:
+            return None
+        node, top = found
+        env = self.project_env(function.module)
+        is_macro = "macro" in self.evaluator.decorator_apis(node, env)
+        made = DefinedFunction(node, top, env, is_macro, function.module.path, function.module.imports)
+        self.project_functions[key] = made
+        return made
+
+    def project_env(self, project: ProjectModule) -> Env:
+        """The module-level names of a project module that its functions read: its TileLang
+        imports, the functions tilecheck follows, its literal constants; every name of the
+        checked file's imports it does not bind is shadowed (it is not that module's `T`)."""
+        env = self.project_envs.get(id(project))
+        if env is not None:
+            return env
+        env = self.project_envs[id(project)] = Env()
+        module = project.module
+        if module is None:
+            return env
+        self.state.model.modules[project.path] = project
+        for name in (*self.imports.aliases, *self.imports.modules, *self.imports.functions):
+            env.bind(name, UNKNOWN)
+        for name, qualified in project.imports.aliases.items():
+            env.bind(name, ModuleRef(qualified))
+        functions = [*project.imports.functions.items()]
+        functions += [(name, ProjectFunction(project, name)) for name in sorted(project.followed)]
+        for name, imported in functions:
+            made = self.project_function(imported)
+            if made is not None:
+                env.bind(name, PyCallable(made))
+        for statement in module.body:
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.Assign) and not _calls(small.value):
+                        value = self.evaluator.value(small.value, Frame(env, statement), Sink([]))
+                        for target in small.targets:
+                            bind_python(target.target, value, env)
+        return env
+
+    def follow_arguments(self) -> None:
+        """Re-read plain functions called with known values (`run_gemm(512, 1024, 768)`), so
+        that the factory calls inside them carry those values too."""
+        done: dict[int, set[tuple]] = {}
+        for _ in range(CALL_DEPTH):
+            progressed = False
+            for function in self.functions:
+                seen = done.setdefault(id(function), set())
+                for arguments in list(function.call_sites)[: MAX_INSTANTIATIONS * 2]:
+                    if not any(isinstance(value, PyConst) for _, value in arguments):
+                        continue
+                    env = self.factory_env(function.node, function.env, arguments)
+                    key = tuple(_value_key(env.names.get(p.name.value)) for p in parameters(function.node))
+                    if key in seen or len(seen) >= MAX_INSTANTIATIONS:
+                        continue
+                    seen.add(key)
+                    progressed = True
+                    self.python_block(suite_body(function.node.body), env, function.top)
+            if not progressed:
+                return
+
+    def instantiations(self, factory: DefinedFunction) -> list[Env]:
+        seen: dict[tuple, Env] = {}
+        for arguments in factory.call_sites:
+            env = self.factory_env(factory.node, factory.env, arguments, factory.receiver)
+            key = tuple(_value_key(env.names.get(p.name.value)) for p in parameters(factory.node))
+            seen.setdefault(key, env)
+        if not seen or len(seen) > MAX_INSTANTIATIONS:
+            return [self.factory_env(factory.node, factory.env, None, factory.receiver)]
+        return list(seen.values())
+
+    def method_call(self, call: cst.Call, frame: Frame) -> None:
+        """`Builder().make_kernel(64)`: a call site of a module-level class's kernel factory
+        (any receiver: methods of that name in the file's classes all take it)."""
+        if not isinstance(call.func, cst.Attribute) or any(arg.star for arg in call.args):
+            return
+        factories = self.kernel_methods.get(call.func.attr.value)
+        if not factories:
+            return
+        values = self.evaluator.arguments(call, frame, Sink([]))
+        keywords = [arg.keyword.value if arg.keyword else None for arg in call.args]
+        for factory in factories:
+            factory.call_sites.append(list(zip(keywords, values, strict=True)))
+
+    def python_block(self, body: Sequence[cst.BaseStatement], env: Env, top: cst.CSTNode | None) -> None:
+        """Walk module or factory code as plain Python: constants, macros, kernels."""
+        for statement in body:
+            anchor = statement if top is None else top
+            if isinstance(statement, cst.FunctionDef):
+                apis = self.evaluator.decorator_apis(statement, env)
+                if "prim_func" in apis:
+                    self.interpreter.kernel(statement, anchor, env)
+                    env.bind(statement.name.value, PyValue())
+                    continue
+                if self.is_eager_kernel(statement, env):
+                    self.interpreter.kernel(statement, anchor, env)
+                    env.bind(statement.name.value, PyValue())
+                    continue
+                callee = DefinedFunction(statement, anchor, env, is_macro="macro" in apis)
+                env.bind(statement.name.value, PyCallable(callee))
+                if callee.is_macro:
+                    continue
+                if top is None and defines_kernel(statement):
+                    self.factories.append(callee)  # built once per call site, after the module
+                elif top is None:
+                    self.functions.append(callee)  # read after the module, then per known call
+                else:  # a nested factory, or plain code that may call factories
+                    self.python_block(
+                        suite_body(statement.body), self.factory_env(statement, env, None), anchor
+                    )
+            elif isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    self.python_assign(small, env, anchor)
+            elif isinstance(statement, cst.If):
+                self.python_if(statement, env, anchor)
+            elif isinstance(statement, cst.ClassDef):
+                # Kernels built in methods (instance, static or class methods): each method is
+                # read like a nested factory, its parameters (`self` too) unknown. Methods do
+                # not see the class body's names, so only the methods are read.
+                self.class_methods(statement, env, anchor)
+            elif isinstance(statement, (cst.For, cst.While, cst.With, cst.Try)):
+                # `try: import tilelang.language as T` / `except ImportError: T = None`: the
+                # kernels are written for the import that succeeds.
+                imported = set(try_imports(statement)) if isinstance(statement, cst.Try) else set()
+                self.forget_assigned(statement, env, keep=imported)
+                inner = statement.body.body if isinstance(statement.body, cst.IndentedBlock) else ()
+                self.python_block(inner, env, anchor)
+
+    def class_methods(self, statement: cst.ClassDef, env: Env, anchor: cst.CSTNode) -> None:
+        """Each method read like a nested factory; `self.X` / `cls.X` is the literal of a class
+        attribute `X = 64` or of the `__init__` default behind `self.X = x` (unless the file
+        constructs the class with arguments), else unknown as any unresolved value."""
+        methods = [s for s in suite_body(statement.body) if isinstance(s, cst.FunctionDef)]
+        attributes = self.class_attributes(statement, env)
+        instance = dict(attributes)
+        for method in methods:
+            if method.name.value == "__init__":
+                defaults = _init_defaults(method, lambda node: self.literal(node, env))
+                if defaults and not self.constructed_with_arguments(statement.name.value):
+                    instance.update(defaults)
+        class_env = Env(env)
+        for method in methods:
+            apis = self.evaluator.decorator_apis(method, class_env)
+            names = {_decorator_name(d.decorator) for d in method.decorators}
+            params = parameters(method)
+            if (
+                "prim_func" in apis
+                or "staticmethod" in names
+                or not params
+                or self.is_eager_kernel(method, env)
+            ):
+                self.python_block([method], class_env, anchor)
+                continue
+            receiver = InstanceValue(attributes if "classmethod" in names else instance)
+            if anchor is statement and defines_kernel(method):
+                # A module-level class's kernel factory: built once per call the file makes
+                # (`Builder().make_kernel(64)`, `builder.make_kernel(n=64)`), after the module.
+                factory = DefinedFunction(method, anchor, class_env, is_macro=False)
+                factory.receiver = receiver
+                self.factories.append(factory)
+                self.kernel_methods.setdefault(method.name.value, []).append(factory)
+                continue
+            inner = self.factory_env(method, class_env, None)
+            inner.bind(params[0].name.value, receiver)
+            self.python_block(suite_body(method.body), inner, anchor)
+
+    def constructed_with_arguments(self, name: str) -> bool:
+        if self.source is None:
+            self.source = self.module.code
+        return _constructed_with_arguments(self.source, name)
+
+    def class_attributes(self, statement: cst.ClassDef, env: Env) -> dict[str, Value]:
+        found: dict[str, Value] = {}
+        for line in suite_body(statement.body):
+            if isinstance(line, cst.SimpleStatementLine):
+                for small in line.body:
+                    if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                        target = small.targets[0].target
+                        value = self.literal(small.value, env)
+                        if isinstance(target, cst.Name) and value is not None:
+                            found[target.value] = value
+        return found
+
+    def literal(self, node: cst.BaseExpression, env: Env) -> PyConst | None:
+        if _calls(node):
+            return None
+        value = self.evaluator.value(node, Frame(env, node), Sink([]))
+        return value if isinstance(value, PyConst) else None
+
+    def is_eager_kernel(self, function: cst.FunctionDef, env: Env) -> bool:
+        """`@tilelang.jit` on the kernel itself (eager JIT): tensor parameters, no inner prim_func."""
+        jitted = any(
+            self.imports.qualify(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+            in ("tilelang.jit", "tilelang.lazy_jit")
+            for d in function.decorators
+        )
+        if not jitted or defines_kernel(function):
+            return False
+        local = Env(env)  # the function may import `T` itself
+        for statement in suite_body(function.body):
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    for name, qualified in bindings(small).items():
+                        local.bind(name, ModuleRef(qualified))
+        frame = Frame(local, function)
+        if self.launches_kernel(function, frame):
+            return True
+        for param in parameters(function):
+            annotation = param.annotation.annotation if param.annotation else None
+            if isinstance(annotation, (cst.Call, cst.Subscript)):
+                annotation = annotation.func if isinstance(annotation, cst.Call) else annotation.value
+            if annotation is not None and self.evaluator.api(annotation, frame) in TENSOR_ANNOTATIONS:
+                return True
+        return False
+
+    def launches_kernel(self, function: cst.FunctionDef, frame: Frame) -> bool:
+        """Whether the function body opens `with T.Kernel(...)` (at any statement depth)."""
+        for statement in nested_statements(suite_body(function.body)):
+            if isinstance(statement, cst.With):
+                for item in statement.items:
+                    call = item.item
+                    if isinstance(call, cst.Call) and self.evaluator.api(call.func, frame) == "Kernel":
+                        return True
+        return False
+
+    def python_if(self, statement: cst.If, env: Env, top: cst.CSTNode) -> None:
+        test = self.evaluator.value(statement.test, Frame(env, top), Sink([]))
+        if isinstance(test, PyConst):
+            branch = statement.body if test.value else statement.orelse
+            if isinstance(branch, cst.Else):
+                branch = branch.body
+            if isinstance(branch, cst.If):
+                self.python_if(branch, env, top)
+            elif branch is not None:
+                self.python_block(suite_body(branch), env, top)
+            return
+        self.forget_assigned(statement, env)
+        built = len(self.state.model.kernels)
+        for branch_body in if_bodies(statement):
+            self.python_block(branch_body, Env(env), top)
+        for kernel in self.state.model.kernels[built:]:  # defined under this undecided condition
+            kernel.conditions = (Site(statement, top), *kernel.conditions)
+
+    def forget_assigned(self, statement: cst.CSTNode, env: Env, keep: set[str] | None = None) -> None:
+        """Names assigned under an undecidable Python condition hold unknown values."""
+        for node in assigned_names(statement):
+            if keep is None or node not in keep:
+                env.bind(node, PyValue())
+
+    def python_assign(self, small: cst.BaseSmallStatement, env: Env, top: cst.CSTNode) -> None:
+        frame = Frame(env, top)
+        if isinstance(small, (cst.Import, cst.ImportFrom)) and env.parent is not None:
+            for name, qualified in bindings(small).items():
+                env.bind(name, ModuleRef(qualified))  # `import tilelang.language as T` in a factory
+        elif isinstance(small, (cst.Expr, cst.Return)) and isinstance(small.value, cst.Call):
+            self.method_call(small.value, frame)
+            self.evaluator.value(small.value, frame, Sink([]))  # may be a factory call
+        elif isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is not None:
+            if isinstance(small.value, cst.Call):
+                self.method_call(small.value, frame)
+            value = self.evaluator.value(small.value, frame, Sink([]))
+            if isinstance(value, BufferValue) and not value.buffer.name:
+                value.buffer.name = first_target_name(small) or "buffer"
+            targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+            for target in targets:
+                bind_python(target, value, env)
+        elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
+            env.bind(small.target.value, PyValue())
+
+    def factory_env(
+        self,
+        function: cst.FunctionDef,
+        env: Env,
+        arguments: list[tuple[str | None, Value]] | None,
+        receiver: Value | None = None,
+    ) -> Env:
+        """Parameters bound to a call's arguments (and defaults), or unknown without a call;
+        a method's first parameter is bound to `receiver` (`self`)."""
+        inner = Env(env)
+        params = parameters(function)
+        if receiver is not None and params:
+            inner.bind(params[0].name.value, receiver)
+            params = params[1:]
+        given: dict[str, Value] = {}
+        if arguments is not None:
+            positional = [value for keyword, value in arguments if keyword is None]
+            for param, value in zip(params, positional, strict=False):
+                given[param.name.value] = value
+            given.update({keyword: value for keyword, value in arguments if keyword is not None})
+        for param in params:
+            name = param.name.value
+            default = None
+            if param.default is not None:
+                default = self.evaluator.value(param.default, Frame(env, function), Sink([]))
+            if name in given:
+                inner.bind(name, given[name])
+            elif arguments is not None and default is not None:
+                inner.bind(name, default)
+            else:
+                is_int = isinstance(default, PyConst) and type(default.value) is int
+                annotation = param.annotation
+                if annotation is not None and isinstance(annotation.annotation, cst.Name):
+                    is_int = is_int or annotation.annotation.value == "int"
+                literal = default.value if isinstance(default, PyConst) else None
+                inner.bind(name, PyValue(is_int=is_int, default=literal))
+        return inner
+
+
+def _decorator_name(node: cst.BaseExpression) -> str | None:
+    node = node.func if isinstance(node, cst.Call) else node
+    return node.value if isinstance(node, cst.Name) else None
+
+
+def _constructed_with_arguments(source: str, name: str) -> bool:
+    """Whether the file may call `name(...)` with arguments (then `__init__`'s defaults are
+    not the values); read from the text, conservatively (a comment counts too)."""
+    return re.search(rf"(?<![\w.]){re.escape(name)}\(\s*[^)\s]", source) is not None
+
+
+def _init_defaults(
+    init: cst.FunctionDef, literal: Callable[[cst.BaseExpression], PyConst | None]
+) -> dict[str, Value]:
+    """`self.X = x` in `__init__` where `x` is a parameter with a literal default."""
+    params = parameters(init)
+    if not params:
+        return {}
+    receiver = params[0].name.value
+    defaults = {p.name.value: literal(p.default) for p in params[1:] if p.default is not None}
+    found: dict[str, Value] = {}
+    for line in suite_body(init.body):
+        if not isinstance(line, cst.SimpleStatementLine):
+            continue
+        for small in line.body:
+            if not isinstance(small, cst.Assign) or len(small.targets) != 1:
+                continue
+            target = small.targets[0].target
+            default = defaults.get(small.value.value) if isinstance(small.value, cst.Name) else None
+            if (
+                isinstance(target, cst.Attribute)
+                and isinstance(target.value, cst.Name)
+                and target.value.value == receiver
+                and default is not None
+            ):
+                found[target.attr.value] = default
+    return found
+
+
+def _calls(node: cst.BaseExpression) -> bool:
+    """Whether an expression contains a call (a project module's constants are read without them)."""
+    found = False
+
+    class Finder(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> bool:
+            nonlocal found
+            found = True
+            return False
+
+    node.visit(Finder())
+    return found
+
+
+def _value_key(value: Value | None) -> object:
+    if isinstance(value, PyConst):
+        try:
+            hash(value.value)
+        except TypeError:
+            return ("py", repr(value.value))
+        return ("py", type(value.value).__name__, value.value)
+    return ("unknown", type(value).__name__)

@@ -1,0 +1,156 @@
+"""Name environments and interpretation frames of the kernel interpreter."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from tilecheck.tilelang.imports import ImportTable
+from tilecheck.tilelang.model import Access, FileModel, Item, Kernel, MacroCall, OpCall, Site
+from tilecheck.tilelang.values import PyConst, PyValue, Value
+
+
+class Env:
+    """A chained name -> value mapping (kernel locals -> factory closure -> module)."""
+
+    __slots__ = ("names", "parent")
+
+    def __init__(self, parent: Env | None = None) -> None:
+        self.names: dict[str, Value] = {}
+        self.parent = parent
+
+    def lookup(self, name: str) -> Value | None:
+        env: Env | None = self
+        while env is not None:
+            value = env.names.get(name)
+            if value is not None:
+                return value
+            env = env.parent
+        return None
+
+    def bind(self, name: str, value: Value) -> None:
+        self.names[name] = value
+
+
+class ModelTooLarge(Exception):
+    """The kernel expands into more statements than tilecheck analyzes (unrolling, macros)."""
+
+
+# Statements interpreted per file at most (Python-level unrolling and macros multiply them).
+MAX_WORK = 200_000
+
+
+@dataclass
+class BuildState:
+    """What the Python-level reader and the kernel interpreter share while one file's model
+    is built: the model, the kernel being built, and the work done so far."""
+
+    model: FileModel = field(default_factory=FileModel)
+    kernel: Kernel | None = None  # the kernel being built, None at the Python level
+    work: int = 0  # statements interpreted so far (bounded by MAX_WORK)
+
+    def count_statement(self) -> None:
+        self.work += 1
+        if self.work > MAX_WORK:
+            raise ModelTooLarge(f"more than {MAX_WORK} statements after unrolling and inlining")
+
+
+@dataclass
+class Flow:
+    """Python control flow of one function body: `return`, and `break`/`continue` of the
+    innermost Python-level (unrolled) loop."""
+
+    exit: str | None = None  # "return", "break" or "continue" once executed
+    loops: int = 0  # enclosing Python-level loops in this function
+
+
+@dataclass
+class Frame:
+    """Where the interpreter is: names, source anchor, macro chain, certainty and control flow.
+
+    `flow` is None inside a TIR construct (a TIR loop, a runtime `if`, a block), where Python's
+    `return`/`break` are not modelled.
+    """
+
+    env: Env
+    top: cst.CSTNode
+    origin: tuple[MacroCall, ...] = ()
+    certain: bool = True
+    depth: int = 0
+    flow: Flow | None = field(default_factory=Flow)
+
+    def site(self, node: cst.CSTNode) -> Site:
+        return Site(node, self.top, self.origin)
+
+    def add(self, out: list[Item], item: Item) -> None:
+        """Append an item built here; in an uncertain frame it is only possibly present."""
+        if not self.certain:
+            item.certain = False
+        out.append(item)
+
+    def uncertain(self) -> Frame:
+        """A branch that exists only for some Python values: its exits are only possible."""
+        flow = Flow(loops=self.flow.loops) if self.flow is not None else None
+        return Frame(self.env, self.top, self.origin, False, self.depth, flow)
+
+    def tir(self) -> Frame:
+        """The body of a TIR construct (same names; Python control flow not modelled)."""
+        return Frame(self.env, self.top, self.origin, self.certain, self.depth, None)
+
+    def absorb(self, branch: Frame) -> None:
+        """After an undecidable branch that may have returned or broken out, the rest of this
+        body is only possibly executed."""
+        if branch.flow is not None and branch.flow.exit is not None:
+            self.certain = False
+
+
+@dataclass
+class Sink:
+    """What evaluating one statement's expressions produced besides a value."""
+
+    out: list[Item]  # where inlined macro statements go (before the statement itself)
+    accesses: list[Access] = field(default_factory=list)
+    calls: list[OpCall] = field(default_factory=list)
+    emits: bool = False  # a call that emits IR (tile op, T.print, T.assume, ...)
+    unknown: bool = False  # a call whose effect tilecheck cannot see
+    call_depth: int = 0  # > 0 while evaluating another call's arguments
+
+
+class DefinedFunction:
+    """A function defined in the file or in a project module it imports from: a macro
+    (inlined by TileLang), a macro factory, a lazy loader, or a plain helper."""
+
+    def __init__(
+        self,
+        node: cst.FunctionDef,
+        top: cst.CSTNode,
+        env: Env,
+        is_macro: bool,
+        path: str | None = None,
+        imports: ImportTable | None = None,
+    ) -> None:
+        self.node = node
+        self.top = top
+        self.env = env
+        self.is_macro = is_macro
+        self.path = path  # the project file defining it; None for the checked file
+        self.imports = imports or ImportTable({})  # the import table of that project file
+        self.receiver: Value | None = None  # `self` of a kernel factory that is a method
+        # Argument lists of the calls seen in the file (for factories: one build each).
+        self.call_sites: list[list[tuple[str | None, Value]]] = []
+
+
+def bind_python(target: cst.BaseExpression, value: Value, env: Env) -> None:
+    """Bind an assignment target as Python does (tuples unpack a known sequence of the same
+    length; anything else gives Python values tilecheck does not know)."""
+    if isinstance(target, cst.Name):
+        env.bind(target.value, value)
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        items = value.value if isinstance(value, PyConst) and isinstance(value.value, (tuple, list)) else None
+        for index, element in enumerate(target.elements):
+            part: Value = PyValue()
+            if items is not None and len(items) == len(target.elements):
+                item = items[index]
+                part = item if isinstance(item, Value) else PyConst(item)
+            bind_python(element.value, part, env)

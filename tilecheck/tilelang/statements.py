@@ -1,0 +1,411 @@
+"""Kernel statements as TileLang's eager builder turns them into IR."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+from tilecheck.tilelang.evaluate import ExpressionEvaluator
+from tilecheck.tilelang.imports import ImportTable, bindings, dotted_name
+from tilecheck.tilelang.language import SCALAR_ANNOTATIONS, TENSOR_ANNOTATIONS
+from tilecheck.tilelang.loop_builder import LoopBuilder
+from tilecheck.tilelang.macros import MacroInliner
+from tilecheck.tilelang.model import Item, Kernel, Stmt, StmtKind
+from tilecheck.tilelang.scope import BuildState, DefinedFunction, Env, Frame, Sink, bind_python
+from tilecheck.tilelang.syntax import assigned_names, has_init, parameters, suite_body
+from tilecheck.tilelang.tileops import Operand
+from tilecheck.tilelang.values import (
+    PY_INT,
+    UNKNOWN,
+    Buffer,
+    BufferValue,
+    Constness,
+    InstanceValue,
+    ModuleRef,
+    PyCallable,
+    PyConst,
+    PyValue,
+    RegionValue,
+    ShapeValue,
+    TirExpr,
+    Unknown,
+    Value,
+    Var,
+    VarKind,
+    constness_of,
+)
+
+
+class KernelInterpreter:
+    """Interprets kernel statements: what each one emits (a store, a Bind, a statement, or
+    nothing), following TileLang's eager builder (reference §2.3).
+
+    It owns its collaborators: the expression evaluator (which hands calls of functions
+    defined in the file back to `inline_call`), the loop builder and the macro inliner, which
+    interpret their statements' bodies through `block`. Everything shared with the
+    Python-level reader is in `state`.
+    """
+
+    def __init__(self, state: BuildState, imports: ImportTable) -> None:
+        self.state = state
+        self.evaluator = ExpressionEvaluator(imports, inline=self.inline_call)
+        self.loops = LoopBuilder(self)
+        self.macros = MacroInliner(self)
+
+    def inline_call(self, call: cst.Call, callee: PyCallable, frame: Frame, sink: Sink) -> Value:
+        return self.macros.inline_call(call, callee, frame, sink)
+
+    def kernel(self, node: cst.FunctionDef, top: cst.CSTNode, env: Env) -> None:
+        kernel_env = Env(env)
+        frame = Frame(kernel_env, top)
+        kernel = Kernel(node.name.value, node, top)
+        self.state.kernel = kernel
+        for param in parameters(node):
+            value = self.parameter(param, frame)
+            kernel_env.bind(param.name.value, value)
+            if isinstance(value, BufferValue):
+                kernel.buffers.append(value.buffer)
+        self.block(suite_body(node.body), frame, kernel.body)
+        self.state.kernel = None
+        self.state.model.kernels.append(kernel)
+
+    def parameter(self, param: cst.Param, frame: Frame) -> Value:
+        if param.annotation is None:
+            if param.default is not None:  # a Python parameter of an eager-JIT kernel
+                default = self.evaluator.value(param.default, frame, Sink([]))
+                return PY_INT if isinstance(default, PyConst) and type(default.value) is int else PyValue()
+            return UNKNOWN
+        return self.annotation_value(param.name.value, param.annotation, param, frame)
+
+    def annotation_value(
+        self, name: str, annotation_node: cst.Annotation, node: cst.CSTNode, frame: Frame
+    ) -> Value:
+        """What a kernel parameter (or an eager-JIT declaration) annotated this way holds."""
+        annotation = annotation_node.annotation
+        if isinstance(annotation, cst.Name) and annotation.value in ("int", "float", "bool"):
+            return PY_INT if annotation.value == "int" else PyValue()
+        head = annotation.func if isinstance(annotation, cst.Call) else annotation
+        if isinstance(annotation, cst.Subscript):
+            head = annotation.value
+        api = self.evaluator.api(head, frame)
+        if api in SCALAR_ANNOTATIONS:
+            return TirExpr.of_var(Var(name, VarKind.SYMBOL))
+        if api in TENSOR_ANNOTATIONS:
+            shape = None
+            if isinstance(annotation, cst.Call) and annotation.args:
+                value = self.evaluator.value(annotation.args[0].value, frame, Sink([]))
+                if isinstance(value, PyConst) and isinstance(value.value, (tuple, list)):
+                    shape = tuple(v if isinstance(v, Value) else PyConst(v) for v in value.value)
+            return BufferValue(Buffer(name, "global", node, shape, "param"))
+        return UNKNOWN
+
+    def block(self, body: Sequence[cst.BaseStatement], frame: Frame, out: list[Item]) -> None:
+        flow = frame.flow
+        for statement in body:
+            self.state.count_statement()
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    self.small(small, frame, out)
+                    if flow is not None and flow.exit is not None:
+                        return
+            elif isinstance(statement, cst.BaseCompoundStatement):
+                self.compound(statement, frame, out)
+            if flow is not None and flow.exit is not None:
+                return  # a Python `return`, `break` or `continue` ended this block
+
+    def small(self, small: cst.BaseSmallStatement, frame: Frame, out: list[Item]) -> bool:
+        """Interpret one simple statement; True when it ends the block (return)."""
+        if isinstance(small, cst.Expr):
+            self.expression_statement(small, frame, out)
+        elif isinstance(small, cst.Assign):
+            sink = Sink(out)
+            value = self.evaluator.value(small.value, frame, sink)
+            for target in small.targets:
+                self.assign(target.target, value, small, frame, out, sink)
+        elif isinstance(small, cst.AnnAssign):
+            if small.value is not None:
+                sink = Sink(out)
+                value = self.evaluator.value(small.value, frame, sink)
+                self.assign(small.target, value, small, frame, out, sink)
+            elif isinstance(small.target, cst.Name):  # eager JIT: `X: T.Tensor((64,), "float32")`
+                declared = self.annotation_value(small.target.value, small.annotation, small, frame)
+                frame.env.bind(small.target.value, declared)
+                if isinstance(declared, BufferValue) and self.state.kernel is not None:
+                    self.state.kernel.buffers.append(declared.buffer)
+        elif isinstance(small, cst.AugAssign):
+            self.augmented(small, frame, out)
+        elif isinstance(small, cst.Return) and frame.flow is not None:
+            if small.value is not None:
+                frame.env.bind("<return>", self.evaluator.value(small.value, frame, Sink(out)))
+            frame.flow.exit = "return"
+        elif isinstance(small, (cst.Break, cst.Continue)) and frame.flow is not None and frame.flow.loops:
+            frame.flow.exit = "break" if isinstance(small, cst.Break) else "continue"
+        elif isinstance(small, (cst.Import, cst.ImportFrom)):
+            for name, qualified in bindings(small).items():
+                frame.env.bind(name, ModuleRef(qualified))
+        elif isinstance(small, (cst.Pass, cst.Global, cst.Nonlocal)):
+            pass
+        else:  # break, continue, assert, del, raise: effects tilecheck does not model
+            frame.add(out, Stmt(frame.site(small), certain=False, kind=StmtKind.UNKNOWN))
+        return False
+
+    def expression_statement(self, small: cst.Expr, frame: Frame, out: list[Item]) -> None:
+        expr = small.value
+        if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis, cst.Name)):
+            return  # docstrings and bare names emit nothing
+        sink = Sink(out)
+        if isinstance(expr, cst.Call) and self.is_scalar_copy(expr, frame):
+            self.evaluator.value(expr, frame, sink)
+            sink.calls.clear()
+            self.statement(StmtKind.STORE, small, frame, out, sink)
+            return
+        value = self.evaluator.value(expr, frame, sink)
+        if isinstance(expr, cst.Call) and self.macros.macro_for(expr, frame) is not None:
+            return  # inlined: its statements are already in `out`
+        if isinstance(expr, cst.Call) and self.is_unknown_attribute_call(expr, frame):
+            self.state.model.unfollowed.append((frame.site(expr), dotted_name(expr.func) or ""))
+        if sink.emits or sink.calls:
+            self.statement(StmtKind.EVAL, small, frame, out, sink)
+        elif sink.unknown or isinstance(value, Unknown):
+            self.statement(StmtKind.UNKNOWN, small, frame, out, sink, certain=False)
+        elif isinstance(value, TirExpr):
+            self.statement(StmtKind.EVAL, small, frame, out, sink)
+
+    def is_unknown_attribute_call(self, call: cst.Call, frame: Frame) -> bool:
+        """`self.loader(f, i)` with `self.loader` unknown (`self.loader = make_loader(3)` in
+        `__init__`): a macro stored on the instance, which tilecheck does not inline."""
+        func = call.func
+        if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name):
+            return False
+        receiver = frame.env.lookup(func.value.value)
+        return isinstance(receiver, InstanceValue) and self.evaluator.callee(func, frame) is None
+
+    def is_scalar_copy(self, call: cst.Call, frame: Frame) -> bool:
+        """`T.copy(A[i], B[j])`: two single elements and nothing else is a plain store."""
+        if self.evaluator.api(call.func, frame) != "copy":
+            return False
+        positional = [a for a in call.args if a.keyword is None]
+        if len(positional) != 2 or len(call.args) != 2:
+            return False
+        if not all(isinstance(a.value, cst.Subscript) for a in positional):
+            return False
+        return all(self.evaluator.operand(a.value, UNKNOWN, frame) is Operand.ELEMENT for a in positional)
+
+    def statement(
+        self,
+        kind: StmtKind,
+        node: cst.CSTNode,
+        frame: Frame,
+        out: list[Item],
+        sink: Sink,
+        certain: bool = True,
+    ) -> Stmt:
+        stmt = Stmt(
+            frame.site(node),
+            certain=certain,
+            kind=kind,
+            accesses=sink.accesses,
+            calls=sink.calls,
+        )
+        frame.add(out, stmt)
+        return stmt
+
+    def assign(
+        self,
+        target: cst.BaseExpression,
+        value: Value,
+        node: cst.CSTNode,
+        frame: Frame,
+        out: list[Item],
+        sink: Sink,
+    ) -> None:
+        if isinstance(target, cst.Subscript):
+            base = self.evaluator.value(target.value, frame, sink)
+            if isinstance(base, BufferValue):
+                self.evaluator.buffer_access(base.buffer, target, frame, sink, write=True)
+                self.statement(StmtKind.STORE, node, frame, out, sink)
+            else:
+                self.statement(StmtKind.UNKNOWN, node, frame, out, sink, certain=False)
+            return
+        if isinstance(target, (cst.Tuple, cst.List)):
+            items = (
+                value.value if isinstance(value, PyConst) and isinstance(value.value, (tuple, list)) else None
+            )
+            if items is not None and len(items) == len(target.elements):
+                for element, item in zip(target.elements, items, strict=True):
+                    part = item if isinstance(item, Value) else PyConst(item)
+                    self.assign(element.value, part, node, frame, out, Sink(out))
+                return
+            for element in target.elements:
+                if isinstance(element.value, cst.Name):
+                    frame.env.bind(element.value.value, UNKNOWN)
+            self.statement(StmtKind.UNKNOWN, node, frame, out, sink, certain=False)
+            return
+        if not isinstance(target, cst.Name):
+            self.statement(StmtKind.UNKNOWN, node, frame, out, sink, certain=False)
+            return
+        name = target.value
+        current = frame.env.names.get(name) or frame.env.lookup(name)
+        if isinstance(current, BufferValue) and current.buffer.is_var and not isinstance(value, BufferValue):
+            self.statement(StmtKind.STORE, node, frame, out, sink)  # v = x on an alloc_var
+            return
+        if isinstance(value, BufferValue):
+            buffer = value.buffer
+            if not buffer.name:
+                buffer.name = name
+                if self.state.kernel is not None:
+                    self.state.kernel.buffers.append(buffer)
+            frame.env.bind(name, value)
+            if buffer.api == "alloc_var" and has_init(buffer.node):
+                self.statement(StmtKind.STORE, node, frame, out, sink)
+            elif sink.emits or sink.calls:
+                self.statement(StmtKind.EVAL, node, frame, out, sink)
+            return
+        if isinstance(value, TirExpr) and value.var is not None:
+            value.var.name = name  # an alias renames the variable itself
+            frame.env.bind(name, value)
+            return
+        if isinstance(value, (TirExpr, RegionValue)):
+            hidden = value.uses if isinstance(value, TirExpr) else frozenset()
+            var = Var(name, VarKind.BIND, hidden=hidden)
+            frame.env.bind(name, TirExpr.of_var(var))
+            self.statement(StmtKind.BIND, node, frame, out, sink)
+            return
+        frame.env.bind(name, value)
+        if isinstance(value, (PyConst, ShapeValue, PyCallable)) or (
+            isinstance(value, PyValue) and value.is_int
+        ):
+            if sink.emits or sink.calls:
+                self.statement(StmtKind.EVAL, node, frame, out, sink)
+            return
+        # An unknown Python value may be a PrimExpr (then a Bind) or not: not evidence.
+        if isinstance(value, PyValue) or sink.unknown or isinstance(value, Unknown):
+            self.statement(StmtKind.BIND, node, frame, out, sink, certain=False)
+
+    def augmented(self, small: cst.AugAssign, frame: Frame, out: list[Item]) -> None:
+        sink = Sink(out)
+        value = self.evaluator.value(small.value, frame, sink)
+        target = small.target
+        if isinstance(target, cst.Subscript):
+            base = self.evaluator.value(target.value, frame, sink)
+            if isinstance(base, BufferValue):
+                self.evaluator.buffer_access(base.buffer, target, frame, sink, write=False)
+                sink.accesses[-1].write = True
+                self.statement(StmtKind.STORE, small, frame, out, sink)
+                return
+        if isinstance(target, cst.Name):
+            current = frame.env.lookup(target.value)
+            if isinstance(current, BufferValue) and current.buffer.is_var:
+                self.statement(StmtKind.STORE, small, frame, out, sink)
+                return
+            if isinstance(current, (PyConst, PyValue)) and isinstance(value, (PyConst, PyValue)):
+                frame.env.bind(target.value, PyValue(is_int=constness_of(current) is Constness.CONST))
+                return
+            if isinstance(current, TirExpr) or isinstance(value, TirExpr):
+                uses = (current.uses if isinstance(current, TirExpr) else frozenset()) | (
+                    value.uses if isinstance(value, TirExpr) else frozenset()
+                )
+                frame.env.bind(target.value, TirExpr.of_var(Var(target.value, VarKind.BIND, hidden=uses)))
+                self.statement(StmtKind.BIND, small, frame, out, sink)
+                return
+        self.statement(StmtKind.UNKNOWN, small, frame, out, sink, certain=False)
+
+    def compound(self, statement: cst.BaseCompoundStatement, frame: Frame, out: list[Item]) -> None:
+        if isinstance(statement, cst.For):
+            self.loops.for_statement(statement, frame, out)
+        elif isinstance(statement, cst.If):
+            self.if_statement(statement, frame, out)
+        elif isinstance(statement, cst.While):
+            self.while_statement(statement, frame, out)
+        elif isinstance(statement, cst.With):
+            self.with_statement(statement, frame, out)
+        elif isinstance(statement, cst.FunctionDef):
+            apis = self.evaluator.decorator_apis(statement, frame.env)
+            callee = DefinedFunction(statement, frame.top, frame.env, is_macro="macro" in apis)
+            frame.env.bind(statement.name.value, PyCallable(callee))
+        else:  # try, class, match: not modelled
+            frame.add(out, Stmt(frame.site(statement), certain=False, kind=StmtKind.UNKNOWN))
+
+    def if_statement(self, statement: cst.If, frame: Frame, out: list[Item]) -> None:
+        sink = Sink(out)
+        test = self.evaluator.value(statement.test, frame, sink)
+        orelse = statement.orelse
+        if isinstance(test, PyConst):  # a Python-level `if`: only the taken branch exists
+            if test.value:
+                self.block(suite_body(statement.body), frame, out)
+            elif isinstance(orelse, cst.If):
+                self.if_statement(orelse, frame, out)
+            elif isinstance(orelse, cst.Else):
+                self.block(suite_body(orelse.body), frame, out)
+            return
+        runtime = isinstance(test, TirExpr)
+        stmt = self.statement(StmtKind.IF, statement, frame, out, sink, certain=runtime)
+        then_frame = frame.tir() if runtime else frame.uncertain()
+        else_frame = frame.tir() if runtime else frame.uncertain()
+        self.block(suite_body(statement.body), then_frame, stmt.body)
+        if isinstance(orelse, cst.If):
+            self.if_statement(orelse, else_frame, stmt.orelse)
+        elif isinstance(orelse, cst.Else):
+            self.block(suite_body(orelse.body), else_frame, stmt.orelse)
+        if not runtime:
+            # A Python-level condition tilecheck cannot evaluate: the branches are spliced
+            # in place (no statement), each only possibly present, and what they assign is
+            # unknown afterwards.
+            out.remove(stmt)
+            condition = frame.site(statement)
+            for item in (*stmt.body, *stmt.orelse):
+                item.certain = False
+                item.conditions = (condition, *item.conditions)
+                out.append(item)
+            for name in assigned_names(statement):
+                frame.env.bind(name, UNKNOWN)
+            frame.absorb(then_frame)
+            frame.absorb(else_frame)
+
+    def while_statement(self, statement: cst.While, frame: Frame, out: list[Item]) -> None:
+        sink = Sink(out)
+        test = self.evaluator.value(statement.test, frame, sink)
+        # `while False` still emits `while T.bool(False): body` (verified): a statement.
+        runtime = isinstance(test, TirExpr) or (isinstance(test, PyConst) and not test.value)
+        stmt = self.statement(StmtKind.WHILE, statement, frame, out, sink, certain=runtime)
+        inner = frame.tir() if runtime else frame.uncertain()
+        self.block(suite_body(statement.body), inner, stmt.body)
+        if not runtime:
+            for name in assigned_names(statement):
+                frame.env.bind(name, UNKNOWN)
+            frame.absorb(inner)
+
+    def with_statement(self, statement: cst.With, frame: Frame, out: list[Item]) -> None:
+        if len(statement.items) == 1:
+            item = statement.items[0]
+            call = item.item
+            api = self.evaluator.api(call.func, frame) if isinstance(call, cst.Call) else None
+            if api == "Kernel" and isinstance(call, cst.Call):
+                sink = Sink(out)
+                self.evaluator.arguments(call, frame, sink)
+                if item.asname is not None:
+                    self.bind_block_indices(item.asname.name, frame)
+                self.block(suite_body(statement.body), frame, out)
+                return
+            if api is not None and isinstance(call, cst.Call):
+                sink = Sink(out)
+                self.evaluator.arguments(call, frame, sink)
+                stmt = self.statement(StmtKind.BLOCK, statement, frame, out, sink)
+                stmt.api = api
+                if item.asname is not None:
+                    bind_python(item.asname.name, UNKNOWN, frame.env)
+                self.block(suite_body(statement.body), frame.tir(), stmt.body)
+                return
+        stmt = self.statement(StmtKind.BLOCK, statement, frame, out, Sink(out), certain=False)
+        inner = frame.uncertain()
+        self.block(suite_body(statement.body), inner, stmt.body)
+        frame.absorb(inner)
+
+    def bind_block_indices(self, target: cst.BaseExpression, frame: Frame) -> None:
+        names: list[cst.BaseExpression] = [target] if isinstance(target, cst.Name) else []
+        if isinstance(target, (cst.Tuple, cst.List)):
+            names = [e.value for e in target.elements]
+        for name in names:
+            if isinstance(name, cst.Name):
+                frame.env.bind(name.value, TirExpr.of_var(Var(name.value, VarKind.SYMBOL)))

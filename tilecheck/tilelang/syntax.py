@@ -1,0 +1,155 @@
+"""Cheap questions about the CST: statement walks without expression visits, parameters, targets."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+
+import libcst as cst
+
+from tilecheck.source import python_ast
+
+
+def nested_statements(body: Iterable[cst.CSTNode]) -> Iterator[cst.CSTNode]:
+    """Every statement nested in a statement list, without visiting expressions (cheap)."""
+    stack = list(body)
+    while stack:
+        statement = stack.pop()
+        yield statement
+        for suite in suites(statement):
+            if isinstance(suite, cst.IndentedBlock):
+                stack.extend(suite.body)
+
+
+def suites(statement: cst.CSTNode) -> Iterator[cst.BaseSuite]:
+    for name in ("body", "orelse", "finalbody"):
+        part = getattr(statement, name, None)
+        if isinstance(part, cst.BaseSuite):
+            yield part
+        elif isinstance(part, (cst.Else, cst.Finally)):
+            yield part.body
+        elif isinstance(part, cst.If):  # elif
+            yield from suites(part)
+    for handler in getattr(statement, "handlers", ()):
+        yield handler.body
+
+
+def defines_kernel(function: cst.FunctionDef) -> bool:
+    """Whether a `@...prim_func` definition appears anywhere inside `function`."""
+    for statement in nested_statements(suite_body(function.body)):
+        if isinstance(statement, cst.FunctionDef):
+            for decorator in statement.decorators:
+                expr = (
+                    decorator.decorator.func
+                    if isinstance(decorator.decorator, cst.Call)
+                    else decorator.decorator
+                )
+                name = expr.attr.value if isinstance(expr, cst.Attribute) else getattr(expr, "value", None)
+                if name == "prim_func":
+                    return True
+    return False
+
+
+def has_init(node: cst.CSTNode | None) -> bool:
+    if not isinstance(node, cst.Call):
+        return False
+    positional = [a for a in node.args if a.keyword is None]
+    return any(a.keyword is not None and a.keyword.value == "init" for a in node.args) or len(positional) > 1
+
+
+def parameters(function: cst.FunctionDef) -> list[cst.Param]:
+    params = function.params
+    return [*params.posonly_params, *params.params, *params.kwonly_params]
+
+
+def first_target_name(small: cst.CSTNode) -> str | None:
+    if isinstance(small, cst.Assign) and isinstance(small.targets[0].target, cst.Name):
+        return small.targets[0].target.value
+    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+        return small.target.value
+    return None
+
+
+def target_names(target: cst.BaseExpression) -> list[str] | None:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        names = [e.value.value for e in target.elements if isinstance(e.value, cst.Name)]
+        return names if len(names) == len(target.elements) else None
+    return None
+
+
+def has_positional(call: cst.Call, index: int) -> bool:
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    return len(positional) > index
+
+
+def if_bodies(statement: cst.If) -> Iterator[Sequence[cst.BaseStatement]]:
+    yield statement.body.body if isinstance(statement.body, cst.IndentedBlock) else ()
+    orelse = statement.orelse
+    if isinstance(orelse, cst.If):
+        yield from if_bodies(orelse)
+    elif isinstance(orelse, cst.Else) and isinstance(orelse.body, cst.IndentedBlock):
+        yield orelse.body.body
+
+
+def assigned_names(statement: cst.CSTNode) -> set[str]:
+    """Names a compound statement may bind (assignments, loop targets, definitions)."""
+    names: set[str] = set()
+    for inner in nested_statements([statement]):
+        targets: list[cst.BaseExpression] = []
+        if isinstance(inner, cst.SimpleStatementLine):
+            for small in inner.body:
+                if isinstance(small, cst.Assign):
+                    targets += [t.target for t in small.targets]
+                elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+                    targets.append(small.target)
+        elif isinstance(inner, cst.For):
+            targets.append(inner.target)
+        elif isinstance(inner, (cst.FunctionDef, cst.ClassDef)):
+            names.add(inner.name.value)
+        while targets:
+            target = targets.pop()
+            if isinstance(target, cst.Name):
+                names.add(target.value)
+            elif isinstance(target, (cst.Tuple, cst.List)):
+                targets += [element.value for element in target.elements]
+    return names
+
+
+def suite_body(suite: cst.BaseSuite) -> list[cst.BaseStatement]:
+    """The statements of a suite (`if x: y = 1` on one line is one simple statement)."""
+    if isinstance(suite, cst.IndentedBlock):
+        return list(suite.body)
+    if isinstance(suite, cst.SimpleStatementSuite):
+        return [cst.SimpleStatementLine(body=suite.body)]
+    return []
+
+
+def string_value(node: cst.SimpleString) -> str | bytes:
+    """The value of a string literal; plain ones without escapes skip `ast.literal_eval`."""
+    raw = node.value
+    if raw[:1] in ("'", '"') and "\\" not in raw and raw[:3] not in ('"""', "'''"):
+        return raw[1:-1]
+    return python_ast.literal_eval(node.value)  # type: ignore[return-value]
+
+
+def string_literal(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.SimpleString):
+        value = string_value(node)
+        return value if isinstance(value, str) else None
+    return None
+
+
+def is_reference(node: cst.BaseExpression) -> bool:
+    """A name, attribute or constant subscript of one: evaluating it again costs nothing."""
+    if isinstance(node, cst.Name):
+        return True
+    if isinstance(node, cst.Attribute):
+        return is_reference(node.value)
+    if isinstance(node, cst.Subscript):
+        return is_reference(node.value) and all(
+            isinstance(e.slice, cst.Index)
+            and isinstance(e.slice.value, (cst.Integer, cst.SimpleString, cst.Name))
+            for e in node.slice
+        )
+    return False
