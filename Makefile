@@ -8,13 +8,13 @@ BIN := $(VENV)/bin
 $(VENV)/.runtime: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e .
+	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet -e .
 	touch $@
 
 $(VENV)/.dev: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(VENV)/.runtime $@
 
 demo: $(VENV)/.runtime
@@ -38,10 +38,9 @@ format: $(VENV)/.dev
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-# Generated from the rule classes (tests fail while these are stale): after changing a rule's
+# Generated from the rule classes (a test fails while it is stale): after changing a rule's
 # name, grade or docstring.
 docs: $(VENV)/.dev
-	$(BIN)/python -m tilecheck.catalogue
 	$(BIN)/python -m tilecheck.core.docs docs/rules.md
 
 # Differential test against the real TileLang 0.1.15 (large; not part of `make test`).

@@ -14,7 +14,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "tilecheck"
 
 
-RULES = PACKAGE.parent / "rules"  # tilecheck/rules links to it
+RULES = PACKAGE.parent / "rules"  # the package tilecheck.rules
 
 
 def module_names() -> dict[str, Path]:

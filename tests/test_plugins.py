@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.support import KERNEL, run, write
-from tilecheck.config.resolver import plugins
+from tilecheck.config import plugins
 from tilecheck.core.rule import Rule
 from tilecheck.core.types import Grade
 from tilecheck.lint.testing import documentation_problems, example_cases

@@ -69,10 +69,7 @@ def _snapshot(target: pathlib.Path) -> None:
         if name.startswith(("fixtures/oracle", "tools/oracle")):
             continue
         destination = target / name
-        if source.is_symlink():  # tilecheck/rules -> ../rules
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            destination.symlink_to(os.readlink(source))
-        elif source.is_file():
+        if source.is_file():
             destination.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, destination)
     _git(target, "init", "-q")

@@ -1,5 +1,5 @@
 """Start-up: the commands that need no CST (`rule`, `rules`, `backends`, discovery) import neither
-libcst nor the rules, and the static rule catalogue they read equals what the rule classes say."""
+libcst nor the kernel model's builders: they read the rule classes, which import neither."""
 
 from __future__ import annotations
 
@@ -10,18 +10,24 @@ from pathlib import Path
 
 import pytest
 
-from tilecheck.catalogue import builtin_catalogue, catalogue_of, generate
-from tilecheck.core.docs import as_json, document, markdown
+from tilecheck.core.docs import as_json
 from tilecheck.core.registry import builtin_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# What a check needs and nothing else does: the parser, the model's builders, the PyPTO checks.
+HEAVY = (
+    "tilecheck.tilelang.statements",
+    "tilecheck.tilelang.frontend",
+    "tilecheck.lint.context",
+    "tilecheck.pypto.api",
+)
+
 PROBE = (
-    "import json, sys\n"
+    f"import json, sys\nHEAVY = {HEAVY!r}\n"
     "from tilecheck.__main__ import main\n"
     "status = main(json.loads(sys.argv[1]))\n"
-    "heavy = sorted(m for m in sys.modules if m.split('.')[0] == 'libcst' or m.startswith('tilecheck.rules.')\n"
-    "               or m.startswith('tilecheck.tilelang') or m == 'tilecheck.pypto.api')\n"
+    "heavy = sorted(m for m in sys.modules if m.split('.')[0] == 'libcst' or m in HEAVY)\n"
     "print(json.dumps([status, heavy]), file=sys.stderr)\n"
 )
 
@@ -40,28 +46,14 @@ def heavy_imports(arguments: list[str], cwd: Path) -> tuple[int, list[str], str]
     return status, heavy, done.stdout
 
 
-def test_the_catalogue_is_what_the_rule_classes_say():
-    for path, text in generate().items():
-        assert (ROOT / path).read_text(encoding="utf-8") == text, (
-            f"{path} is stale: run `python -m tilecheck.catalogue`"
-        )
-    rules = builtin_rules()
-    entries = builtin_catalogue()
-    assert [entry.record for entry in entries] == [as_json(rule) for rule in rules]
-    assert [(e.CODE, e.NAME, e.GRADE, e.module) for e in entries] == [
-        (r.CODE, r.NAME, r.GRADE, r.__module__) for r in rules
-    ]
-    assert catalogue_of(rules) == entries
-    assert entries[0].summary() == rules[0].summary()
-
-
-def test_documentation_from_the_catalogue_is_the_classes_documentation():
-    from tilecheck.core.docs import document_of, markdown_of
-
-    rules = builtin_rules()
-    records = [entry.record for entry in builtin_catalogue()]
-    assert document_of(records) == document(rules)
-    assert [markdown_of(record) for record in records] == [markdown(rule) for rule in rules]
+def test_importing_every_rule_imports_neither_libcst_nor_the_model_builders():
+    code = (
+        "import sys\nfrom tilecheck.core.registry import builtin_rules\nrules = builtin_rules()\n"
+        f"HEAVY = {HEAVY!r}\n"
+        "print(len(rules), sorted(m for m in sys.modules if m.split('.')[0] == 'libcst' or m in HEAVY))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout == f"{len(builtin_rules())} []\n"
 
 
 @pytest.mark.parametrize(
@@ -76,7 +68,7 @@ def test_documentation_from_the_catalogue_is_the_classes_documentation():
         ["check", "--show-files", "."],
     ],
 )
-def test_commands_without_a_cst_import_neither_libcst_nor_the_rules(tmp_path, arguments):
+def test_commands_without_a_cst_import_neither_libcst_nor_the_model_builders(tmp_path, arguments):
     (tmp_path / "k.py").write_text("import tilelang.language as T\n")
     (tmp_path / "pyproject.toml").write_text(
         '[tool.tilecheck]\nselect = ["TL1"]\nignore = ["nested-parallel"]\n'
@@ -87,14 +79,14 @@ def test_commands_without_a_cst_import_neither_libcst_nor_the_rules(tmp_path, ar
     assert out
 
 
-def test_rules_from_the_catalogue_are_listed_as_from_the_classes(tmp_path):
+def test_rules_are_listed_as_the_classes_say(tmp_path):
     _, _, out = heavy_imports(["rules", "--output-format", "json"], tmp_path)
     listed = json.loads(out)
     keys = ("code", "name", "grade", "summary", "fixable")
     assert listed == [{key: as_json(rule)[key] for key in keys} for rule in builtin_rules()]
 
 
-def test_a_bad_selector_is_still_a_configuration_error_without_the_rules(tmp_path):
+def test_a_bad_selector_is_a_configuration_error_without_libcst(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.tilecheck]\nselect = ["nested-paralel"]\n')
     done = subprocess.run(
         [sys.executable, "-m", "tilecheck", "rules"],

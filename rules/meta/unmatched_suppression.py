@@ -1,6 +1,7 @@
 from tilecheck.core.rule import Invalid, Rule, Valid
 from tilecheck.core.types import Grade, Severity
-from tilecheck.rules._examples import KERNEL
+
+from .._examples import KERNEL
 
 _LOCAL = KERNEL + '        loc = T.alloc_local((64,), "float32")\n'
 

@@ -1,17 +1,21 @@
+from __future__ import annotations
+
 import ast
 import bisect
 import re
 from collections.abc import Iterator
-
-import libcst as cst
+from typing import TYPE_CHECKING
 
 from tilecheck.core.rule import Invalid, Rule, Valid
 from tilecheck.core.types import Grade, Severity, Span
-from tilecheck.lint.context import Context
 from tilecheck.source import python_ast
-from tilecheck.tilelang.imports import TILELANG_PACKAGES
+from tilecheck.tilelang.language import TILELANG_PACKAGES
 from tilecheck.tilelang.model import FileModel
-from tilecheck.tilelang.project_shapes import ast_dotted_name
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from tilecheck.lint.context import Context
 
 # Constructs that only TileLang code writes: a cheap test before anything is parsed again.
 _HINT = re.compile(r"\.\s*(?:prim_func|Kernel|Pipelined|Parallel)\b")
@@ -176,7 +180,7 @@ def _report_unfollowed_calls(ctx: Context, tree: ast.Module, covered: set[int]) 
         (node.lineno, node.col_offset, name)
         for node in (ast.walk(tree) if unresolved else ())
         if isinstance(node, ast.Call)
-        and (name := ast_dotted_name(node.func)) is not None
+        and (name := python_ast.dotted_name(node.func)) is not None
         and name.split(".", 1)[0] in unresolved  # `broken(f)`, `bad.broken(f)`
         and node.lineno in covered
     )
@@ -273,7 +277,7 @@ def _constructs(source: str, tops: list[ast.stmt]) -> list[tuple[str, int, int, 
                     assert isinstance(target, ast.Attribute)
                     found.append(
                         (
-                            ast_dotted_name(target.value) or "",
+                            python_ast.dotted_name(target.value) or "",
                             target.lineno,
                             column(target.lineno, target.col_offset),
                             "prim_func",
@@ -283,7 +287,7 @@ def _constructs(source: str, tops: list[ast.stmt]) -> list[tuple[str, int, int, 
         elif isinstance(node, ast.Call) and _is_api(node.func, _KERNEL_APIS):
             assert isinstance(node.func, ast.Attribute)
             line = node.lineno
-            alias = ast_dotted_name(node.func.value) or ""
+            alias = python_ast.dotted_name(node.func.value) or ""
             found.append((alias, line, column(line, node.col_offset), node.func.attr, function))
     return sorted(found, key=lambda item: (item[1], item[2]))
 
@@ -327,7 +331,11 @@ def _target(decorator: ast.expr) -> ast.expr:
 
 def _is_api(node: ast.expr, names: set[str] | frozenset[str]) -> bool:
     """`T.Parallel`, or `utils.T.Parallel` through a module attribute."""
-    return isinstance(node, ast.Attribute) and node.attr in names and ast_dotted_name(node.value) is not None
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr in names
+        and python_ast.dotted_name(node.value) is not None
+    )
 
 
 def _is_tilelang(ctx: Context, alias: str, signals: set[str]) -> bool:

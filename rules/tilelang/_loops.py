@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from tilecheck.backends import Profile, profile_of
 from tilecheck.backends.verdict import certain_request
 from tilecheck.core.types import Span
-from tilecheck.lint.context import Context
 from tilecheck.tilelang.model import Item, Loop, Request, Stmt, StmtKind
 from tilecheck.tilelang.queries import kernel_items
+
+if TYPE_CHECKING:
+    from tilecheck.lint.context import Context
 
 
 def backend(ctx: Context) -> Profile | None:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tilecheck.core.types import Related
-from tilecheck.lint.context import Context
 from tilecheck.tilelang.model import Loop, Site
 from tilecheck.tilelang.values import Buffer
+
+if TYPE_CHECKING:
+    from tilecheck.lint.context import Context
 
 
 def related(ctx: Context, site: Site, message: str) -> Related:

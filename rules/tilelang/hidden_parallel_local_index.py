@@ -1,11 +1,18 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.core.types import Grade
-from tilecheck.lint.context import Context
-from tilecheck.rules._examples import KERNEL
-from tilecheck.rules.tilelang._related import allocation, related
 from tilecheck.tilelang.model import Access, Item, Stmt
 from tilecheck.tilelang.queries import depends_on, first_used, kernel_items, parallel_ancestors
 from tilecheck.tilelang.values import VarKind
+
+from .._examples import KERNEL
+from ._related import allocation, related
+
+if TYPE_CHECKING:
+    from tilecheck.lint.context import Context
 
 _LOC = '        loc = T.alloc_local((64,), "float32")\n'
 

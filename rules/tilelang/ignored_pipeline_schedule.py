@@ -1,10 +1,17 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.core.types import Grade
-from tilecheck.lint.context import Context
-from tilecheck.rules._examples import KERNEL
-from tilecheck.rules.tilelang._schedules import ignored
 from tilecheck.tilelang.model import Loop
 from tilecheck.tilelang.queries import kernel_items
+
+from .._examples import KERNEL
+from ._schedules import ignored
+
+if TYPE_CHECKING:
+    from tilecheck.lint.context import Context
 
 
 def _loop(header: str) -> str:

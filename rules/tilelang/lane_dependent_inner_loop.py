@@ -1,11 +1,18 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.core.types import Grade
-from tilecheck.lint.context import Context
-from tilecheck.rules._examples import KERNEL
-from tilecheck.rules.tilelang._loops import line
 from tilecheck.tilelang.model import Loop, LoopKind
 from tilecheck.tilelang.queries import depends_on, kernel_items
 from tilecheck.tilelang.values import TirExpr, Value, Var
+
+from .._examples import KERNEL
+from ._loops import line
+
+if TYPE_CHECKING:
+    from tilecheck.lint.context import Context
 
 
 class LaneDependentInnerLoop(Rule):

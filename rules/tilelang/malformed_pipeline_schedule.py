@@ -1,12 +1,19 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from tilecheck.backends import PLANNED, shipped
 from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.core.types import Grade, Severity
-from tilecheck.lint.context import Context
-from tilecheck.rules._examples import KERNEL
-from tilecheck.rules.tilelang._loops import backend
-from tilecheck.rules.tilelang._schedules import malformed, statement_count
 from tilecheck.tilelang.model import Loop
 from tilecheck.tilelang.queries import kernel_items
+
+from .._examples import KERNEL
+from ._loops import backend
+from ._schedules import malformed, statement_count
+
+if TYPE_CHECKING:
+    from tilecheck.lint.context import Context
 
 
 def _loop(header: str) -> str:

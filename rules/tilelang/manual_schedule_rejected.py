@@ -1,9 +1,16 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from tilecheck.backends import REJECTED, describe_request
 from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.core.types import Grade
-from tilecheck.lint.context import Context
-from tilecheck.rules._examples import KERNEL
-from tilecheck.rules.tilelang._loops import backend, requested_loops, scope_named
+
+from .._examples import KERNEL
+from ._loops import backend, requested_loops, scope_named
+
+if TYPE_CHECKING:
+    from tilecheck.lint.context import Context
 
 _STAGED = (
     KERNEL + "        for k in T.Pipelined(4, num_stages=2, order=[0, 1], stage=[0, 0]):\n"

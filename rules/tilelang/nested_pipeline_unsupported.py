@@ -1,11 +1,18 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from tilecheck.backends import describe_request
 from tilecheck.backends.verdict import nesting_pipeline
 from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.core.types import Grade
-from tilecheck.lint.context import Context
-from tilecheck.rules._examples import KERNEL
-from tilecheck.rules.tilelang._loops import backend, header, line, requested_loops
-from tilecheck.rules.tilelang._related import related
+
+from .._examples import KERNEL
+from ._loops import backend, header, line, requested_loops
+from ._related import related
+
+if TYPE_CHECKING:
+    from tilecheck.lint.context import Context
 
 _NESTED = (
     KERNEL + "        for ko in T.Pipelined(4, num_stages=3):\n"

@@ -1,11 +1,18 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.core.types import Grade
-from tilecheck.lint.context import Context
-from tilecheck.rules._examples import KERNEL
-from tilecheck.rules.tilelang._loops import pipeline_in_parallel_root
-from tilecheck.rules.tilelang._related import enclosing_parallel, tile_op_rewrite
 from tilecheck.tilelang.model import Stmt, StmtKind
 from tilecheck.tilelang.queries import kernel_items, parallel_ancestors
+
+from .._examples import KERNEL
+from ._loops import pipeline_in_parallel_root
+from ._related import enclosing_parallel, tile_op_rewrite
+
+if TYPE_CHECKING:
+    from tilecheck.lint.context import Context
 
 
 class NestedTileOpInParallel(Rule):

@@ -1,11 +1,18 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.core.types import Grade
-from tilecheck.lint.context import Context
-from tilecheck.rules._examples import KERNEL
-from tilecheck.rules.tilelang._loops import backend, line
 from tilecheck.tilelang.model import Loop, LoopKind, walk
 from tilecheck.tilelang.queries import kernel_items
 from tilecheck.tilelang.values import int_value
+
+from .._examples import KERNEL
+from ._loops import backend, line
+
+if TYPE_CHECKING:
+    from tilecheck.lint.context import Context
 
 _WARNING = (
     "Warning: T.vectorized loop over `{var}` with extent {extent} is lowered as a serial loop because "

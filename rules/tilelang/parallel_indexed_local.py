@@ -1,12 +1,17 @@
-import libcst as cst
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.core.types import Edit, Fix, Grade
-from tilecheck.lint.context import Context
-from tilecheck.rules._examples import KERNEL
-from tilecheck.rules.tilelang._related import allocation, related
 from tilecheck.tilelang.queries import accesses, first_used, parallel_ancestors
 from tilecheck.tilelang.values import Buffer
+
+from .._examples import KERNEL
+from ._related import allocation, related
+
+if TYPE_CHECKING:
+    from tilecheck.lint.context import Context
 
 
 class ParallelIndexedLocal(Rule):
@@ -130,6 +135,8 @@ def _fragment_fix(ctx: Context, buffer: Buffer) -> Fix | None:
     Unsafe because it changes where the buffer lives and how every other use of it is laid
     out; offered only for a plain `<module>.alloc_local(...)` call.
     """
+    import libcst as cst  # here, not at the top: importing a rule stays free of libcst
+
     call = buffer.node
     if (
         buffer.api != "alloc_local"

@@ -1,9 +1,16 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.core.types import Edit, Fix, Grade
-from tilecheck.lint.context import Context
-from tilecheck.rules._examples import KERNEL
 from tilecheck.tilelang.model import Loop, LoopKind
 from tilecheck.tilelang.queries import kernel_items
+
+from .._examples import KERNEL
+
+if TYPE_CHECKING:
+    from tilecheck.lint.context import Context
 
 
 class PositionalNumStages(Rule):

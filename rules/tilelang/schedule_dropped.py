@@ -1,10 +1,17 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from tilecheck.backends import PLANNED, STRIPPED
 from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.core.types import Grade
-from tilecheck.lint.context import Context
-from tilecheck.rules._examples import KERNEL
-from tilecheck.rules.tilelang._loops import backend, requested_loops, scope_named
-from tilecheck.rules.tilelang._schedules import ignored, malformed
+
+from .._examples import KERNEL
+from ._loops import backend, requested_loops, scope_named
+from ._schedules import ignored, malformed
+
+if TYPE_CHECKING:
+    from tilecheck.lint.context import Context
 
 _STAGES = KERNEL + "        for k in T.Pipelined(8, num_stages=3):\n            B[k, 0] = A[k, 0]\n"
 _MANUAL = (

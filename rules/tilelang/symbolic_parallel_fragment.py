@@ -1,10 +1,17 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.core.types import Grade
-from tilecheck.lint.context import Context
-from tilecheck.rules._examples import KERNEL
-from tilecheck.rules.tilelang._related import allocation, related
 from tilecheck.tilelang.queries import accesses, parallel_ancestors
 from tilecheck.tilelang.values import Constness
+
+from .._examples import KERNEL
+from ._related import allocation, related
+
+if TYPE_CHECKING:
+    from tilecheck.lint.context import Context
 
 _SYMBOLIC = KERNEL.replace(
     'B: T.Tensor((64, 64), "float32")):', 'B: T.Tensor((64, 64), "float32"), n: T.int32):'

@@ -1,14 +1,20 @@
-from collections.abc import Iterator
+from __future__ import annotations
 
-import libcst as cst
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.core.types import Grade
-from tilecheck.lint.context import Context
-from tilecheck.rules._examples import KERNEL
 from tilecheck.tilelang.model import Loop, Site, Stmt
 from tilecheck.tilelang.queries import kernel_items
 from tilecheck.tilelang.signatures import DEFAULT_DIALECTS, SIGNATURES, VERSION, Signature
+
+from .._examples import KERNEL
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from tilecheck.lint.context import Context
 
 
 class UnexpectedKeywordArgument(Rule):
@@ -118,6 +124,8 @@ class UnexpectedKeywordArgument(Rule):
 
 def _calls(ctx: Context) -> Iterator[tuple[str, cst.Call, Site]]:
     """Every loop-constructor and operator call of the kernels, once per call site."""
+    import libcst as cst  # here, not at the top: importing a rule stays free of libcst
+
     seen: set[tuple[int, int]] = set()
     for item, _ in kernel_items(ctx.model.kernels):
         found: list[tuple[str, cst.Call, Site]] = []

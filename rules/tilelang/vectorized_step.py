@@ -1,7 +1,14 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.core.types import Grade
-from tilecheck.lint.context import Context
-from tilecheck.rules._examples import KERNEL
+
+from .._examples import KERNEL
+
+if TYPE_CHECKING:
+    from tilecheck.lint.context import Context
 
 
 class VectorizedStep(Rule):

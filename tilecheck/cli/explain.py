@@ -48,7 +48,5 @@ def run(args: argparse.Namespace) -> int:
     from tilecheck.explain import html, svg, text
 
     picture = text.Picture(path, analysis.text or "", line, backend_name, roots, rest, problem)
-    {"text": text, "html": html, "svg": svg}[args.output_format].render(
-        picture, sys.stdout
-    )
+    {"text": text, "html": html, "svg": svg}[args.output_format].render(picture, sys.stdout)
     return 0

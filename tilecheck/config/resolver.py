@@ -139,19 +139,6 @@ class Settings:
         return plugins.check_unique(found)
 
     @cached_property
-    def rule_index(self) -> tuple[RuleLike, ...]:
-        """The rules' codes, names and grades: the catalogue's when no plugin can add a rule
-        (so resolving a configuration imports neither the rules nor libcst), else `rules`."""
-        from tilecheck.config import plugins
-
-        _, origin = self.lookup("plugins")
-        if (origin is not None and origin.strings("plugins")) or plugins.has_installed_plugins():
-            return self.rules
-        from tilecheck.catalogue import builtin_catalogue
-
-        return builtin_catalogue()
-
-    @cached_property
     def exclude(self) -> list[PathPatterns]:
         _, origin = self.lookup("exclude")
         patterns = [
@@ -220,7 +207,7 @@ class Settings:
 
     def validate(self) -> None:
         """Check rule names, severities and the backend; raises ConfigError."""
-        rules = self.rule_index
+        rules = self.rules
         check = _SelectorCheck(rules, lenient=self.skipped_plugins)
         for config in self.chain:
             label = config.label

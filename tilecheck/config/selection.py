@@ -26,7 +26,7 @@ class SelectionError(ValueError):
 
 
 class RuleLike(Protocol):
-    """What selection reads of a rule: a rule class, or its catalogue entry (`tilecheck.catalogue`)."""
+    """What selection reads of a rule class."""
 
     @property
     def CODE(self) -> str: ...  # spelt as the rule classes spell it

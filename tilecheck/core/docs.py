@@ -14,7 +14,7 @@ def markdown(rule: type[Rule]) -> str:
 
 
 def markdown_of(record: Mapping[str, Any]) -> str:
-    """A rule's documentation from its `as_json` record (a class's, or the catalogue's)."""
+    """A rule's documentation from its `as_json` record (which crosses process boundaries)."""
     lines = [f"# {record['name']} ({record['code']})", "", record["summary"], ""]
     lines.append(f"Grade: **{record['grade']}**. Default severity: {record['severity']}.")
     if record["fixable"]:

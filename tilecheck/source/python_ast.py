@@ -47,3 +47,13 @@ def nested_statements(node: ast.AST) -> list[ast.AST]:
             if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)):
                 found += nested_statements(child)
     return found
+
+
+def dotted_name(node: ast.expr) -> str | None:
+    """`a.b.c` of CPython's tree as a string, or None when it is not a plain dotted name."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = dotted_name(node.value)
+        return None if base is None else f"{base}.{node.attr}"
+    return None

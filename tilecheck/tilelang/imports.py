@@ -14,12 +14,13 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from tilecheck.tilelang.language import TILELANG_PACKAGES
+
 if TYPE_CHECKING:
     from tilecheck.tilelang.project import ProjectFunction, ProjectModule
 
 TILELANG = "tilelang.language"
 # TileLang's language facade and the dialects it re-exports: the same loop constructs.
-TILELANG_PACKAGES = ("tilelang.language", "tilelang.cuda.language", "tilelang.ascend.language")
 PYPTO = "pypto.language"
 
 

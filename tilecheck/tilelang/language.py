@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+# The modules whose names a kernel reaches as `T.<name>`: the facade and its dialects.
+TILELANG_PACKAGES = ("tilelang.language", "tilelang.cuda.language", "tilelang.ascend.language")
+
 # Scalar dtype constructors: T.int32(3) is an int32 IntImm, which the frontend inlines as a
 # Python constant; other dtypes give a PrimExpr constant that an assignment binds.
 INT32 = frozenset({"int32"})

@@ -16,11 +16,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import libcst as cst
-
 from tilecheck.tilelang.values import Buffer, Constness, Value, Var
 
 if TYPE_CHECKING:
+    import libcst as cst
+
     from tilecheck.tilelang.project import ProjectModule
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from tilecheck.source import python_ast
 from tilecheck.tilelang.imports import ImportTable, bindings, dotted_name
 from tilecheck.tilelang.syntax import suite_body
 
@@ -160,7 +161,7 @@ def ast_shapes(
             names = () if star else tuple((a.name, a.asname) for a in node.names)
             specs.append(ImportSpec(True, node.level, node.module or "", names, star=star))
         elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-            callee = ast_dotted_name(node.value.func)
+            callee = python_ast.dotted_name(node.value.func)
             if callee is not None:
                 targets = tuple(
                     (tuple(found), isinstance(t, (ast.Tuple, ast.List)))
@@ -168,7 +169,7 @@ def ast_shapes(
                     if (found := _ast_target_names(t)) is not None
                 )
                 calls.append(LoaderCall(callee, targets))
-        elif isinstance(node, ast.Assign) and (source := ast_dotted_name(node.value)) is not None:
+        elif isinstance(node, ast.Assign) and (source := python_ast.dotted_name(node.value)) is not None:
             assigns.extend(NameAssign(t.id, source) for t in node.targets if isinstance(t, ast.Name))
     loaders: dict[str, LoaderShape] = {}
     followed: set[str] = set()
@@ -181,16 +182,6 @@ def ast_shapes(
         if shape is not None or _ast_is_macro(node) or _ast_returns_macro(node):
             followed.add(node.name)
     return specs, calls, loaders, frozenset(followed), assigns
-
-
-def ast_dotted_name(node: ast.expr) -> str | None:
-    """`a.b.c` of CPython's tree as a string, or None when it is not a plain dotted name."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = ast_dotted_name(node.value)
-        return None if base is None else f"{base}.{node.attr}"
-    return None
 
 
 def ast_aliases(specs: Sequence[ImportSpec]) -> dict[str, str]:
