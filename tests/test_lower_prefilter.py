@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from tilecheck.app.lowering import lower_configured
 from tilecheck.app.workspace import Options, Workspace
 from tilecheck.pypto import api
-from tilecheck.pypto.api import lower_source
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = sorted((ROOT / "fixtures").rglob("*.py")) + sorted((ROOT / "tilecheck").rglob("*.py"))
@@ -25,7 +25,7 @@ def test_the_fast_path_changes_no_result(workspace):
     for path in FILES:
         data = path.read_bytes()
         fast = workspace.lower_text(data, str(path))
-        full = lower_source(data, str(path), settings=workspace.file_settings(str(path)))
+        full = lower_configured(data, str(path), workspace.file_settings(str(path)))
         if fast != full:
             differing.append(str(path.relative_to(ROOT)))
     assert differing == []

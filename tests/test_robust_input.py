@@ -11,8 +11,9 @@ import time
 
 import pytest
 
-from tilecheck.lint.engine import check_file, check_source, read_source
+from tilecheck.lint.engine import check_file, check_source
 from tilecheck.source import guards as nesting
+from tilecheck.source.reading import read_source
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

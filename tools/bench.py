@@ -207,10 +207,11 @@ def breakdown(paths: list[Path]) -> list[tuple[str, float, str]]:
     """Where a cold run's time goes, in this one process (no workers, no cache): reading and the
     prefilter, libcst's parse, the kernel model, the rules, suppressions, and the report."""
     from tilecheck.app.workspace import Workspace
-    from tilecheck.lint.engine import Timings, lint_source, read_source
+    from tilecheck.lint.engine import Timings, lint_source
     from tilecheck.lint.prefilter import cannot_have_findings
     from tilecheck.report import Run
     from tilecheck.report.full import render
+    from tilecheck.source.reading import read_source
 
     workspace = Workspace()
     settings = workspace.file_settings(str(paths[0]))

@@ -97,11 +97,12 @@ def breakdown(path: pathlib.Path, clock=time.perf_counter) -> dict[str, float]:
     `clock` (wall time, or `time.thread_time`: CPU time, which a loaded machine inflates less)."""
     from tilecheck.app.workspace import Workspace
     from tilecheck.lint.context import Context
-    from tilecheck.lint.engine import lint_source, parse
+    from tilecheck.lint.engine import lint_source
     from tilecheck.server.convert import lsp_diagnostics
     from tilecheck.server.positions import PositionMap
     from tilecheck.server.session import Checked
     from tilecheck.source.chunks import ChunkCache
+    from tilecheck.source.parsing import parse
 
     workspace = Workspace(cwd=str(path.parent))
     settings = workspace.file_settings(str(path))

@@ -1,3 +1,4 @@
+from tilecheck.core.meta import Problem
 from tilecheck.core.rule import Rule
 from tilecheck.core.types import Grade
 
@@ -28,5 +29,6 @@ class EncodingError(Rule):
     CODE = "TL002"
     NAME = "encoding-error"
     GRADE = Grade.META
+    REPORTS = Problem.ENCODING_ERROR
     MODEL = "none"
     HELP = "Save the file as UTF-8, or declare its encoding with a `# -*- coding: ... -*-` line."

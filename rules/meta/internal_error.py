@@ -1,3 +1,4 @@
+from tilecheck.core.meta import Problem
 from tilecheck.core.rule import Rule
 from tilecheck.core.types import Grade
 
@@ -28,5 +29,6 @@ class InternalError(Rule):
     CODE = "TL005"
     NAME = "internal-error"
     GRADE = Grade.META
+    REPORTS = Problem.INTERNAL_ERROR
     MODEL = "none"
     HELP = "Report the bug with the file that triggers it."

@@ -1,3 +1,4 @@
+from tilecheck.core.meta import Problem
 from tilecheck.core.rule import Invalid, Rule, Valid
 from tilecheck.core.types import Grade, Severity
 
@@ -31,6 +32,7 @@ class InvalidSuppression(Rule):
     CODE = "TL904"
     NAME = "invalid-suppression"
     GRADE = Grade.META
+    REPORTS = Problem.INVALID_SUPPRESSION
     SEVERITY = Severity.WARNING
     MODEL = "none"
     HELP = (

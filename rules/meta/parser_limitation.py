@@ -1,3 +1,4 @@
+from tilecheck.core.meta import Problem
 from tilecheck.core.rule import Rule
 from tilecheck.core.types import Grade
 
@@ -28,5 +29,6 @@ class ParserLimitation(Rule):
     CODE = "TL007"
     NAME = "parser-limitation"
     GRADE = Grade.META
+    REPORTS = Problem.PARSER_LIMITATION
     MODEL = "none"
     HELP = "Rewrite the construct libcst cannot parse (it is valid Python), or report it to libcst."

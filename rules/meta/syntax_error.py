@@ -1,3 +1,4 @@
+from tilecheck.core.meta import Problem
 from tilecheck.core.rule import Rule
 from tilecheck.core.types import Grade
 
@@ -30,5 +31,6 @@ class SyntaxErrorRule(Rule):
     CODE = "TL001"
     NAME = "syntax-error"
     GRADE = Grade.META
+    REPORTS = Problem.SYNTAX_ERROR
     MODEL = "none"
     HELP = "Fix the syntax error."

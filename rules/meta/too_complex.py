@@ -1,3 +1,4 @@
+from tilecheck.core.meta import Problem
 from tilecheck.core.rule import Rule
 from tilecheck.core.types import Grade
 
@@ -28,5 +29,6 @@ class TooComplex(Rule):
     CODE = "TL004"
     NAME = "too-complex"
     GRADE = Grade.META
+    REPORTS = Problem.TOO_COMPLEX
     MODEL = "none"
     HELP = "Simplify or split the deeply nested expression."

@@ -1,3 +1,4 @@
+from tilecheck.core.meta import Problem
 from tilecheck.core.rule import Invalid, Rule, Valid
 from tilecheck.core.types import Grade, Severity
 
@@ -39,6 +40,7 @@ class UnknownSuppressionCode(Rule):
     CODE = "TL902"
     NAME = "unknown-suppression-code"
     GRADE = Grade.META
+    REPORTS = Problem.UNKNOWN_SUPPRESSION_CODE
     SEVERITY = Severity.WARNING
     MODEL = "none"
     HELP = "Use a rule code or name listed by `tilecheck rules`."

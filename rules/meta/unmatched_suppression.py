@@ -1,3 +1,4 @@
+from tilecheck.core.meta import Problem
 from tilecheck.core.rule import Invalid, Rule, Valid
 from tilecheck.core.types import Grade, Severity
 
@@ -41,6 +42,7 @@ class UnmatchedSuppression(Rule):
     CODE = "TL903"
     NAME = "unmatched-suppression"
     GRADE = Grade.META
+    REPORTS = Problem.UNMATCHED_SUPPRESSION
     SEVERITY = Severity.WARNING
     MODEL = "none"
     HELP = "Close each `tilecheck: disable[...]` with a `tilecheck: enable[...]` of the same codes."

@@ -6,9 +6,11 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from tilecheck.core.meta import Problem
 from tilecheck.core.rule import Invalid, Rule, Valid
 from tilecheck.core.types import Grade, Severity, Span
 from tilecheck.source import python_ast
+from tilecheck.source.kernel_code import construct_lines, may_hold_tilelang
 from tilecheck.tilelang.language import TILELANG_PACKAGES
 from tilecheck.tilelang.model import FileModel
 
@@ -17,8 +19,6 @@ if TYPE_CHECKING:
 
     from tilecheck.lint.context import Context
 
-# Constructs that only TileLang code writes: a cheap test before anything is parsed again.
-_HINT = re.compile(r"\.\s*(?:prim_func|Kernel|Pipelined|Parallel)\b")
 _KERNEL_APIS = frozenset({"Kernel", "Pipelined", "Parallel"})
 _MAX_LISTED = 5
 
@@ -64,6 +64,7 @@ class UnmodeledKernelCode(Rule):
     CODE = "TL006"
     NAME = "unmodeled-kernel-code"
     GRADE = Grade.META
+    REPORTS = Problem.UNMODELED_KERNEL_CODE
     SEVERITY = Severity.INFO
     HELP = "Import TileLang as `import tilelang.language as T` where the kernel is defined, and write kernels as `@T.prim_func` functions or `@T.macro` helpers."
     VALID = [
@@ -105,12 +106,7 @@ class UnmodeledKernelCode(Rule):
     ]  # fmt: skip
 
     def check(self, ctx: Context) -> None:
-        hits: list[int] = []
-        line, counted = 1, 0  # lines counted incrementally: linear in the file, however many hits
-        for match in _HINT.finditer(ctx.source):
-            line += ctx.source.count("\n", counted, match.start())
-            counted = match.start()
-            hits.append(line)
+        hits = construct_lines(ctx.source) if may_hold_tilelang(ctx.source) else []
         if not hits:
             return
         tree = ctx.python_tree
@@ -174,7 +170,7 @@ def _report_unfollowed_calls(ctx: Context, tree: ast.Module, covered: set[int]) 
         name: why
         for name, why in ctx.imports.unresolved.items()
         # a project module tilecheck could not read; not a plain function of one it did read
-        if why.startswith("`.") and ("could not follow" in why or "more imports away" in why)
+        if why.unfollowed_module
     }
     calls = sorted(
         (node.lineno, node.col_offset, name)

@@ -1,3 +1,4 @@
+from tilecheck.core.meta import Problem
 from tilecheck.core.rule import Rule
 from tilecheck.core.types import Grade
 
@@ -28,5 +29,6 @@ class UnreadableFile(Rule):
     CODE = "TL003"
     NAME = "unreadable-file"
     GRADE = Grade.META
+    REPORTS = Problem.UNREADABLE_FILE
     MODEL = "none"
     HELP = "Check the path and its permissions."

@@ -1,3 +1,4 @@
+from tilecheck.core.meta import Problem
 from tilecheck.core.rule import Invalid, Rule, Valid
 from tilecheck.core.types import Grade, Severity
 
@@ -39,6 +40,7 @@ class UnusedSuppression(Rule):
     CODE = "TL901"
     NAME = "unused-suppression"
     GRADE = Grade.META
+    REPORTS = Problem.UNUSED_SUPPRESSION
     SEVERITY = Severity.WARNING
     MODEL = "none"
     HELP = "Remove the unused suppression (`tilecheck --fix` does it)."

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tilecheck.core.rule import Invalid, Valid
 from tilecheck.core.types import Grade
+from tilecheck.pypto.problems import PyptoProblem
 from tilecheck.pypto.rulebase import PyptoRule, checklist, example
 
 
@@ -33,6 +34,7 @@ class PyptoBareYieldWithInitValues(PyptoRule):
     """
 
     CODE = "TL411"
+    REPORTS = PyptoProblem.BARE_YIELD_WITH_INIT_VALUES
     NAME = "pypto-bare-yield-with-init-values"
     GRADE = Grade.SEMANTIC
     MESSAGE = "Loop with init_values requires an assignment-form pl.yield_(...) — the LHS supplies the post-loop binding name. Bare pl.yield_(...) is rejected here."

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tilecheck.core.rule import Invalid, Valid
 from tilecheck.core.types import Grade
+from tilecheck.pypto.problems import PyptoProblem
 from tilecheck.pypto.rulebase import PyptoRule, checklist, example
 
 
@@ -33,6 +34,7 @@ class PyptoInitValuesNotSequence(PyptoRule):
     """
 
     CODE = "TL413"
+    REPORTS = PyptoProblem.INIT_VALUES_NOT_SEQUENCE
     NAME = "pypto-init-values-not-sequence"
     GRADE = Grade.SEMANTIC
     MESSAGE = "init_values must be a list or tuple"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tilecheck.core.rule import Invalid, Valid
 from tilecheck.core.types import Grade
+from tilecheck.pypto.problems import PyptoProblem
 from tilecheck.pypto.rulebase import PyptoRule, checklist, example
 
 
@@ -33,6 +34,7 @@ class PyptoIterArgsMismatch(PyptoRule):
     """
 
     CODE = "TL412"
+    REPORTS = PyptoProblem.ITER_ARGS_MISMATCH
     NAME = "pypto-iter-args-mismatch"
     GRADE = Grade.SEMANTIC
     MESSAGE = "Mismatch: {iter_args} iter_args but {init_values} init_values"

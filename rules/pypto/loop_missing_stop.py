@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tilecheck.core.rule import Invalid, Valid
 from tilecheck.core.types import Grade
+from tilecheck.pypto.problems import PyptoProblem
 from tilecheck.pypto.rulebase import PyptoRule, checklist, example
 
 
@@ -33,6 +34,7 @@ class PyptoLoopMissingStop(PyptoRule):
     """
 
     CODE = "TL406"
+    REPORTS = PyptoProblem.LOOP_MISSING_STOP
     NAME = "pypto-loop-missing-stop"
     GRADE = Grade.SEMANTIC
     MESSAGE = "pl.{kind}() requires at least 1 argument (stop)"

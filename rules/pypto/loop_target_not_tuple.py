@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tilecheck.core.rule import Invalid, Valid
 from tilecheck.core.types import Grade
+from tilecheck.pypto.problems import PyptoProblem
 from tilecheck.pypto.rulebase import PyptoRule, checklist, example
 
 
@@ -33,6 +34,7 @@ class PyptoLoopTargetNotTuple(PyptoRule):
     """
 
     CODE = "TL410"
+    REPORTS = PyptoProblem.LOOP_TARGET_NOT_TUPLE
     NAME = "pypto-loop-target-not-tuple"
     GRADE = Grade.SEMANTIC
     MESSAGE = "For loop target must be a tuple when init_values is provided"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tilecheck.core.rule import Invalid, Valid
 from tilecheck.core.types import Grade
+from tilecheck.pypto.problems import PyptoProblem
 from tilecheck.pypto.rulebase import PyptoRule, checklist, example
 
 
@@ -33,6 +34,7 @@ class PyptoLoopUnknownKeyword(PyptoRule):
     """
 
     CODE = "TL405"
+    REPORTS = PyptoProblem.LOOP_UNKNOWN_KEYWORD
     NAME = "pypto-loop-unknown-keyword"
     GRADE = Grade.SEMANTIC
     MESSAGE = "Unknown keyword argument '{keyword}' in pl.{kind}()"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tilecheck.core.rule import Invalid, Valid
 from tilecheck.core.types import Grade
+from tilecheck.pypto.problems import PyptoProblem
 from tilecheck.pypto.rulebase import PyptoRule, checklist, example
 
 _NESTED = (
@@ -44,6 +45,7 @@ class PyptoNestedPipelineUnsupported(PyptoRule):
     """
 
     CODE = "TL419"
+    REPORTS = PyptoProblem.NESTED_PIPELINE_UNSUPPORTED
     NAME = "pypto-nested-pipeline-unsupported"
     GRADE = Grade.CONTRACT
     MESSAGE = "Backend {backend} does not support nested software pipelines"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tilecheck.core.types import Grade, Severity
+from tilecheck.pypto.problems import PyptoProblem
 from tilecheck.pypto.rulebase import PyptoRule
 
 
@@ -40,6 +41,7 @@ class PyptoPipelineBoundsUnresolved(PyptoRule):
     """
 
     CODE = "TL490"
+    REPORTS = PyptoProblem.PIPELINE_BOUNDS_UNRESOLVED
     NAME = "pypto-pipeline-bounds-unresolved"
     GRADE = Grade.META
     SEVERITY = Severity.INFO

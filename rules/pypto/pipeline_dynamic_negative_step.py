@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tilecheck.core.rule import Invalid, Valid
 from tilecheck.core.types import Grade
+from tilecheck.pypto.problems import PyptoProblem
 from tilecheck.pypto.rulebase import CONTRACT, PyptoRule, checklist, example
 
 
@@ -33,6 +34,7 @@ class PyptoPipelineDynamicNegativeStep(PyptoRule):
     """
 
     CODE = "TL416"
+    REPORTS = PyptoProblem.PIPELINE_DYNAMIC_NEGATIVE_STEP
     NAME = "pypto-pipeline-dynamic-negative-step"
     GRADE = Grade.CONTRACT
     MESSAGE = "LowerPipelineLoops: dynamic bounds require a positive step, got {step}. Use static bounds for negative-step loops."

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tilecheck.core.rule import Invalid, Valid
 from tilecheck.core.types import Grade
+from tilecheck.pypto.problems import PyptoProblem
 from tilecheck.pypto.rulebase import CONTRACT, PyptoRule, checklist
 
 _HEADER = (
@@ -44,6 +45,7 @@ class PyptoPipelineInt64DynamicBound(PyptoRule):
     """
 
     CODE = "TL421"
+    REPORTS = PyptoProblem.PIPELINE_INT64_DYNAMIC_BOUND
     NAME = "pypto-pipeline-int64-dynamic-bound"
     GRADE = Grade.CONTRACT
     MESSAGE = (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tilecheck.core.types import Grade, Severity
+from tilecheck.pypto.problems import PyptoProblem
 from tilecheck.pypto.rulebase import PyptoRule
 
 
@@ -41,6 +42,7 @@ class PyptoPipelineMembershipUndecided(PyptoRule):
     """
 
     CODE = "TL492"
+    REPORTS = PyptoProblem.PIPELINE_MEMBERSHIP_UNDECIDED
     NAME = "pypto-pipeline-membership-undecided"
     GRADE = Grade.META
     SEVERITY = Severity.INFO

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tilecheck.core.rule import Invalid, Valid
 from tilecheck.core.types import Grade
+from tilecheck.pypto.problems import PyptoProblem
 from tilecheck.pypto.rulebase import PyptoRule, checklist, example
 
 
@@ -33,6 +34,7 @@ class PyptoPipelineMissingStage(PyptoRule):
     """
 
     CODE = "TL401"
+    REPORTS = PyptoProblem.PIPELINE_MISSING_STAGE
     NAME = "pypto-pipeline-missing-stage"
     GRADE = Grade.SEMANTIC
     MESSAGE = "pl.pipeline() requires stage= (positive integer)"

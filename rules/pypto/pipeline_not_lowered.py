@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tilecheck.core.types import Grade, Severity
+from tilecheck.pypto.problems import PyptoProblem
 from tilecheck.pypto.rulebase import PyptoRule
 
 
@@ -41,6 +42,7 @@ class PyptoPipelineNotLowered(PyptoRule):
     """
 
     CODE = "TL491"
+    REPORTS = PyptoProblem.PIPELINE_NOT_LOWERED
     NAME = "pypto-pipeline-not-lowered"
     GRADE = Grade.META
     SEVERITY = Severity.WARNING

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tilecheck.core.rule import Invalid, Valid
 from tilecheck.core.types import Grade
+from tilecheck.pypto.problems import PyptoProblem
 from tilecheck.pypto.rulebase import CONTRACT, PyptoRule, checklist, example
 
 _OUTER = "    for k, (acc,) in pl.range(4, init_values=(s0,)):\n"
@@ -46,6 +47,7 @@ class PyptoPipelineReadsEnclosingCarried(PyptoRule):
     """
 
     CODE = "TL420"
+    REPORTS = PyptoProblem.PIPELINE_READS_ENCLOSING_CARRIED
     NAME = "pypto-pipeline-reads-enclosing-carried"
     GRADE = Grade.CONTRACT
     MESSAGE = (

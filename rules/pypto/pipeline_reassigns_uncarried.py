@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tilecheck.core.rule import Invalid, Valid
 from tilecheck.core.types import Grade, Severity
+from tilecheck.pypto.problems import PyptoProblem
 from tilecheck.pypto.rulebase import CONTRACT, PyptoRule, checklist, example
 
 
@@ -42,6 +43,7 @@ class PyptoPipelineReassignsUncarried(PyptoRule):
     """
 
     CODE = "TL422"
+    REPORTS = PyptoProblem.PIPELINE_REASSIGNS_UNCARRIED
     NAME = "pypto-pipeline-reassigns-uncarried"
     GRADE = Grade.CONTRACT
     SEVERITY = Severity.WARNING

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tilecheck.core.rule import Invalid, Valid
 from tilecheck.core.types import Grade
+from tilecheck.pypto.problems import PyptoProblem
 from tilecheck.pypto.rulebase import PyptoRule, checklist, example
 
 
@@ -33,6 +34,7 @@ class PyptoPipelineStageNotConstant(PyptoRule):
     """
 
     CODE = "TL402"
+    REPORTS = PyptoProblem.PIPELINE_STAGE_NOT_CONSTANT
     NAME = "pypto-pipeline-stage-not-constant"
     GRADE = Grade.SEMANTIC
     MESSAGE = "pl.pipeline() stage must be a compile-time constant integer"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tilecheck.core.rule import Invalid, Valid
 from tilecheck.core.types import Grade
+from tilecheck.pypto.problems import PyptoProblem
 from tilecheck.pypto.rulebase import PyptoRule, checklist, example
 
 
@@ -33,6 +34,7 @@ class PyptoPipelineStageNotPositive(PyptoRule):
     """
 
     CODE = "TL403"
+    REPORTS = PyptoProblem.PIPELINE_STAGE_NOT_POSITIVE
     NAME = "pypto-pipeline-stage-not-positive"
     GRADE = Grade.SEMANTIC
     MESSAGE = "pl.pipeline() stage must be >= 1, got {value}"

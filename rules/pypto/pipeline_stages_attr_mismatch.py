@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tilecheck.core.rule import Invalid, Valid
 from tilecheck.core.types import Grade
+from tilecheck.pypto.problems import PyptoProblem
 from tilecheck.pypto.rulebase import PyptoRule, checklist, example
 
 
@@ -33,6 +34,7 @@ class PyptoPipelineStagesAttrMismatch(PyptoRule):
     """
 
     CODE = "TL418"
+    REPORTS = PyptoProblem.PIPELINE_STAGES_ATTR_MISMATCH
     NAME = "pypto-pipeline-stages-attr-mismatch"
     GRADE = Grade.SEMANTIC
     MESSAGE = "ForStmt in function '{function}' carries `attrs[\"pipeline_stages\"]` but `kind_` is not `ForKind::Pipeline`. The attr is only meaningful on Pipeline loops."

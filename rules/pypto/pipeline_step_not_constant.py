@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tilecheck.core.rule import Invalid, Valid
 from tilecheck.core.types import Grade
+from tilecheck.pypto.problems import PyptoProblem
 from tilecheck.pypto.rulebase import CONTRACT, PyptoRule, checklist, example
 
 
@@ -33,6 +34,7 @@ class PyptoPipelineStepNotConstant(PyptoRule):
     """
 
     CODE = "TL414"
+    REPORTS = PyptoProblem.PIPELINE_STEP_NOT_CONSTANT
     NAME = "pypto-pipeline-step-not-constant"
     GRADE = Grade.CONTRACT
     MESSAGE = "LowerPipelineLoops: step must be a compile-time integer constant, got {type_name}"

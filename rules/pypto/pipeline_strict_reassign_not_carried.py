@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tilecheck.core.rule import Invalid, Valid
 from tilecheck.core.types import Grade, Severity
+from tilecheck.pypto.problems import PyptoProblem
 from tilecheck.pypto.rulebase import CONTRACT, PyptoRule, checklist
 
 _STRICT_HEADER = (
@@ -58,6 +59,7 @@ class PyptoPipelineStrictReassignNotCarried(PyptoRule):
     """
 
     CODE = "TL423"
+    REPORTS = PyptoProblem.PIPELINE_STRICT_REASSIGN_NOT_CARRIED
     NAME = "pypto-pipeline-strict-reassign-not-carried"
     GRADE = Grade.CONTRACT
     SEVERITY = Severity.WARNING

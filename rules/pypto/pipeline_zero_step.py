@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tilecheck.core.rule import Invalid, Valid
 from tilecheck.core.types import Grade
+from tilecheck.pypto.problems import PyptoProblem
 from tilecheck.pypto.rulebase import PyptoRule, checklist, example
 
 
@@ -33,6 +34,7 @@ class PyptoPipelineZeroStep(PyptoRule):
     """
 
     CODE = "TL415"
+    REPORTS = PyptoProblem.PIPELINE_ZERO_STEP
     NAME = "pypto-pipeline-zero-step"
     GRADE = Grade.SEMANTIC
     MESSAGE = "LowerPipelineLoops: step cannot be zero"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tilecheck.core.rule import Invalid, Valid
 from tilecheck.core.types import Grade
+from tilecheck.pypto.problems import PyptoProblem
 from tilecheck.pypto.rulebase import PyptoRule, checklist, example
 
 
@@ -35,6 +36,7 @@ class PyptoStageOnNonPipeline(PyptoRule):
     """
 
     CODE = "TL404"
+    REPORTS = PyptoProblem.STAGE_ON_NON_PIPELINE
     NAME = "pypto-stage-on-non-pipeline"
     GRADE = Grade.SEMANTIC
     MESSAGE = "stage= is only supported on pl.pipeline(), not pl.{kind}()"

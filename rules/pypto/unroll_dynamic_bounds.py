@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tilecheck.core.rule import Invalid, Valid
 from tilecheck.core.types import Grade
+from tilecheck.pypto.problems import PyptoProblem
 from tilecheck.pypto.rulebase import PyptoRule, checklist, example
 
 
@@ -33,6 +34,7 @@ class PyptoUnrollDynamicBounds(PyptoRule):
     """
 
     CODE = "TL408"
+    REPORTS = PyptoProblem.UNROLL_DYNAMIC_BOUNDS
     NAME = "pypto-unroll-dynamic-bounds"
     GRADE = Grade.SEMANTIC
     MESSAGE = "pl.unroll() requires compile-time constant integer bounds"

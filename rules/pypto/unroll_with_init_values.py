@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tilecheck.core.rule import Invalid, Valid
 from tilecheck.core.types import Grade
+from tilecheck.pypto.problems import PyptoProblem
 from tilecheck.pypto.rulebase import PyptoRule, checklist, example
 
 
@@ -33,6 +34,7 @@ class PyptoUnrollWithInitValues(PyptoRule):
     """
 
     CODE = "TL407"
+    REPORTS = PyptoProblem.UNROLL_WITH_INIT_VALUES
     NAME = "pypto-unroll-with-init-values"
     GRADE = Grade.SEMANTIC
     MESSAGE = "pl.unroll() cannot be combined with init_values"

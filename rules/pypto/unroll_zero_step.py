@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tilecheck.core.rule import Invalid, Valid
 from tilecheck.core.types import Grade
+from tilecheck.pypto.problems import PyptoProblem
 from tilecheck.pypto.rulebase import PyptoRule, checklist, example
 
 
@@ -33,6 +34,7 @@ class PyptoUnrollZeroStep(PyptoRule):
     """
 
     CODE = "TL409"
+    REPORTS = PyptoProblem.UNROLL_ZERO_STEP
     NAME = "pypto-unroll-zero-step"
     GRADE = Grade.SEMANTIC
     MESSAGE = "pl.unroll() step cannot be zero"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tilecheck.core.rule import Invalid, Valid
 from tilecheck.core.types import Grade
+from tilecheck.pypto.problems import PyptoProblem
 from tilecheck.pypto.rulebase import PyptoRule, checklist, example
 
 
@@ -33,6 +34,7 @@ class PyptoYieldCountMismatch(PyptoRule):
     """
 
     CODE = "TL417"
+    REPORTS = PyptoProblem.YIELD_COUNT_MISMATCH
     NAME = "pypto-yield-count-mismatch"
     GRADE = Grade.SEMANTIC
     MESSAGE = "Internal error: loop body must yield {expected} values for iter_args, got {got}"

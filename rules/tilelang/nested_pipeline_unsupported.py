@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tilecheck.backends import describe_request
-from tilecheck.backends.verdict import nesting_pipeline
+from tilecheck.backends.verdict import BackendProblem, nesting_pipeline
 from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.core.types import Grade
 
@@ -80,6 +80,7 @@ class NestedPipelineUnsupported(Rule):
     """
 
     CODE = "TL201"
+    REPORTS = BackendProblem.NESTED_PIPELINE  # explain and the loop hover word its verdict
     NAME = "nested-pipeline-unsupported"
     GRADE = Grade.CONTRACT
     HELP = (

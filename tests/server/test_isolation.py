@@ -96,8 +96,8 @@ async def test_a_worker_that_dies_costs_a_crash_diagnostic_and_is_replaced(tmp_p
         (crash,) = await diagnostics(client, uri, version=1)
         assert (crash.code, crash.message) == (
             "TL005",
-            "The tilecheck analysis process died while checking this file: it exited with code 3; "
-            "its memory limit was 2048 MiB (per-file-memory). It was restarted",
+            "The worker process checking this file died: it exited with code 3; "
+            "its memory limit was 2048 MiB (per-file-memory)",
         )
         replace_all(client, uri, "x = 1  # tilecheck: ignore[TL104]\n", 2)
         assert summary(await diagnostics(client, uri, version=2)) == [("TL901", 0, 7)]

@@ -53,9 +53,7 @@ async def test_a_plugin_that_ends_its_process_on_import_costs_its_document_not_t
         await start(client, "neovim@v0.7.0", tmp_path)
         (died,) = await diagnostics(client, open_document(client, exits), version=1)
         assert died.code == "TL005"
-        assert died.message.startswith(
-            "The tilecheck analysis process died while checking this file: it exited with code 7"
-        )
+        assert died.message.startswith("The worker process checking this file died: it exited with code 7")
         assert [d.code for d in await diagnostics(client, open_document(client, other))] == ALL_SOFTMAX
         assert client._server.returncode is None  # the server itself is still running
 
@@ -175,9 +173,8 @@ async def test_fix_all_that_crashes_the_worker_tells_the_user_and_changes_nothin
         assert list(action.edit.changes[uri]) == []
         await asyncio.sleep(0.3)
         problem = (
-            f"{kernel}: the fixes were not applied: The tilecheck analysis process died while "
-            "checking this file: it exited with code 3; its memory limit was 2048 MiB (per-file-memory). "
-            "It was restarted"
+            f"{kernel}: the fixes were not applied: The worker process checking this file died: "
+            "it exited with code 3; its memory limit was 2048 MiB (per-file-memory)"
         )
         shown = [m.message for m in client.messages if m.type == types.MessageType.Error]
         logged = [m.message for m in client.log_messages if m.type == types.MessageType.Error]

@@ -30,6 +30,8 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from tilecheck import __version__
+from tilecheck.core import meta
+from tilecheck.core.meta import Problem
 from tilecheck.core.types import Diagnostic, Edit, Fix, Grade, Related, Severity, Span
 from tilecheck.lint.coverage import Coverage
 from tilecheck.source.project_files import imported_files
@@ -41,9 +43,6 @@ if TYPE_CHECKING:
 CACHE_DIR_NAME = ".tilecheck_cache"
 CACHE_DIR_ENV = "TILECHECK_CACHE_DIR"
 FORMAT = 2  # bump when the entry layout changes (2: the coverage counts)
-# "Too complex to analyze" may come from a time or memory budget that a loaded machine missed,
-# and crashes are worth retrying: results with these are checked again next time.
-UNSTORED_CODES = frozenset({"TL004", "TL005"})
 CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This file is a cache directory tag created by tilecheck.\n"
@@ -244,7 +243,11 @@ class ResultCache:
     # writing -----------------------------------------------------------------------------
     def store(self, path: str, settings: FileSettings, data: bytes, result: FileAnalysis) -> None:
         """Remember `result` for `data` as `path`; silently does nothing when it cannot."""
-        if result.internal_error or any(d.code in UNSTORED_CODES for d in result.diagnostics):
+        # "Too complex to analyze" may come from a time or memory budget that a loaded machine
+        # missed, and crashes are worth retrying: such results are checked again next time.
+        if result.internal_error or any(
+            meta.is_problem(d, Problem.TOO_COMPLEX, Problem.INTERNAL_ERROR) for d in result.diagnostics
+        ):
             return
         absolute = os.path.abspath(path)
         dependencies = [[file, _file_digest(file)] for file in imported_files(absolute, result.text)]
@@ -309,8 +312,8 @@ class ResultCache:
 
 def _read(path: str) -> bytes | None:
     """The bytes the engine would check; None for what it reports instead (a FIFO, a device,
-    too large, unreadable): read through `engine.read_source`, never blocking."""
-    from tilecheck.lint.engine import read_source
+    too large, unreadable): read through `source.reading`, never blocking."""
+    from tilecheck.source.reading import read_source
 
     data, failure = read_source(path)
     return data if failure is None else None

@@ -25,8 +25,10 @@ from tilecheck.app.discover import discover
 from tilecheck.app.scheduling import file_size, largest_first, worker_count
 from tilecheck.app.supervisor import Budget, run_isolated
 from tilecheck.lint.context import Context
-from tilecheck.lint.engine import FileAnalysis, parse, read_source
+from tilecheck.lint.engine import FileAnalysis
 from tilecheck.report import display_path
+from tilecheck.source.parsing import parse
+from tilecheck.source.reading import read_source
 from tilecheck.tilelang.model import Item, Kernel, Loop, LoopKind, Request, Stmt, StmtKind
 
 _KIND_LABELS = {

@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING
 from tilecheck.app.scheduling import file_size, largest_first, worker_count
 from tilecheck.app.supervisor import run_isolated
 from tilecheck.core.types import Diagnostic
-from tilecheck.lint.engine import FileAnalysis, read_source
+from tilecheck.lint.engine import FileAnalysis
 from tilecheck.lint.prefilter import cannot_have_findings
+from tilecheck.source.reading import read_source
 
 if TYPE_CHECKING:
     from tilecheck.app.workspace import Workspace

@@ -22,8 +22,9 @@ from tilecheck.config.resolver import CLI_NAMES, OptionNames, Overrides, Resolve
 from tilecheck.config.selection import SelectionError, validate
 from tilecheck.core.errors import UsageError
 from tilecheck.core.types import Diagnostic, Grade
-from tilecheck.lint.engine import FileAnalysis, lint_source, read_source
+from tilecheck.lint.engine import FileAnalysis, lint_source
 from tilecheck.lint.prefilter import cannot_have_findings
+from tilecheck.source.reading import read_source
 
 if TYPE_CHECKING:
     from tilecheck.app.cache import ResultCache
@@ -259,14 +260,15 @@ class Workspace:
         """What PyPTO's LowerPipelineLoops pass makes of `text` (bytes are decoded as Python
         decodes a file), under `path`'s configuration: backend, rule selection, severities,
         and the text's suppression comments."""
-        from tilecheck.pypto.api import LowerResult, lower_source
+        from tilecheck.app.lowering import lower_configured
+        from tilecheck.pypto.api import LowerResult
 
         settings = self.file_settings(path)
         if isinstance(text, bytes):
             plain = cannot_have_findings(text, settings)
             if plain is not None:  # no PyPTO, nothing a rule reports on: no CST to build
                 return LowerResult(plain, [], False, plain)
-        return lower_source(text, path, settings=settings)
+        return lower_configured(text, path, settings)
 
 
 def check_tasks(

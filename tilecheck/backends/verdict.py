@@ -3,20 +3,29 @@ place: `nested-pipeline-unsupported` (TL201) reports from `nesting_pipeline`, an
 `tilecheck explain` and the language server's loop hover state `pipeline_verdict`, so a
 verdict can never call planned a pipeline that TL201 says is lowered serially.
 
-Not imported by `tilecheck.backends` itself: it needs the kernel model (libcst), which
-`tilecheck backends` does not.
+Not imported by `tilecheck.backends` itself: it needs the kernel model, which `tilecheck
+backends` does not.
 """
 
 from __future__ import annotations
 
+import enum
 from typing import TYPE_CHECKING
 
 from tilecheck.backends.profile import Profile
+from tilecheck.core.registry import rule_reporting
 from tilecheck.tilelang.model import Item, Loop, Request, walk
 from tilecheck.tilelang.queries import parallel_ancestors
 
 if TYPE_CHECKING:
     from tilecheck.lint.context import Context
+
+
+class BackendProblem(enum.Enum):
+    """What the verdict decides that a rule reports (the rule declares it: `REPORTS`)."""
+
+    NESTED_PIPELINE = "nested-pipeline-unsupported"
+
 
 # A profile without `nested_behaviour` still says `hierarchical_pipelines = false`.
 _NO_NESTED_PLANNING = "the backend does not plan nested software pipelines"
@@ -76,7 +85,7 @@ def pipeline_verdict(ctx: Context, profile: Profile, loop: Loop, ancestors: tupl
     if outer is not None:
         return (
             "nested pipelines are not supported: this loop is nested in the pipelined loop at "
-            f"{_where(ctx, outer)}; {behaviour} (TL201)"
+            f"{_where(ctx, outer)}; {behaviour} ({_nested_code()})"
         )
     inner = _distinct(ctx, nested_pipelines(profile, loop, ancestors))
     if inner:
@@ -84,12 +93,16 @@ def pipeline_verdict(ctx: Context, profile: Profile, loop: Loop, ancestors: tupl
         verb = "is" if len(inner) == 1 else "are"
         return (
             f"nested pipelines are not supported: the pipelined {loops} at {' and '.join(inner)} "
-            f"{verb} nested in this one; {behaviour} (TL201)"
+            f"{verb} nested in this one; {behaviour} ({_nested_code()})"
         )
     dropped = profile.dropped(request)
     if dropped:
         return ", ".join(f"{what} {how}" for what, how in dropped)
     return "planned" if profile.plans(request) else "not planned"
+
+
+def _nested_code() -> str:
+    return rule_reporting(BackendProblem.NESTED_PIPELINE).CODE
 
 
 def _where(ctx: Context, loop: Loop) -> str:

@@ -36,10 +36,11 @@ from tilecheck.cli.options import add_budget_options
 from tilecheck.config.resolver import GRADES, ConfigError
 from tilecheck.config.selection import SelectionError, split, validate
 from tilecheck.core.types import Diagnostic, Grade, Severity
-from tilecheck.lint.engine import FileAnalysis, read_source
+from tilecheck.lint.engine import FileAnalysis
 from tilecheck.lint.fixes import WriteError, encode_like, write_atomic
 from tilecheck.pypto.api import LowerResult
 from tilecheck.report import OUTPUT_FORMATS, Run, display_path
+from tilecheck.source.reading import read_source
 
 
 def add_lower_parser(subparsers: argparse._SubParsersAction) -> None:

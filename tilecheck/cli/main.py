@@ -33,7 +33,6 @@ COMMANDS = {
     "clean": "tilecheck.cli.clean",
     "server": "tilecheck.cli.server",
 }
-RECURSION_LIMIT = 6000  # libcst and the kernel model recurse once per nesting level
 
 
 class _Parser(argparse.ArgumentParser):
@@ -90,9 +89,10 @@ def _forget_working_directory() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    # Deep but valid kernels recurse deeply in libcst and the model; set once, for the process.
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
     _forget_working_directory()
+    from tilecheck.source.guards import RECURSION_LIMIT  # after the working directory is forgotten
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
     args_list = list(sys.argv[1:] if argv is None else argv)
     try:
         if args_list and args_list[0] not in COMMANDS:

@@ -38,14 +38,14 @@ def add_budget_options(parser: argparse.ArgumentParser | argparse._ArgumentGroup
         type=_budget(float),
         default=None,
         metavar="SECONDS",
-        help=f"stop {doing} a file after SECONDS (TL004; 0: no limit; default: `per-file-timeout`, else {DEFAULT_TIMEOUT:g})",
+        help=f"stop {doing} a file after SECONDS, reporting it too complex (0: no limit; default: `per-file-timeout`, else {DEFAULT_TIMEOUT:g})",
     )
     parser.add_argument(
         "--per-file-memory",
         type=_budget(int),
         default=None,
         metavar="MIB",
-        help=f"memory a file may take, in MiB (TL004; 0: no limit; default: `per-file-memory`, else {DEFAULT_MEMORY})",
+        help=f"memory a file may take, in MiB, beyond which it is too complex (0: no limit; default: `per-file-memory`, else {DEFAULT_MEMORY})",
     )
 
 

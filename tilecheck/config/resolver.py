@@ -21,8 +21,10 @@ from typing import TYPE_CHECKING
 
 from tilecheck.config.file import CONFIG_FILES, KEYS, ConfigFile, config_in, load, read_table
 from tilecheck.config.patterns import PathPatterns, PatternTable
-from tilecheck.config.selection import Layer, RuleLike, Selection, SelectionError, matches, validate
+from tilecheck.config.selection import Layer, Selection, SelectionError, matches, validate
+from tilecheck.core import meta
 from tilecheck.core.errors import ConfigError, ProfileError
+from tilecheck.core.meta import ALWAYS_REPORTED, Problem
 from tilecheck.core.rule import Rule
 from tilecheck.core.types import Grade, Severity
 
@@ -44,9 +46,6 @@ __all__ = [
 ]
 
 GRADES = tuple(grade.value for grade in Grade if grade is not Grade.META)
-ALWAYS_ON = frozenset(
-    {"TL001", "TL002", "TL003", "TL004", "TL005", "TL007"}
-)  # the engine reports them regardless
 
 # Ruff's default exclusions, plus what tilecheck always skipped.
 DEFAULT_EXCLUDE = (
@@ -226,7 +225,7 @@ class Settings:
                     raise ConfigError(
                         f"{where}: `{key}` cannot be configured: a file that cannot be read, parsed or "
                         "analyzed is always an error (suppression findings can be configured by code, "
-                        'e.g. TL901 = "warning")'
+                        f'e.g. {meta.code_of(Problem.UNUSED_SUPPRESSION)} = "warning")'
                     )
                 if key not in GRADES:
                     check([key], where)
@@ -254,7 +253,7 @@ class Settings:
         rules = [
             rule
             for rule in self.rules
-            if rule.CODE in ALWAYS_ON
+            if rule.REPORTS in ALWAYS_REPORTED
             or (
                 rule in rules
                 and not any(matches(selector, rule) for selector in ignored)
@@ -271,7 +270,7 @@ class Settings:
     def _severity_of(self, rule: type[Rule]) -> Severity | None:
         if rule.GRADE is Grade.OPTIMIZATION:
             return None  # optimization findings are always notes
-        if rule.CODE in ALWAYS_ON:
+        if rule.REPORTS in ALWAYS_REPORTED:
             return None  # a file that could not be analyzed is always an error
         best: tuple[int, str] | None = None
         for key, value in self.severity_table.items():
@@ -286,10 +285,10 @@ class Settings:
         return Severity(best[1]) if best is not None else None
 
 
-def _only_always_on(selector: str, rules: Iterable[RuleLike]) -> bool:
-    """Does `selector` name only the findings that say a file could not be analyzed (TL001-TL005)?"""
+def _only_always_on(selector: str, rules: Iterable[type[Rule]]) -> bool:
+    """Does `selector` name only the findings that say a file could not be analyzed?"""
     chosen = [rule for rule in rules if matches(selector, rule)]
-    return bool(chosen) and all(rule.CODE in ALWAYS_ON for rule in chosen)
+    return bool(chosen) and all(rule.REPORTS in ALWAYS_REPORTED for rule in chosen)
 
 
 class _SelectorCheck:
@@ -299,7 +298,7 @@ class _SelectorCheck:
     `lenient`: local plugins were configured but not trusted, so a selector that names no
     known rule may name one of theirs; it is accepted."""
 
-    def __init__(self, rules: Iterable[RuleLike], *, lenient: bool = False) -> None:
+    def __init__(self, rules: Iterable[type[Rule]], *, lenient: bool = False) -> None:
         self.rules = tuple(rules)
         self.lenient = lenient
         self.exact = {rule.CODE for rule in self.rules} | {rule.NAME for rule in self.rules}

@@ -11,9 +11,7 @@ import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
-
-from tilecheck.core.types import Grade
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from tilecheck.core.rule import Rule
@@ -25,24 +23,13 @@ class SelectionError(ValueError):
     pass
 
 
-class RuleLike(Protocol):
-    """What selection reads of a rule class."""
-
-    @property
-    def CODE(self) -> str: ...  # spelt as the rule classes spell it
-    @property
-    def NAME(self) -> str: ...
-    @property
-    def GRADE(self) -> Grade: ...
-
-
-def matches(selector: str, rule: RuleLike) -> bool:
+def matches(selector: str, rule: type[Rule]) -> bool:
     if selector == "ALL" or selector == rule.NAME:
         return True
     return _PREFIX.fullmatch(selector) is not None and rule.CODE.startswith(selector.upper())
 
 
-def validate(selectors: Iterable[str], rules: Iterable[RuleLike]) -> None:
+def validate(selectors: Iterable[str], rules: Iterable[type[Rule]]) -> None:
     rules = list(rules)
     for selector in selectors:
         if not any(matches(selector, rule) for rule in rules):
@@ -51,7 +38,7 @@ def validate(selectors: Iterable[str], rules: Iterable[RuleLike]) -> None:
             raise SelectionError(f"Unknown rule selector: `{selector}`{hint}")
 
 
-def suggest(word: str, rules: Iterable[RuleLike]) -> str | None:
+def suggest(word: str, rules: Iterable[type[Rule]]) -> str | None:
     """The rule name closest to a mistyped `word`, if one is close (codes differ by design:
     `TL777` is not a typo of `TL417`)."""
     close = difflib.get_close_matches(word, [rule.NAME for rule in rules], n=1, cutoff=0.8)

@@ -1,7 +1,9 @@
-"""Finding rules: the built-in ones in `tilecheck.rules` (the repository's `rules/`, grouped by `RULE_GROUPS`)."""
+"""Finding rules: the built-in ones are the modules of `tilecheck.rules` (the repository's `rules/`,
+grouped by `RULE_GROUPS`); a key a rule `REPORTS` leads to it."""
 
 from __future__ import annotations
 
+import enum
 import importlib
 import pkgutil
 from functools import cache
@@ -33,6 +35,20 @@ def builtin_rules() -> tuple[type[Rule], ...]:
                 module = importlib.import_module(f"tilecheck.rules.{group}.{info.name}")
                 found.extend(rules_in_module(module))
     return tuple(sorted(found, key=lambda rule: rule.CODE))
+
+
+@cache
+def _reporters() -> dict[enum.Enum, type[Rule]]:
+    return {rule.REPORTS: rule for rule in builtin_rules() if rule.REPORTS is not None}
+
+
+def rule_reporting(key: enum.Enum) -> type[Rule]:
+    """The built-in rule that declares it reports `key` (a KeyError for a key without one: a bug)."""
+    return _reporters()[key]
+
+
+def is_builtin(rule: type[Rule]) -> bool:
+    return rule in builtin_rules()
 
 
 def by_code(code: str, rules: tuple[type[Rule], ...] | None = None) -> type[Rule] | None:

@@ -7,6 +7,7 @@ reads the kernel model and calls `ctx.report(...)`.
 
 from __future__ import annotations
 
+import enum
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, fields
@@ -84,6 +85,9 @@ class Rule:
     GRADE: ClassVar[Grade]
     SEVERITY: ClassVar[Severity | None] = None  # None: derived from the grade
     MODEL: ClassVar[str] = "tilelang"  # "tilelang", "pypto" or "none"
+    # The typed key of what the rule reports when the engine or a shared analysis finds it
+    # (`core.meta.Problem`, `pypto.problems.PyptoProblem`), rather than its own `check`.
+    REPORTS: ClassVar[enum.Enum | None] = None
     HELP: ClassVar[str] = ""  # what to do, one line
     CHECKLIST: ClassVar[Checklist | None] = None
     VALID: ClassVar[list[Valid]] = []

@@ -14,11 +14,12 @@ from tilecheck.backends.profile import Profile
 from tilecheck.core.rule import Rule
 from tilecheck.core.types import Diagnostic, Fix, Related, Severity, Span
 from tilecheck.source import python_ast
+from tilecheck.source.kernel_code import may_hold_pypto, may_hold_tilelang
 from tilecheck.source.positions import Locator
 from tilecheck.tilelang.frontend import analyze
 from tilecheck.tilelang.imports import ImportTable
 from tilecheck.tilelang.model import FileModel, Site
-from tilecheck.tilelang.project import ProjectModules, may_define_kernels
+from tilecheck.tilelang.project import ProjectModules
 from tilecheck.tilelang.scope import ModelTooLarge
 
 T = TypeVar("T")
@@ -77,11 +78,24 @@ class Context:
                 self._python_tree = None
         return self._python_tree
 
+    def pypto_diagnostics(self) -> list[Diagnostic]:
+        """The PyPTO checks' findings, computed once per file for all the PyPTO rules (none, and
+        nothing of the PyPTO machinery imported, in a file that cannot hold PyPTO code)."""
+        if not may_hold_pypto(self.source):
+            return []
+
+        def check() -> list[Diagnostic]:
+            from tilecheck.pypto.api import check_module
+
+            return check_module(self.module, self.path, backend=self.backend)
+
+        return self.memo("pypto", check)
+
     @cached_property
     def imports(self) -> ImportTable:
         """The file's module-level imports; in a file that may define kernels, imports of the
         project's own modules are followed (read, never imported) for this check only."""
-        if may_define_kernels(self.source):
+        if may_hold_tilelang(self.source):
             return ProjectModules().imports_of(self.module, self.path, self.source)
         return ImportTable.from_module(self.module)
 
@@ -95,7 +109,7 @@ class Context:
         if self._model is None:
             if self._model_error is not None:
                 raise self._model_error
-            if not may_define_kernels(self.source):  # imports may also sit inside functions
+            if not may_hold_tilelang(self.source):  # imports may also sit inside functions
                 self._model = FileModel()
             else:
                 try:

@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tilecheck.source.kernel_code import may_hold_pypto, may_hold_tilelang
+
 if TYPE_CHECKING:
     from tilecheck.lint.context import Context
 
@@ -48,9 +50,8 @@ def measure(ctx: Context) -> Coverage:
 
 def _tilelang(ctx: Context) -> Coverage:
     from tilecheck.tilelang.model import Loop, walk
-    from tilecheck.tilelang.project import may_define_kernels
 
-    if not may_define_kernels(ctx.source):  # the model is empty: do not build it
+    if not may_hold_tilelang(ctx.source):  # the model is empty: do not build it
         return NONE
     try:
         kernels = ctx.model.kernels
@@ -67,7 +68,7 @@ def _tilelang(ctx: Context) -> Coverage:
 
 
 def _pypto(ctx: Context) -> Coverage:
-    if "pypto" not in ctx.source:
+    if not may_hold_pypto(ctx.source):
         return NONE
     from tilecheck.pypto.dsl import body_statements, dsl_functions, find_aliases, iter_loops, loop_header
 

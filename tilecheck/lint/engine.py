@@ -6,25 +6,21 @@ pathological nesting and crashing rules all become diagnostics of their own.
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import dataclasses
-import io
-import os
-import re
-import stat
 import time
-import tokenize
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from tilecheck.core.registry import builtin_rules, by_code
+from tilecheck.core import meta
+from tilecheck.core.meta import SUPPRESSION_PROBLEMS, Problem
+from tilecheck.core.registry import builtin_rules, is_builtin
 from tilecheck.core.rule import Rule
-from tilecheck.core.types import Diagnostic, Span
+from tilecheck.core.types import Diagnostic
 from tilecheck.lint.coverage import Coverage
-from tilecheck.source import guards as nesting
-from tilecheck.source import python_ast
+from tilecheck.source.parsing import parse_with_tree
+from tilecheck.source.reading import read_source
 
 if TYPE_CHECKING:  # libcst, the model and the rules are imported when a file is parsed, not before:
     # importing the engine (the runner, the workspace, `rules`, `backends`) stays cheap.
@@ -35,9 +31,6 @@ if TYPE_CHECKING:  # libcst, the model and the rules are imported when a file is
     from tilecheck.lint.context import Context
     from tilecheck.source.chunks import ChunkCache
     from tilecheck.tilelang.model import FileModel
-
-MAX_FILE_BYTES = 16 * 1024 * 1024
-RECURSION_LIMIT = 6000  # what entry points set (once, for the process): deep kernels recurse deeply
 
 
 @dataclass
@@ -62,12 +55,17 @@ class FileAnalysis:
         return self.context.model if self.context is not None else None
 
     @property
+    def incomplete(self) -> bool:
+        """Whether the file was too complex to analyze (within the budget, or at all)."""
+        return any(meta.is_problem(d, Problem.TOO_COMPLEX) for d in self.diagnostics)
+
+    @property
     def coverage(self) -> Coverage:
         """How many kernels and loops the model saw (`tilecheck.lint.coverage`)."""
-        if self.context is not None and not any(d.code == "TL004" for d in self.diagnostics):
+        if self.context is not None and not self.incomplete:
             from tilecheck.lint.coverage import measure
 
-            return measure(self.context)  # not after TL004: the model would be rebuilt, and fail again
+            return measure(self.context)  # not when incomplete: the model would be rebuilt, and fail again
         return self.measured or Coverage()
 
     def detached(self) -> FileAnalysis:
@@ -89,178 +87,6 @@ class Timings:
     rules: float = 0.0
     suppressions: float = 0.0
     files: int = 0
-
-
-def meta_diagnostic(path: str, code: str, span: Span, message: str) -> Diagnostic:
-    """A diagnostic of one of the engine's own (meta) rules."""
-    rule = by_code(code)
-    assert rule is not None, code
-    return Diagnostic(path, span, rule.CODE, rule.NAME, rule.GRADE, rule.severity(), message)
-
-
-def read_source(path: str, limit: int | None = None) -> tuple[bytes | None, Diagnostic | None]:
-    """The bytes of the regular file `path`, or a TL003 diagnostic; never blocks, never reads more
-    than `limit` (MAX_FILE_BYTES) bytes however large the file claims or turns out to be."""
-    limit = MAX_FILE_BYTES if limit is None else limit
-    try:
-        problem = _not_regular(os.stat(path).st_mode)  # before opening: opening a device can act
-        if problem:
-            return None, _unreadable(path, problem)
-        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-        with open(descriptor, "rb", buffering=0, closefd=True) as handle:
-            problem = _not_regular(os.fstat(descriptor).st_mode)  # it may have been swapped meanwhile
-            if problem:
-                return None, _unreadable(path, problem)
-            chunks, size = [], 0
-            while size <= limit:
-                chunk = handle.read(min(1 << 20, limit + 1 - size))
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                size += len(chunk)
-    except BlockingIOError:
-        return None, _unreadable(path, "reading it would block")
-    except OSError as error:
-        return None, _unreadable(path, error.strerror or str(error))
-    if size > limit:
-        message = f"File is too large to check (more than {limit} bytes)"
-        return None, meta_diagnostic(path, "TL003", Span.point(1, 0), message)
-    return b"".join(chunks), None
-
-
-def _not_regular(mode: int) -> str:
-    if stat.S_ISREG(mode):
-        return ""
-    kinds = (
-        (stat.S_ISDIR, "a directory"),
-        (stat.S_ISFIFO, "a named pipe"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISSOCK, "a socket"),
-    )
-    kind = next((name for test, name in kinds if test(mode)), "not a regular file")
-    return f"it is {kind}, not a regular file"
-
-
-def _unreadable(path: str, reason: str) -> Diagnostic:
-    return meta_diagnostic(path, "TL003", Span.point(1, 0), f"Cannot read file: {reason}")
-
-
-def parse(
-    path: str, data: bytes | str, chunks: ChunkCache | None = None
-) -> tuple[cst.Module | None, str | None, Diagnostic | None]:
-    """Parse once; a failure is one diagnostic at the error's position. With `chunks`, the
-    module is built chunk by chunk, reusing the chunks the cache holds (`tilecheck.source.chunks`).
-
-    Input that could crash or stall libcst's native parser (which segfaults at about 1,270
-    nested brackets) never reaches it: `nesting.suspicious` spots it cheaply, and then CPython's
-    own parser decides, so the file gets CPython's verdict at CPython's position.
-    """
-    module, text, failure, _ = _parse(path, data, chunks)
-    return module, text, failure
-
-
-def _parse(
-    path: str, data: bytes | str, chunks: ChunkCache | None
-) -> tuple[cst.Module | None, str | None, Diagnostic | None, ast.Module | None]:
-    """`parse`, plus CPython's tree of the text when it was built on the way (the pre-check and
-    the chunked parser both need it: it is parsed once, and the rules' context reuses it)."""
-    if isinstance(data, str):
-        text = data
-    else:
-        text, failure = _decode(path, data)
-        if failure is not None:
-            return None, None, failure, None
-    tree: ast.Module | None = None
-    suspicious = nesting.suspicious(text)
-    if suspicious:
-        tree, refusal = nesting.checked_tree(text, path, deep=True)
-        failure = _refusal_diagnostic(path, refusal)
-        if failure is not None:  # also a syntax error: see `nesting.refuse`
-            return None, text, failure, None
-    import libcst as cst
-
-    try:
-        if chunks is None:
-            module = cst.parse_module(text)
-        else:
-            if not suspicious:  # else CPython's tree is there already
-                tree = _python_tree(text)
-            module = _parse_chunked(text, chunks, tree)
-    except (cst.ParserSyntaxError, ValueError) as error:  # the native parser raises both
-        return None, text, _cpython_verdict(path, text) or _libcst_limitation(path, error), None
-    except (RecursionError, MemoryError):
-        message = "File is too deeply nested to parse"
-        return None, text, meta_diagnostic(path, "TL004", Span.point(1, 0), message), None
-    except Exception as error:  # never seen; do not let a parser bug take the run down
-        return None, text, _cpython_verdict(path, text) or _libcst_limitation(path, error), None
-    return module, text, None, tree
-
-
-def _python_tree(text: str) -> ast.Module | None:
-    try:
-        return python_ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
-        return None  # the chunked parser falls back to a whole-file parse, which says why
-
-
-def _parse_chunked(text: str, chunks: ChunkCache, tree: ast.Module | None) -> cst.Module:
-    from tilecheck.source import chunks as regions
-
-    return regions.parse_module(text, chunks, tree=tree)
-
-
-def _decode(path: str, data: bytes) -> tuple[str, Diagnostic | None]:
-    """Decode as Python does: a BOM or coding cookie, else UTF-8."""
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except SyntaxError as error:
-        if "unknown encoding" in str(error) or "encoding problem" in str(error):
-            return "", meta_diagnostic(path, "TL002", Span.point(1, 0), f"Cannot decode file: {error}")
-        encoding = "utf-8"  # undecodable first lines: let the decoder say where
-    try:
-        text = data.decode(encoding)
-    except (UnicodeDecodeError, LookupError) as error:
-        start = getattr(error, "start", 0)
-        line = data.count(b"\n", 0, start) + 1
-        column = len(data[data.rfind(b"\n", 0, start) + 1 : start].decode(encoding, "replace"))
-        reason = getattr(error, "reason", str(error))
-        message = f"Cannot decode file as {encoding}: {reason} (byte {data[start : start + 1]!r})"
-        return "", meta_diagnostic(path, "TL002", Span.point(line, column), message)
-    return (text[1:] if text.startswith("\ufeff") else text), None
-
-
-def _cpython_verdict(path: str, text: str, *, checked: bool = False) -> Diagnostic | None:
-    return _refusal_diagnostic(path, nesting.cpython_verdict(text, path, deep=checked))
-
-
-def _refusal_diagnostic(path: str, refusal: nesting.Refusal | None) -> Diagnostic | None:
-    if refusal is None:
-        return None
-    code = "TL001" if refusal.kind == "syntax" else "TL004"
-    return meta_diagnostic(path, code, Span.point(refusal.line, refusal.column), refusal.message)
-
-
-def _libcst_limitation(path: str, error: Exception) -> Diagnostic:
-    """Valid Python (CPython parses it) that libcst cannot parse: say so, not "syntax error"."""
-    import libcst as cst
-
-    if isinstance(error, cst.ParserSyntaxError):
-        reason = str(error.message).strip().splitlines()[0].split(": expected one of")[0]
-        where = re.search(r"error at (\d+):(\d+)", reason)  # where libcst's parser stopped
-        span = Span.point(int(where[1]), int(where[2])) if where else Span.point(error.raw_line, 0)
-        if where:
-            reason = f"its parser stops at line {span.line}, column {span.column + 1}"
-    else:
-        span, reason = Span.point(1, 0), f"{type(error).__name__}: {error}".splitlines()[0]
-    import importlib.metadata  # rare path: keep the import off start-up
-
-    version = importlib.metadata.version("libcst")
-    message = (
-        f"File could not be analyzed: it is valid Python, but libcst {version} cannot "
-        f"parse it ({reason}); no rule was run on it"
-    )
-    return meta_diagnostic(path, "TL007", span, message)
 
 
 def check_source(
@@ -285,7 +111,7 @@ def check_source(
     clock = time.perf_counter
     started = clock()
     result = FileAnalysis(path)
-    module, text, failure, tree = _parse(path, data, chunks)
+    module, text, failure, tree = parse_with_tree(path, data, chunks)
     if timings is not None:
         timings.files += 1
         timings.parse += clock() - started
@@ -314,7 +140,7 @@ def check_source(
             continue  # reported by the engine itself (unreadable files, suppressions, ...)
         if _run_rule(rule, ctx, result):
             ran.add(rule.CODE)
-        if result.diagnostics and result.diagnostics[-1].code == "TL004":
+        if result.incomplete:
             ran.clear()
             break
     result.diagnostics.extend(_unique(ctx.diagnostics))
@@ -337,14 +163,18 @@ def _suppress(
     ran: set[str],
     known: Iterable[type[Rule]] | None,
 ) -> None:
-    from tilecheck.lint.suppressions import META_CODES, Suppressions
+    from tilecheck.lint.suppressions import Suppressions
 
     universe = list(known) if known is not None else [*builtin_rules(), *rules]
     suppressions = Suppressions.from_source(text, universe)
     if not suppressions.directives:
         return
     kept = suppressions.filter(result.diagnostics)
-    enabled = {rule.CODE for rule in rules if rule.CODE in META_CODES}
+    enabled = {
+        rule.REPORTS
+        for rule in rules
+        if isinstance(rule.REPORTS, Problem) and rule.REPORTS in SUPPRESSION_PROBLEMS
+    }
     result.diagnostics = kept + suppressions.report(result.path, ran, enabled)
 
 
@@ -360,14 +190,14 @@ def _run_rule(rule: type[Rule], ctx: Context, result: FileAnalysis) -> bool:
     except ModelTooLarge as error:
         ctx.diagnostics.clear()
         message = f"Kernel expansion is too large to analyze ({error}); no rule was run on it"
-        result.diagnostics.append(meta_diagnostic(ctx.path, "TL004", Span.point(1, 0), message))
+        result.diagnostics.append(meta.at_start(Problem.TOO_COMPLEX, ctx.path, message))
     except ModelError as error:
         if not result.internal_error:  # report the model's crash once, not once per rule
             result.internal_error = True
             message = f"Building the kernel model crashed: {error}"
-            result.diagnostics.append(meta_diagnostic(ctx.path, "TL005", Span.point(1, 0), message))
+            result.diagnostics.append(meta.at_start(Problem.INTERNAL_ERROR, ctx.path, message))
     except (MemoryError, RecursionError) as error:
-        if not isinstance(error, ModelTooDeep) and not _is_builtin(rule):
+        if not isinstance(error, ModelTooDeep) and not is_builtin(rule):
             _rule_crashed(rule, ctx, result, error)  # a plugin's own bug, not the file's size
             return False
         ctx.diagnostics.clear()
@@ -375,7 +205,7 @@ def _run_rule(rule: type[Rule], ctx: Context, result: FileAnalysis) -> bool:
             message = "File is too complex to analyze within the available memory; no rule was run on it"
         else:
             message = "File is too deeply nested to analyze; no rule was run on it"
-        result.diagnostics.append(meta_diagnostic(ctx.path, "TL004", Span.point(1, 0), message))
+        result.diagnostics.append(meta.at_start(Problem.TOO_COMPLEX, ctx.path, message))
     except Exception as error:  # a crashing rule must not stop the others
         _rule_crashed(rule, ctx, result, error)
     finally:
@@ -383,14 +213,10 @@ def _run_rule(rule: type[Rule], ctx: Context, result: FileAnalysis) -> bool:
     return False
 
 
-def _is_builtin(rule: type[Rule]) -> bool:
-    return rule.__module__.startswith("tilecheck.rules.")
-
-
 def _rule_crashed(rule: type[Rule], ctx: Context, result: FileAnalysis, error: BaseException) -> None:
     result.internal_error = True
     message = f"Rule {rule.CODE} ({rule.NAME}) crashed: {type(error).__name__}: {error}"
-    result.diagnostics.append(meta_diagnostic(ctx.path, "TL005", Span.point(1, 0), message))
+    result.diagnostics.append(meta.at_start(Problem.INTERNAL_ERROR, ctx.path, message))
 
 
 def _unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:

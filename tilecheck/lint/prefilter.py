@@ -19,13 +19,11 @@ import tokenize
 from typing import TYPE_CHECKING
 
 from tilecheck.source import python_ast
+from tilecheck.source.kernel_code import may_hold_kernel_code
 
 if TYPE_CHECKING:
     from tilecheck.config.resolver import FileSettings
 
-# `tilecheck.tilelang.project.KERNEL_HINTS` (a kernel whose `T` comes from a helper module
-# need not name tilelang), and PyPTO's import.
-KERNEL_WORDS = (b"tilelang", b"prim_func", b"Kernel(", b".macro", b"pypto")
 SUPPRESSION_WORDS = (b"tilecheck", b"noqa", b"NOQA", b"Noqa")  # as suppressions.may_have_suppressions
 LONG_LINE = 2000  # the engine looks for pathological nesting only in files with lines this long
 BUILTIN_PREFIX = "tilecheck.rules."
@@ -33,7 +31,7 @@ BUILTIN_PREFIX = "tilecheck.rules."
 
 def cannot_have_findings(data: bytes, settings: FileSettings) -> str | None:
     """The decoded text of a file no enabled rule can report on, else None (check it fully)."""
-    if any(word in data for word in KERNEL_WORDS + SUPPRESSION_WORDS):
+    if may_hold_kernel_code(data) or any(word in data for word in SUPPRESSION_WORDS):
         return None
     if not all(rule.__module__.startswith(BUILTIN_PREFIX) for rule in settings.rules):
         return None

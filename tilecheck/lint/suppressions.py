@@ -22,12 +22,13 @@ import tokenize
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from tilecheck.core.registry import by_code
+from tilecheck.core import meta
+from tilecheck.core.meta import SUPPRESSION_PROBLEMS, UNSUPPRESSIBLE, Problem
+from tilecheck.core.registry import by_code, rule_reporting
 from tilecheck.core.rule import Rule
 from tilecheck.core.types import Diagnostic, Edit, Fix, Grade, Span
 
-UNUSED, UNKNOWN, UNMATCHED, INVALID = "TL901", "TL902", "TL903", "TL904"
-META_CODES = (UNUSED, UNKNOWN, UNMATCHED, INVALID)
+UNUSED, UNKNOWN, UNMATCHED, INVALID = SUPPRESSION_PROBLEMS
 KINDS = ("ignore", "disable", "enable", "file-ignore")
 
 _DIRECTIVE = re.compile(r"#\s*tilecheck\s*:\s*(?P<kind>[A-Za-z][\w-]*)?\s*(?:\[(?P<codes>[^\]]*)\])?")
@@ -254,10 +255,12 @@ class Suppressions:
 
     def filter(self, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
         """The diagnostics no suppression covers (meta findings about the file itself stay)."""
-        return [d for d in diagnostics if d.code.startswith("TL0") or not self.is_suppressed(d)]
+        kept = meta.codes_of(UNSUPPRESSIBLE)
+        return [d for d in diagnostics if d.code in kept or not self.is_suppressed(d)]
 
-    def report(self, path: str, ran: set[str], enabled: set[str]) -> list[Diagnostic]:
-        """TL901-TL904 for this file. `ran`: the codes of the rules that ran; `enabled`: the meta codes."""
+    def report(self, path: str, ran: set[str], enabled: set[Problem]) -> list[Diagnostic]:
+        """TL901-TL904 for this file. `ran`: the codes of the rules that ran; `enabled`: the
+        suppression problems whose rules are enabled."""
         found: list[Diagnostic] = []
         for directive in self.directives:
             if directive.invalid is not None:
@@ -315,10 +318,15 @@ class Suppressions:
         )
 
     def _meta(
-        self, path: str, code: str, directive: Directive, message: str, remove: list[Entry], safe: bool = True
+        self,
+        path: str,
+        problem: Problem,
+        directive: Directive,
+        message: str,
+        remove: list[Entry],
+        safe: bool = True,
     ) -> Diagnostic:
-        rule = by_code(code)
-        assert rule is not None
+        rule = rule_reporting(problem)
         fix = Fix(
             "Remove the suppression"
             if len(remove) == len(directive.entries)

@@ -1,17 +1,20 @@
 """Programmatic entry points: `lower_source` (what `tilecheck lower` does to one file) and
-`check_pypto_source` / `check_module` (the TL4xx checks the PyPTO rules report)."""
+`check_pypto_source` / `check_module` (the TL4xx checks the PyPTO rules report).
+
+Which findings a lowering reports, and at what severity, is the caller's `Reporting`: the
+application layer's applies a file's configuration and suppression comments
+(`app.lowering.ConfiguredReporting`); without one, every finding is reported as its rule says.
+"""
 
 from __future__ import annotations
 
-import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import libcst as cst
 
 from tilecheck.core.types import Diagnostic, Grade, Severity, Span
-from tilecheck.lint.engine import parse
-from tilecheck.lint.suppressions import Suppressions, may_have_suppressions
 from tilecheck.pypto import backends
 from tilecheck.pypto.checks import check_functions
 from tilecheck.pypto.codegen import Codegen
@@ -21,15 +24,27 @@ from tilecheck.pypto.findings import Finding, pypto_rule, to_diagnostics
 from tilecheck.pypto.limits import TOO_DEEP
 from tilecheck.pypto.lower import FunctionLowering, ModuleContext
 from tilecheck.pypto.names import Tokens, printed_names
+from tilecheck.pypto.problems import PyptoProblem
 from tilecheck.pypto.splice import splice
 from tilecheck.pypto.template import materialize
-
-if TYPE_CHECKING:
-    from tilecheck.config.resolver import FileSettings
+from tilecheck.source.parsing import parse
 
 _DEFAULT_PATH = "<string>"
-# What the engine reports about a file it could not read, decode or parse: never filtered.
-_FILE_CODES = ("TL001", "TL002", "TL003", "TL004", "TL005")
+
+
+class Reporting(Protocol):
+    """Which findings of one file a lowering reports."""
+
+    def shown(self, diagnostic: Diagnostic) -> Diagnostic | None:
+        """The diagnostic as reported (its configured severity), or None when it is hidden."""
+
+
+class _ReportAll:
+    def shown(self, diagnostic: Diagnostic) -> Diagnostic | None:
+        return diagnostic
+
+
+ReportingFor = Callable[[str], Reporting]  # the reporting of a decoded text
 
 
 @dataclass
@@ -74,17 +89,15 @@ def lower_source(
     path: str | None = None,
     *,
     backend: object | None = None,
-    settings: FileSettings | None = None,
+    reporting: ReportingFor | None = None,
     clone_templates: bool = True,
 ) -> LowerResult:
     """Lower every `pl.pipeline(..., stage=F)` loop of the DSL functions in `source`.
 
     `source` is decoded as Python decodes a file (a BOM or PEP 263 coding cookie, else UTF-8).
     `backend` is a backend name or profile from `tilecheck.backends` (KeyError for an unknown
-    name); `settings` (a file's resolved configuration) gives the backend when `backend` is
-    None, selects the rules whose findings are reported, sets their severities, and with
-    suppression comments (`# tilecheck: ignore[...]`) hides findings. Nothing is lowered while an
-    error stands. A semantic error PyPTO raises for every program stops the lowering even when
+    name); `reporting(text)` decides which findings are reported and at what severity (all, as
+    their rules say, without it). Nothing is lowered while an error stands. A semantic error PyPTO raises for every program stops the lowering even when
     it is hidden; then a TL491 warning at its place says so. Never raises for bad input.
     `clone_templates=False` rewrites every clone in full instead of filling one text template
     per body (slower, the same text: the tests compare the two).
@@ -94,14 +107,15 @@ def lower_source(
     if failure is not None or module is None or text is None:
         kept = text if text is not None else (source if isinstance(source, str) else "")
         return LowerResult(kept, [failure] if failure is not None else [], False, text, blocked=True)
-    if backend is None and settings is not None:
-        backend = settings.backend
+    reported = reporting(text) if reporting is not None else _ReportAll()
     try:
-        result = _lower_parsed(text, module, path, backends.capabilities(backend), settings, clone_templates)
+        result = _lower_parsed(text, module, path, backends.capabilities(backend), reported, clone_templates)
     except RecursionError:
         # Every step guards its own recursion; this keeps a traceback out of the CLI regardless.
         reason = "the file is nested too deeply to lower (Python's recursion limit)"
-        note = pypto_rule("TL491").diagnostic(shown, Span.point(1, 0), {"reason": reason})
+        note = pypto_rule(PyptoProblem.PIPELINE_NOT_LOWERED).diagnostic(
+            shown, Span.point(1, 0), {"reason": reason}
+        )
         result = LowerResult(text, [note], False)
     result.original = text
     return result
@@ -112,7 +126,7 @@ def _lower_parsed(
     module: cst.Module,
     path: str | None,
     capabilities: backends.Capabilities,
-    settings: FileSettings | None,
+    reported: Reporting,
     clone_templates: bool,
 ) -> LowerResult:
     aliases = find_aliases(module)
@@ -131,34 +145,9 @@ def _lower_parsed(
             codegen=Codegen(module),
             lowered_chars=len(text),
         )
-        return _lower_module(text, module, path or _DEFAULT_PATH, sites, context, capabilities, settings)
+        return _lower_module(text, module, path or _DEFAULT_PATH, sites, context, capabilities, reported)
     finally:
         constants.close()
-
-
-class _Reported:
-    """Which diagnostics of one file the configuration and its suppression comments let through."""
-
-    def __init__(self, text: str, settings: FileSettings | None) -> None:
-        self.settings = settings
-        self.suppressions = None
-        if settings is not None and may_have_suppressions(text):
-            self.suppressions = Suppressions.from_source(text, settings.known)
-        self.enabled = {rule.CODE for rule in settings.rules} if settings is not None else None
-
-    def shown(self, diagnostic: Diagnostic) -> Diagnostic | None:
-        """The diagnostic as reported (its configured severity), or None when it is hidden."""
-        if self.settings is None or diagnostic.code in _FILE_CODES:
-            return diagnostic
-        if self.enabled is not None and diagnostic.code not in self.enabled:
-            return None
-        if self.suppressions is not None and self.suppressions.is_suppressed(diagnostic):
-            return None
-        severity = self.settings.severities.get(diagnostic.code)
-        return dataclasses.replace(diagnostic, severity=severity) if severity is not None else diagnostic
-
-    def filter(self, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
-        return [shown for d in diagnostics if (shown := self.shown(d)) is not None]
 
 
 def _hidden_rejection(diagnostic: Diagnostic) -> Diagnostic:
@@ -167,7 +156,9 @@ def _hidden_rejection(diagnostic: Diagnostic) -> Diagnostic:
         f"{diagnostic.code} ({diagnostic.rule}) is ignored or suppressed here, but PyPTO rejects "
         f"the program: {diagnostic.message}"
     )
-    return pypto_rule("TL491").diagnostic(diagnostic.path, diagnostic.span, {"reason": reason})
+    return pypto_rule(PyptoProblem.PIPELINE_NOT_LOWERED).diagnostic(
+        diagnostic.path, diagnostic.span, {"reason": reason}
+    )
 
 
 def _lower_module(
@@ -177,10 +168,9 @@ def _lower_module(
     sites: list[FunctionSite],
     context: ModuleContext,
     capabilities: backends.Capabilities,
-    settings: FileSettings | None,
+    reported: Reporting,
 ) -> LowerResult:
     findings = check_functions(module, context.aliases, context.constants, sites, capabilities, context.flows)
-    reported = _Reported(source, settings)
     diagnostics = []
     blocked = False
     for diagnostic in to_diagnostics(module, shown, findings, source):
@@ -212,8 +202,14 @@ def _lower_module(
         except RecursionError:
             text = source
             for holder, (loop, _) in zip(tops, regions, strict=True):
-                context.notes.append(Finding("TL491", loop.iter, holder, {"reason": TOO_DEEP}, loop=loop))
-    notes = reported.filter(to_diagnostics(module, shown, context.notes, source))
+                context.notes.append(
+                    Finding(
+                        PyptoProblem.PIPELINE_NOT_LOWERED, loop.iter, holder, {"reason": TOO_DEEP}, loop=loop
+                    )
+                )
+    notes = [
+        note for d in to_diagnostics(module, shown, context.notes, source) if (note := reported.shown(d))
+    ]
     diagnostics = sorted(set(diagnostics) | set(notes), key=Diagnostic.sort_key)
     return LowerResult(text, diagnostics, text != source)
 

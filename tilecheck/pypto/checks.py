@@ -34,6 +34,7 @@ from tilecheck.pypto.dsl import (
 )
 from tilecheck.pypto.findings import Finding
 from tilecheck.pypto.loops import LoopPlan, function_locals, plan
+from tilecheck.pypto.problems import PyptoProblem
 from tilecheck.tilelang.syntax import target_names
 
 _IR_TYPE_NAMES = {
@@ -81,8 +82,8 @@ class FunctionChecker:
         self._block(body_statements(self.function), 0, {})
         return self.findings
 
-    def _report(self, code: str, node: cst.CSTNode, **values: object) -> None:
-        self.findings.append(Finding(code, node, self.top, values, loop=self._current))
+    def _report(self, problem: PyptoProblem, node: cst.CSTNode, **values: object) -> None:
+        self.findings.append(Finding(problem, node, self.top, values, loop=self._current))
 
     def _block(
         self, statements: list[cst.BaseStatement], enclosing_pipelines: int, carried: dict[str, str]
@@ -122,7 +123,7 @@ class FunctionChecker:
             attrs = header.attrs()
             if attrs is not None and "pipeline_stages" in attrs:
                 self._report(
-                    "TL418",
+                    PyptoProblem.PIPELINE_STAGES_ATTR_MISMATCH,
                     header.keywords["attrs"],
                     function=self.function.name.value,
                 )
@@ -133,68 +134,75 @@ class FunctionChecker:
         if self._pass_checks(loop):
             self._replication_checks(loop, carried)
         if enclosing_pipelines and not self.backend.hierarchical_pipelines:
-            self._report("TL419", header.call, backend=self.backend.name)
+            self._report(PyptoProblem.NESTED_PIPELINE_UNSUPPORTED, header.call, backend=self.backend.name)
         return True
 
     def _parser_checks(self, loop: _Loop) -> bool:
         header, loop_plan = loop.header, loop.plan
         kind = header.kind
         if not header.positional:
-            self._report("TL406", header.call, kind=kind)
+            self._report(PyptoProblem.LOOP_MISSING_STOP, header.call, kind=kind)
             return False
         for name, arg in header.keywords.items():
             if name not in ACCEPTED_KEYWORDS:
                 supported = ", ".join(SUPPORTED_KEYWORDS[kind])
-                self._report("TL405", arg, keyword=name, kind=kind, supported=supported)
+                self._report(
+                    PyptoProblem.LOOP_UNKNOWN_KEYWORD, arg, keyword=name, kind=kind, supported=supported
+                )
                 return False
             if name == "init_values" and not isinstance(arg.value, (cst.Tuple, cst.List)):
-                self._report("TL413", arg.value)
+                self._report(PyptoProblem.INIT_VALUES_NOT_SEQUENCE, arg.value)
                 return False
         init_values = header.init_values
         if init_values:
             target = header.node.target
             if not isinstance(target, cst.Tuple):
-                self._report("TL410", target)
+                self._report(PyptoProblem.LOOP_TARGET_NOT_TUPLE, target)
                 return False
             iter_args = header.iter_args()
             if iter_args is not None and len(iter_args) != len(init_values):
-                self._report("TL412", target, iter_args=len(iter_args), init_values=len(init_values))
+                self._report(
+                    PyptoProblem.ITER_ARGS_MISMATCH,
+                    target,
+                    iter_args=len(iter_args),
+                    init_values=len(init_values),
+                )
                 return False
             for statement in body_statements(header.node):
                 if isinstance(statement, cst.SimpleStatementLine):
                     for small in statement.body:
                         if isinstance(small, cst.Expr) and yield_call(small, self.aliases) is not None:
-                            self._report("TL411", small)
+                            self._report(PyptoProblem.BARE_YIELD_WITH_INIT_VALUES, small)
                             return False
         if kind == "unroll":
             if init_values is not None and "init_values" in header.keywords:
-                self._report("TL407", header.keywords["init_values"])
+                self._report(PyptoProblem.UNROLL_WITH_INIT_VALUES, header.keywords["init_values"])
                 return False
             if any(
                 value is not None and value.kind == "runtime"
                 for value in (loop_plan.start, loop_plan.stop, loop_plan.step)
             ):
-                self._report("TL408", header.call)
+                self._report(PyptoProblem.UNROLL_DYNAMIC_BOUNDS, header.call)
                 return False
             if loop_plan.step.is_int and loop_plan.step.value == 0:
-                self._report("TL409", header.step or header.call)
+                self._report(PyptoProblem.UNROLL_ZERO_STEP, header.step or header.call)
                 return False
         stage_arg = header.keywords.get("stage")
         if stage_arg is None:
             if kind == "pipeline":
-                self._report("TL401", header.call)
+                self._report(PyptoProblem.PIPELINE_MISSING_STAGE, header.call)
                 return False
             return True
         stage = loop_plan.stage
         assert stage is not None
         if stage.kind in ("runtime", "nonint"):
-            self._report("TL402", stage_arg)
+            self._report(PyptoProblem.PIPELINE_STAGE_NOT_CONSTANT, stage_arg)
             return False
         if stage.is_int and stage.value is not None and stage.value < 1:
-            self._report("TL403", stage_arg, value=stage.value)
+            self._report(PyptoProblem.PIPELINE_STAGE_NOT_POSITIVE, stage_arg, value=stage.value)
             return False
         if kind != "pipeline":
-            self._report("TL404", stage_arg, kind=kind)
+            self._report(PyptoProblem.STAGE_ON_NON_PIPELINE, stage_arg, kind=kind)
             return False
         return True
 
@@ -207,13 +215,15 @@ class FunctionChecker:
             for name in sorted(reads & set(carried)):
                 node = _first_read(header.node.body, name)
                 if node is not None:
-                    self._report("TL420", node, name=name, kind=carried[name])
+                    self._report(
+                        PyptoProblem.PIPELINE_READS_ENCLOSING_CARRIED, node, name=name, kind=carried[name]
+                    )
         self._reassigned_uncarried(loop, own | set(carried))
         if loop.plan.is_static:
             return
         for bound in (header.start, header.stop):
             if isinstance(bound, cst.Name) and bound.value in self.index_types:
-                self._report("TL421", bound, name=bound.value)
+                self._report(PyptoProblem.PIPELINE_INT64_DYNAMIC_BOUND, bound, name=bound.value)
 
     def _reassigned_uncarried(self, loop: _Loop, excluded: set[str]) -> None:
         """TL422 (TL423 under `strict_ssa`): a name the body reads, then reassigns, that is not
@@ -221,11 +231,15 @@ class FunctionChecker:
         same scope; the body's first `x = ...` is a new variable local to the body, so the loop
         does not carry `x` at all."""
         statements = body_statements(loop.header.node)
-        code = "TL423" if self.strict else "TL422"
+        problem = (
+            PyptoProblem.PIPELINE_STRICT_REASSIGN_NOT_CARRIED
+            if self.strict
+            else PyptoProblem.PIPELINE_REASSIGNS_UNCARRIED
+        )
         for name in sorted(self.flow.reassigned(statements, excluded)):
             node = _first_assignment(statements, name)
             if node is not None:
-                self._report(code, node, name=name, stages=loop.plan.factor)
+                self._report(problem, node, name=name, stages=loop.plan.factor)
 
     def _pass_checks(self, loop: _Loop) -> bool:
         """The pass's own errors; True when there is none."""
@@ -238,18 +252,20 @@ class FunctionChecker:
         step = loop_plan.step
         step_node = header.step if header.step is not None else header.call
         if step.kind in ("runtime", "nonint"):
-            self._report("TL414", step_node, type_name=_ir_type_name(header.step))
+            self._report(
+                PyptoProblem.PIPELINE_STEP_NOT_CONSTANT, step_node, type_name=_ir_type_name(header.step)
+            )
             return
         if not step.is_int:
             return  # unresolved: the lowering leaves the loop and says so
         assert step.value is not None
         if step.value == 0:
-            self._report("TL415", step_node)
+            self._report(PyptoProblem.PIPELINE_ZERO_STEP, step_node)
             return
         if not loop_plan.is_static and step.value < 0:
             bounds = (loop_plan.start, loop_plan.stop)
             if any(value is not None and value.kind == "runtime" for value in bounds):
-                self._report("TL416", step_node, step=step.value)
+                self._report(PyptoProblem.PIPELINE_DYNAMIC_NEGATIVE_STEP, step_node, step=step.value)
             return
         iter_args = header.iter_args()
         defs = self.flow.block(body_statements(header.node)).defs
@@ -261,7 +277,7 @@ class FunctionChecker:
             got = len(yielded.values) if yielded is not None else 0
             if got != len(iter_args):
                 node = yielded.line if yielded is not None else header.node.target
-                self._report("TL417", node, expected=len(iter_args), got=got)
+                self._report(PyptoProblem.YIELD_COUNT_MISMATCH, node, expected=len(iter_args), got=got)
 
 
 def _first_assignment(statements: list[cst.BaseStatement], name: str) -> cst.CSTNode | None:

@@ -17,6 +17,7 @@ import libcst as cst
 from tilecheck.pypto.cstutil import MAX_INT_BITS, bounded, int_value
 from tilecheck.source import guards as nesting
 from tilecheck.source.project_files import find_module
+from tilecheck.source.reading import read_text
 from tilecheck.tilelang.imports import dotted_name
 
 _MAX_IMPORT_DEPTH = 8
@@ -152,13 +153,10 @@ class ModuleConstants:
             return self._cache[file]
         if len(self._cache) > 64:
             return None
-        from tilecheck.lint.engine import read_source  # the engine's rules import this module
-
-        data, failure = read_source(file)  # a regular file of bounded size, read without blocking
+        text = read_text(file)  # a regular file of bounded size, read without blocking
         try:
-            if failure is not None or data is None:
-                raise OSError(failure.message if failure else file)
-            text = data.decode("utf-8")
+            if text is None:
+                raise OSError(file)
             if nesting.refuse(text, file) is not None:  # would crash libcst
                 raise RecursionError(file)
             module = cst.parse_module(text)

@@ -1,7 +1,7 @@
-"""Findings (node + code) and their conversion to positioned diagnostics.
+"""Findings (node + problem) and their conversion to positioned diagnostics.
 
-A finding names its code; the rule of that code (`rules/pypto/`, a `PyptoRule`) writes the
-message and help, so the checks and the lowering never repeat a rule's text.
+A finding names its problem; the rule that reports it (`rules/pypto/`, a `PyptoRule`) writes
+the message and help, so the checks and the lowering never repeat a rule's text.
 """
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING, cast
 import libcst as cst
 from libcst.metadata import CodeRange, PositionProvider
 
-from tilecheck.core.registry import by_code
+from tilecheck.core.registry import rule_reporting
 from tilecheck.core.types import Diagnostic, Span
 from tilecheck.lint.fixes import line_starts
+from tilecheck.pypto.problems import PyptoProblem
 from tilecheck.pypto.splice import locate
 from tilecheck.source.positions import Locator, codegen_positions
 
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Finding:
-    code: str  # a PyPTO rule's code: "TL401"
+    problem: PyptoProblem
     node: cst.CSTNode
     top: cst.CSTNode  # the module-level statement holding `node`
     values: dict[str, object] = field(default_factory=dict)
@@ -52,16 +53,13 @@ def to_diagnostics(
             except (RecursionError, KeyError):  # too deep to regenerate (libcst's position
                 # tracking turns the RecursionError into a KeyError while unwinding)
                 span = Span.point(1, 0)
-        found.append(pypto_rule(finding.code).diagnostic(path, span, finding.values, finding.notes))
+        found.append(pypto_rule(finding.problem).diagnostic(path, span, finding.values, finding.notes))
     return sorted(set(found), key=Diagnostic.sort_key)
 
 
-def pypto_rule(code: str) -> type[PyptoRule]:
-    """The built-in rule of a PyPTO code (a KeyError for a code without one: a bug)."""
-    rule = by_code(code)
-    if rule is None or not hasattr(rule, "MESSAGE"):
-        raise KeyError(f"no PyPTO rule has the code {code}")
-    return cast("type[PyptoRule]", rule)
+def pypto_rule(problem: PyptoProblem) -> type[PyptoRule]:
+    """The built-in rule that reports `problem`."""
+    return cast("type[PyptoRule]", rule_reporting(problem))
 
 
 class _Shifted(Mapping[cst.CSTNode, CodeRange]):

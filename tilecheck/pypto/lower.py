@@ -41,6 +41,7 @@ from tilecheck.pypto.limits import (
 from tilecheck.pypto.loops import LoopPlan, function_locals, plan
 from tilecheck.pypto.membership import tile_facts, undecided_in
 from tilecheck.pypto.names import Tokens
+from tilecheck.pypto.problems import PyptoProblem
 from tilecheck.pypto.rewrite import (
     blank_prefix,
     demoted_call,
@@ -155,7 +156,9 @@ class FunctionLowering:
                             statements = body if new_body is None else [materialize(s) for s in new_body]
                             lowered = self.pipeline(loop, statements, chain)
                     except RecursionError:
-                        self._note("TL491", header.call, header.node, reason=TOO_DEEP)
+                        self._note(
+                            PyptoProblem.PIPELINE_NOT_LOWERED, header.call, header.node, reason=TOO_DEEP
+                        )
                         lowered = None
                     if lowered is not None:
                         self._note_undecided(body, node)
@@ -207,17 +210,17 @@ class FunctionLowering:
         indent = (self.depth + len(chain) + 1) * len(codegen.state.default_indent)
         size = predicted_size(loop, node, body, inner, codegen, indent, self.context.lowered_chars)
         if isinstance(size, str):
-            self._note("TL491", loop.header.call, node, reason=size)
+            self._note(PyptoProblem.PIPELINE_NOT_LOWERED, loop.header.call, node, reason=size)
             return None
         return size
 
     def _note_undecided(self, body: list[cst.BaseStatement], loop: cst.For) -> None:
         """TL492 for each assignment in a lowered body whose tile-ness cannot be decided."""
         for node, name, op in undecided_in(body, self.tiles, self._undecided_noted):
-            self._note("TL492", node, loop, name=name, op=op)
+            self._note(PyptoProblem.PIPELINE_MEMBERSHIP_UNDECIDED, node, loop, name=name, op=op)
 
-    def _note(self, code: str, node: cst.CSTNode, loop: cst.For, **values: object) -> None:
-        self.context.notes.append(Finding(code, node, self.top, values, loop=loop))
+    def _note(self, problem: PyptoProblem, node: cst.CSTNode, loop: cst.For, **values: object) -> None:
+        self.context.notes.append(Finding(problem, node, self.top, values, loop=loop))
 
     # -- one pipeline loop -----------------------------------------------------------------
 
@@ -228,7 +231,7 @@ class FunctionLowering:
         if not loop.step.is_int:
             if loop.step.kind == "unresolved":
                 self._note(
-                    "TL491",
+                    PyptoProblem.PIPELINE_NOT_LOWERED,
                     header.call,
                     header.node,
                     reason=f"cannot resolve the step `{loop.step.name}`",
@@ -242,18 +245,18 @@ class FunctionLowering:
             unresolved = [v.name for v in (loop.start, loop.stop) if v is not None and v.kind == "unresolved"]
             if unresolved:
                 reason = f"cannot resolve `{unresolved[0]}`, and a negative step needs static bounds"
-                self._note("TL491", header.call, header.node, reason=reason)
+                self._note(PyptoProblem.PIPELINE_NOT_LOWERED, header.call, header.node, reason=reason)
             return None
         factor = loop.factor
         assert factor is not None
         if factor > MAX_STAGE:
             reason = f"stage={factor} is more than the {MAX_STAGE} stages `tilecheck lower` unrolls"
-            self._note("TL491", header.call, header.node, reason=reason)
+            self._note(PyptoProblem.PIPELINE_NOT_LOWERED, header.call, header.node, reason=reason)
             return None
         escape = escaping_statement(statements)
         if escape is not None:
             reason = f"its body has a `{escape}` statement, which cannot be copied into the unrolled stages"
-            self._note("TL491", header.call, header.node, reason=reason)
+            self._note(PyptoProblem.PIPELINE_NOT_LOWERED, header.call, header.node, reason=reason)
             return None
         body = self._split(header, statements, chain)
         if body is None:
@@ -262,7 +265,7 @@ class FunctionLowering:
             return self._static(loop, body, factor, step)
         for value in (loop.start, loop.stop):
             if value is not None and value.kind == "unresolved":
-                self._note("TL490", header.call, header.node, name=value.name)
+                self._note(PyptoProblem.PIPELINE_BOUNDS_UNRESOLVED, header.call, header.node, name=value.name)
         return self._dynamic(loop, body, factor, step)
 
     def _split(
@@ -271,7 +274,7 @@ class FunctionLowering:
         loop_var = header.loop_var()
         if loop_var is None:
             self._note(
-                "TL491",
+                PyptoProblem.PIPELINE_NOT_LOWERED,
                 header.node.target,
                 header.node,
                 reason="the loop target is not a simple name",
@@ -299,13 +302,13 @@ class FunctionLowering:
         if reassigned:
             names = ", ".join(f"`{name}`" for name in sorted(reassigned))
             reason = f"{names} is reassigned in the loop body"
-            self._note("TL491", header.node.target, header.node, reason=reason)
+            self._note(PyptoProblem.PIPELINE_NOT_LOWERED, header.node.target, header.node, reason=reason)
             return None
         deleted = deleted_names(core) & {loop_var, *iter_args}
         if deleted:
             names = ", ".join(f"`{name}`" for name in sorted(deleted))
             reason = f"{names} is deleted in the loop body"
-            self._note("TL491", header.node.target, header.node, reason=reason)
+            self._note(PyptoProblem.PIPELINE_NOT_LOWERED, header.node.target, header.node, reason=reason)
             return None
         shadowed = self.flow.reassigned(core, {loop_var, *iter_args}) if self.strict else set()
         if shadowed:
@@ -313,7 +316,7 @@ class FunctionLowering:
             # stage's; chaining the clones, as for a non-strict function, would change the program.
             names = ", ".join(f"`{name}`" for name in sorted(shadowed))
             reason = f"under strict_ssa the loop body's {names} is a new variable, not a carried value"
-            self._note("TL491", header.node.target, header.node, reason=reason)
+            self._note(PyptoProblem.PIPELINE_NOT_LOWERED, header.node.target, header.node, reason=reason)
             return None
         return self._body(header, core, summary, chain, yielded, loop_var, iter_args)
 
@@ -349,7 +352,7 @@ class FunctionLowering:
         summary = self.flow.block(core)
         if loop_var in summary.defs:
             self._note(
-                "TL491",
+                PyptoProblem.PIPELINE_NOT_LOWERED,
                 header.node.target,
                 header.node,
                 reason=f"`{loop_var}` is reassigned in the loop body",
@@ -359,7 +362,10 @@ class FunctionLowering:
         if deleted:
             names = ", ".join(f"`{name}`" for name in sorted(deleted))
             self._note(
-                "TL491", header.node.target, header.node, reason=f"{names} is deleted in the loop body"
+                PyptoProblem.PIPELINE_NOT_LOWERED,
+                header.node.target,
+                header.node,
+                reason=f"{names} is deleted in the loop body",
             )
             return None
         body = self._body(header, core, summary, chain, None, loop_var, [])

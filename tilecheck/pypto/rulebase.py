@@ -1,16 +1,15 @@
 """`PyptoRule`: what the PyPTO rules (`rules/pypto/`) share.
 
 Each rule class is the one source of its code's name, grade, message, help and documentation:
-the checks (`tilecheck.pypto.checks`) and the lowering emit findings by code, and
-`tilecheck.pypto.findings` turns them into diagnostics through the rule of that code. The
-checks run once per file (`Context.memo`) for all the PyPTO rules; each reports its own code.
+the checks (`tilecheck.pypto.checks`) and the lowering emit findings by problem
+(`pypto.problems`), and `tilecheck.pypto.findings` turns them into diagnostics through the rule
+that `REPORTS` it. The checks run once per file for all the PyPTO rules; each reports its own.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from tilecheck.backends import profile_of
 from tilecheck.core.rule import Checklist, Rule
 from tilecheck.core.types import Diagnostic, Span
 
@@ -92,10 +91,6 @@ class PyptoRule(Rule):
         )
 
     def check(self, ctx: Context) -> None:
-        if "pypto" not in ctx.source:  # no `pypto.language` import, so nothing to check (api.check_module)
-            return  # ... and the PyPTO machinery is not even imported (start-up of a TileLang check)
-        from tilecheck.pypto.api import check_module
-
-        # The diagnostics are built by their rule classes already (message, tailored help).
-        found = ctx.memo("pypto", lambda: check_module(ctx.module, ctx.path, backend=profile_of(ctx.backend)))
-        ctx.diagnostics.extend(d for d in found if d.code == self.CODE)
+        # The checks run once per file for every PyPTO rule (`Context.pypto_diagnostics`), and
+        # each diagnostic is built by its rule class already (message, tailored help).
+        ctx.diagnostics.extend(d for d in ctx.pypto_diagnostics() if d.code == self.CODE)

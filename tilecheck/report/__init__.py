@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from tilecheck.core import meta
+from tilecheck.core.meta import Problem
 from tilecheck.core.types import Diagnostic, Severity
 
 if TYPE_CHECKING:
@@ -34,7 +36,7 @@ class Run:
     def covered(self) -> list[tuple[str, Coverage, bool]]:
         """(path, coverage, some kernel code was not modeled) for each file that has kernel code:
         a kernel or loop modeled, or a TL006 note; sorted by displayed path."""
-        unmodeled = {d.path for d in self.diagnostics if d.code == "TL006"}
+        unmodeled = {d.path for d in self.diagnostics if meta.is_problem(d, Problem.UNMODELED_KERNEL_CODE)}
         rows = [
             (path, counts, path in unmodeled)
             for path, counts in self.coverage.items()

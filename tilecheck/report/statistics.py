@@ -21,6 +21,8 @@ from __future__ import annotations
 import json
 from typing import TextIO
 
+from tilecheck.core import meta
+from tilecheck.core.meta import Problem
 from tilecheck.core.types import Diagnostic
 from tilecheck.lint.coverage import Coverage
 from tilecheck.report import Run, counts, display_path, plural
@@ -94,5 +96,7 @@ def _coverage(run: Run, out: TextIO) -> None:
     loop_width = max(len("loops"), len(str(total.loops)))
     out.write(f"  {'kernels':>{width}}  {'loops':>{loop_width}}  file\n")
     for path, seen, unmodeled in files:
-        note = "  (kernel code not modeled: TL006)" if unmodeled else ""
+        note = (
+            f"  (kernel code not modeled: {meta.code_of(Problem.UNMODELED_KERNEL_CODE)})" if unmodeled else ""
+        )
         out.write(f"  {seen.kernels:>{width}}  {seen.loops:>{loop_width}}  {display_path(path)}{note}\n")

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
+from tilecheck.core import meta
+from tilecheck.core.meta import Problem
 from tilecheck.core.registry import by_code
 from tilecheck.core.types import Diagnostic, Grade, Related, Severity
 from tilecheck.server.positions import PositionMap
@@ -19,7 +21,6 @@ if TYPE_CHECKING:
     from tilecheck.server.session import Checked
 
 SOURCE = "tilecheck"
-UNUSED_SUPPRESSION = "TL901"
 _SEVERITY = {
     Severity.ERROR: types.DiagnosticSeverity.Error,
     Severity.WARNING: types.DiagnosticSeverity.Warning,
@@ -67,7 +68,9 @@ def to_lsp(
         code=diagnostic.code,
         code_description=types.CodeDescription(href=href) if href else None,
         source=SOURCE,
-        tags=[types.DiagnosticTag.Unnecessary] if diagnostic.code == UNUSED_SUPPRESSION else None,
+        tags=[types.DiagnosticTag.Unnecessary]
+        if meta.is_problem(diagnostic, Problem.UNUSED_SUPPRESSION)
+        else None,
         related_information=[locate(related) for related in diagnostic.related] or None,
         data={
             "code": diagnostic.code,

@@ -24,6 +24,8 @@ from pygls.uris import to_fs_path
 
 from tilecheck.app.workspace import Options, Workspace
 from tilecheck.config.resolver import ConfigError
+from tilecheck.core import meta
+from tilecheck.core.meta import Problem
 from tilecheck.server.convert import lsp_diagnostics
 from tilecheck.server.hover_data import HoverData
 from tilecheck.server.positions import PositionMap
@@ -322,7 +324,7 @@ class Session:
             self.log(f"{path}: {checked.problem}", types.MessageType.Error)
         else:
             for diagnostic in checked.analysis.diagnostics if checked.analysis is not None else ():
-                if diagnostic.code == "TL005":  # a crashing rule or model: the user sees a diagnostic
+                if meta.is_problem(diagnostic, Problem.INTERNAL_ERROR):  # a crash: the user sees a diagnostic
                     self.log(f"{path}: {diagnostic.message}", types.MessageType.Error)
         try:
             checked.lsp = lsp_diagnostics(checked)

@@ -3,10 +3,10 @@
 crashes the interpreter costs a restart of the worker, not the server.
 
 The server asks one question at a time and waits at most the per-file time budget for the
-answer; past it the worker is killed and replaced, and the document gets TL004 "too complex to
-analyze within the budget", as `tilecheck check` reports it. A worker that dies gives TL005.
-The worker limits its own address space to the memory budget (RLIMIT_AS), as the CLI's workers
-do. It keeps, per open document, the chunk cache that lets an edit re-parse only the top-level
+answer; past it the worker is killed and replaced. The worker is a `WorkerProcess`, as the
+CLI's are, and its failures are worded as theirs (`app.workers`): TL004 "too complex to analyze
+within the budget", TL005 for a worker that died. The worker limits its own address space to
+the memory budget (RLIMIT_AS), as the CLI's workers do. It keeps, per open document, the chunk cache that lets an edit re-parse only the top-level
 statements it touched, and one `Workspace` per (folder, options); both are dropped on restart.
 
 The worker is started with `spawn` (a fresh interpreter): the server has threads, and forking
@@ -15,7 +15,6 @@ a threaded process can deadlock the child.
 
 from __future__ import annotations
 
-import contextlib
 import multiprocessing
 import re
 import threading
@@ -24,10 +23,20 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any
 
-from tilecheck.app.supervisor import limit_memory
+from tilecheck.app.workers import (
+    Budget,
+    Failure,
+    WorkerProcess,
+    crashed,
+    did_not_start,
+    limit_memory,
+    out_of_memory,
+    timed_out,
+)
 from tilecheck.app.workspace import Options, Workspace
+from tilecheck.core.meta import Problem
 from tilecheck.core.types import Span
-from tilecheck.lint.engine import FileAnalysis, meta_diagnostic
+from tilecheck.lint.engine import FileAnalysis
 
 if TYPE_CHECKING:
     from tilecheck.pypto.api import LowerResult
@@ -80,15 +89,14 @@ class AnalysisWorker:
         self.memory = memory  # MiB (None: unlimited), fixed for the life of a worker process
         self.restarts = 0
         self._lock = threading.Lock()
-        self._process: Any = None
-        self._connection: Connection | None = None
+        self._worker: WorkerProcess | None = None
         self._started = False  # the current worker said it is ready
         self._notes: list[tuple[str, ...]] = []  # forget/reset, sent before the next question
         self._notes_lock = threading.Lock()
 
     @property
     def pid(self) -> int | None:
-        return self._process.pid if self._process is not None else None
+        return self._worker.pid if self._worker is not None else None
 
     def start(self) -> None:
         """Start the worker now (it imports while the server initializes)."""
@@ -102,9 +110,8 @@ class AnalysisWorker:
             return answer
         if isinstance(answer, FileAnalysis):  # a crash outside the rules
             return CheckAnswer(answer)
-        assert isinstance(answer, tuple)  # the worker overran its budget or died
-        failure = meta_diagnostic(request.path, answer[0], Span.point(1, 0), answer[1])
-        return CheckAnswer(FileAnalysis(request.path, [failure]))
+        assert isinstance(answer, Failure)  # the worker overran its budget or died
+        return CheckAnswer(answer.analysis(request.path))
 
     def fix(self, request: Request, seconds: float | None) -> tuple[str, str | None]:
         """The text with every safe fix applied, and why nothing was applied (None: fine)."""
@@ -115,8 +122,8 @@ class AnalysisWorker:
             return request.text, answer.problem
         if isinstance(answer, FileAnalysis):  # the worker could not fix: it says why in TL005
             return request.text, answer.diagnostics[0].message if answer.diagnostics else "fixing failed"
-        assert isinstance(answer, tuple)
-        return request.text, answer[1]
+        assert isinstance(answer, Failure)
+        return request.text, answer.message
 
     def lower(self, request: Request, seconds: float | None) -> LowerResult:
         """What the PyPTO lowering makes of the text; when the worker overran `seconds` or died,
@@ -127,13 +134,11 @@ class AnalysisWorker:
         if isinstance(answer, LowerResult):
             return answer
         if isinstance(answer, CheckAnswer):  # a configuration problem
-            problem = meta_diagnostic(request.path, "TL005", Span.point(1, 0), answer.problem or "")
-            return LowerResult(request.text, [problem], False, request.text, blocked=True)
-        if isinstance(answer, FileAnalysis):  # a crash in the worker
-            return LowerResult(request.text, list(answer.diagnostics), False, request.text, blocked=True)
-        assert isinstance(answer, tuple)  # the worker overran its budget or died
-        failure = meta_diagnostic(request.path, answer[0], Span.point(1, 0), answer[1])
-        return LowerResult(request.text, [failure], False, request.text, blocked=True)
+            answer = Failure(Problem.INTERNAL_ERROR, answer.problem or "")
+        if isinstance(answer, Failure):  # the worker overran its budget or died
+            answer = answer.analysis(request.path)
+        assert isinstance(answer, FileAnalysis)  # a crash in the worker
+        return LowerResult(request.text, list(answer.diagnostics), False, request.text, blocked=True)
 
     def loop_hovers(self, request: Request, seconds: float | None) -> tuple[tuple[Span, str], ...]:
         """(header span, Markdown) of the loops whose header holds `request.position` (none
@@ -157,127 +162,92 @@ class AnalysisWorker:
 
     def close(self) -> None:
         """At exit: end the worker now, even in the middle of a question."""
-        process = self._process
-        if process is not None and process.is_alive():
-            process.kill()
-            process.join(5)
+        worker = self._worker
+        if worker is not None and worker.process.is_alive():
+            worker.process.kill()
+            worker.process.join(5)
 
     # -- the parent's side ---------------------------------------------------------------------
     def _ask(
         self, request: Request, seconds: float | None
-    ) -> CheckAnswer | LoopHovers | FileAnalysis | LowerResult | str | tuple[str, str]:
+    ) -> CheckAnswer | LoopHovers | FileAnalysis | LowerResult | str | Failure:
         with self._lock:
-            connection = self._ready()
-            if isinstance(connection, str):
-                return "TL005", connection
-            try:
-                self._send_notes(connection)
-                connection.send(request)
-            except OSError:  # it died between questions: not this document's fault
+            worker = self._ready()
+            if isinstance(worker, Failure):
+                return worker
+            if not (self._send_notes(worker) and worker.send(request)):
+                # it died between questions: not this document's fault
                 self._stop()
-                connection = self._ready()
-                if isinstance(connection, str):
-                    return "TL005", connection
-                connection.send(request)
+                worker = self._ready()
+                if isinstance(worker, Failure):
+                    return worker
+                worker.send(request)
             # The budget is the question's alone: a fresh worker's start-up was waited for above.
-            if not connection.poll(seconds if seconds else None):
+            if not worker.connection.poll(seconds if seconds else None):
                 self._kill()
-                return "TL004", _too_complex(f"took longer than {seconds:g} s (per-file-timeout)")
-            try:
-                kind, value = connection.recv()
-            except (EOFError, OSError):
-                code = self._kill()
-                return "TL005", _died(code, self.memory)
+                return timed_out(seconds)
+            message = worker.receive()
+            if message is None:
+                self._discard()
+                return worker.death(self._budget())
+            kind, value = message
             if kind == "memory":  # the worker's heap may be in a bad state: replace it
                 self._kill()
-                return "TL004", _too_complex(f"needed more than {_mib(self.memory)} (per-file-memory)")
+                return out_of_memory(self._budget())
             return value
+
+    def _budget(self) -> Budget:
+        return Budget(None, self.memory)
 
     def _tell(self, message: tuple[str, ...]) -> None:
         """Never waits for a question in progress (the event loop calls this)."""
         with self._notes_lock:
             self._notes.append(message)
 
-    def _send_notes(self, connection: Connection) -> None:
+    def _send_notes(self, worker: WorkerProcess) -> bool:
         with self._notes_lock:
             notes, self._notes = self._notes, []
-        for note in notes:
-            connection.send(note)
+        return all(worker.send(note) for note in notes)
 
-    def _ensure(self) -> Connection:
-        if self._process is None or self._connection is None:
-            context = multiprocessing.get_context("spawn")
-            ours, theirs = context.Pipe()
-            process = context.Process(target=serve, args=(theirs, self.memory), daemon=True)
-            process.start()
-            theirs.close()
-            self._process, self._connection = process, ours
+    def _ensure(self) -> WorkerProcess:
+        if self._worker is None:
+            self._worker = WorkerProcess(multiprocessing.get_context("spawn"), serve, (self.memory,))
             self._started = False
-        return self._connection
+        return self._worker
 
-    def _ready(self) -> Connection | str:
-        """The worker's connection once it has imported the engine and the rules (it says so
-        first); why not, when a fresh worker died on the way or did not within START_SECONDS."""
-        connection = self._ensure()
+    def _ready(self) -> WorkerProcess | Failure:
+        """The worker once it has imported the engine and the rules (it says so first); why
+        not, when a fresh worker died on the way or did not within START_SECONDS."""
+        worker = self._ensure()
         if self._started:
-            return connection
+            return worker
         try:
-            if not connection.poll(START_SECONDS):
+            if not worker.connection.poll(START_SECONDS):
                 self._kill()
-                return f"The tilecheck analysis process did not start within {START_SECONDS:g} s; no rule was run"
-            if connection.recv() == ("ready", None):
-                self._started = True
-                return connection
+                return did_not_start(START_SECONDS)
         except (EOFError, OSError):
             pass
-        return _died(self._kill(), self.memory, "starting") + "; no rule was run"
+        if worker.receive() == ("ready", None):
+            self._started = True
+            return worker
+        self._discard()
+        return worker.death(self._budget(), starting=True)
 
-    def _kill(self) -> int | None:
-        """Kill and reap the worker; its exit code. The next question starts a new one."""
-        process, connection = self._process, self._connection
-        self._process = self._connection = None
+    def _discard(self) -> WorkerProcess | None:
+        """Forget the current worker (the next question starts a new one)."""
+        worker, self._worker = self._worker, None
         self.restarts += 1
-        if process is None:
-            return None
-        process.kill()
-        process.join()
-        if connection is not None:
-            connection.close()
-        return process.exitcode
+        return worker
+
+    def _kill(self) -> None:
+        worker = self._discard()
+        if worker is not None:
+            worker.kill()
 
     def _stop(self) -> None:
-        process, connection = self._process, self._connection
-        self._process = self._connection = None
-        if connection is not None:
-            with contextlib.suppress(OSError):
-                connection.send(None)
-            connection.close()
-        if process is not None:
-            process.join(2)
-            if process.is_alive():
-                process.kill()
-                process.join()
-
-
-def _too_complex(reason: str) -> str:
-    """The TL004 message, worded as `tilecheck check` and `tilecheck lower` word it."""
-    return f"File is too complex to analyze within the budget: checking it {reason}; no rule was run on it"
-
-
-def _mib(memory: int | None) -> str:
-    return f"{memory} MiB" if memory else "unlimited memory"
-
-
-def _died(exitcode: int | None, memory: int | None, doing: str = "checking this file") -> str:
-    cause = (
-        f"it was killed by signal {-exitcode}"
-        if exitcode is not None and exitcode < 0
-        else f"it exited with code {exitcode}"
-    )
-    return (
-        f"The tilecheck analysis process died while {doing}: {cause}; its memory limit was "
-        f"{_mib(memory)} (per-file-memory). It was restarted"
-    )
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.stop(grace=2)
 
 
 # -- the worker's side --------------------------------------------------------------------------
@@ -285,7 +255,7 @@ def serve(connection: Connection, memory: int | None) -> None:
     """The worker's life: answer questions until the parent closes the pipe."""
     import sys
 
-    from tilecheck.lint.engine import RECURSION_LIMIT
+    from tilecheck.source.guards import RECURSION_LIMIT
 
     sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))  # a process of its own
     limit_memory(memory)
@@ -314,13 +284,7 @@ def serve(connection: Connection, memory: int | None) -> None:
         except MemoryError:
             answer = ("memory", None)
         except Exception as error:  # a bug outside the rules (which the engine isolates)
-            text = f"Checking this file crashed: {type(error).__name__}: {error}"
-            answer = (
-                "ok",
-                FileAnalysis(
-                    message.path, [meta_diagnostic(message.path, "TL005", Span.point(1, 0), text)], True
-                ),
-            )
+            answer = ("ok", crashed(error).analysis(message.path))
         connection.send(answer)
 
 
@@ -401,7 +365,7 @@ class _State:
 
     def _keep(self, request: Request, analysis: FileAnalysis) -> tuple[str, Any]:
         """Keep the context of a checked text for loop hovers (the last few documents only)."""
-        usable = analysis.context is not None and not any(d.code == "TL004" for d in analysis.diagnostics)
+        usable = analysis.context is not None and not analysis.incomplete
         kept = self.contexts[request.uri] = (request.text, analysis.context if usable else None)
         self.contexts.move_to_end(request.uri)
         while len(self.contexts) > CONTEXTS_KEPT:

@@ -16,17 +16,16 @@ import os
 from collections.abc import Iterator
 
 from tilecheck.source import python_ast
+from tilecheck.source.kernel_code import may_hold_kernel_code
+from tilecheck.source.reading import read_text
 
 MAX_FILES = 64  # as many as the constant reader follows (the TileLang reader follows fewer)
-# Words without which a file defines no TileLang kernel, even with `T` from a helper module
-# (the prefilter's and the kernel model's test as well).
-KERNEL_HINTS = ("tilelang", "prim_func", "Kernel(", ".macro")
 _PARENT_FOLDERS = 6  # an absolute import is looked up in the file's folder and 5 above it
 
 
 def imported_files(path: str, text: str | None) -> list[str]:
     """Absolute paths (present or not) whose content can change `path`'s results, sorted."""
-    if not text or ("pypto" not in text and not any(word in text for word in KERNEL_HINTS)):
+    if not text or not may_hold_kernel_code(text):
         return []
     origin = os.path.abspath(path)
     found: set[str] = set()
@@ -38,7 +37,7 @@ def imported_files(path: str, text: str | None) -> list[str]:
             found.add(candidate)
             if exists and candidate not in visited:
                 visited.add(candidate)
-                nested = _read_text(candidate)
+                nested = read_text(candidate)
                 if nested is not None:
                     pending.append((candidate, nested))
     found.discard(origin)
@@ -126,11 +125,3 @@ def project_root(file: str) -> str | None:
         if parent == folder:
             return None
         folder = parent
-
-
-def _read_text(path: str) -> str | None:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
-    except (OSError, UnicodeDecodeError):
-        return None

@@ -9,7 +9,9 @@ resolved to a dotted qualified name (`T.Parallel` -> `tilelang.language.Parallel
 
 from __future__ import annotations
 
+import enum
 import os
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -39,6 +41,33 @@ def _module_name(node: cst.BaseExpression) -> str:
     return name or ""
 
 
+class Gap(enum.Enum):
+    """Why a name an import binds does not resolve."""
+
+    UNREADABLE = "unreadable"  # the project module is not there, does not parse, or is too large
+    TOO_FAR = "too far"  # more imports away than tilecheck follows
+    NOT_BOUND = "not bound"  # the module is read, but nothing tilecheck follows binds the name
+    ASSIGNMENT = "assignment"  # `T = lu.T` at module level, where `lu.T` does not resolve
+
+
+@dataclass(frozen=True)
+class Unresolved:
+    """A name an import of the project binds that tilecheck could not follow, and why;
+    `str()` is how messages name where it comes from."""
+
+    gap: Gap
+    text: str
+    relative: bool = False  # bound by a relative import (`from .common import load_tile`)
+
+    def __str__(self) -> str:
+        return self.text
+
+    @property
+    def unfollowed_module(self) -> bool:
+        """A project module tilecheck could not read (not a name a readable one lacks)."""
+        return self.relative and self.gap in (Gap.UNREADABLE, Gap.TOO_FAR)
+
+
 class ImportTable:
     """Maps names bound by module-level imports to the qualified names they stand for.
 
@@ -55,7 +84,7 @@ class ImportTable:
         aliases: dict[str, str],
         modules: dict[str, ProjectModule] | None = None,
         functions: dict[str, ProjectFunction] | None = None,
-        unresolved: dict[str, str] | None = None,
+        unresolved: dict[str, Unresolved] | None = None,
     ) -> None:
         self._aliases = aliases
         self.modules = modules or {}
@@ -140,7 +169,9 @@ class ImportTable:
         elif found is not None:
             self.functions[target] = found
         else:
-            self.unresolved[target] = f"the assignment `{target} = {source}`, where {why}"
+            self.unresolved[target] = Unresolved(
+                Gap.ASSIGNMENT, f"the assignment `{target} = {source}`, where {why}"
+            )
 
     def unresolved_reason(self, source: str) -> str | None:
         """Why a dotted name that starts from an import does not resolve; None when it does not

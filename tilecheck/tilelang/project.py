@@ -17,10 +17,8 @@ a helper module re-checks the kernels that import it.
 from __future__ import annotations
 
 import ast
-import io
 import os
 import re
-import tokenize
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -28,9 +26,10 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from tilecheck.source import python_ast
-from tilecheck.source.project_files import KERNEL_HINTS, find_module
 from tilecheck.source.project_files import MAX_FILES as DEPENDENCY_FILES
-from tilecheck.tilelang.imports import ImportTable
+from tilecheck.source.project_files import find_module
+from tilecheck.source.reading import ReadFailure, decode, read_bytes, read_text
+from tilecheck.tilelang.imports import Gap, ImportTable, Unresolved
 from tilecheck.tilelang.project_shapes import (
     ImportSpec,
     LoaderCall,
@@ -47,10 +46,6 @@ MAX_FILES = min(32, DEPENDENCY_FILES)  # project files read per checked file
 MAX_BYTES = 1 << 20  # larger helper modules are not read
 # Packages never looked for in the project: a checkout of TileLang is the library, not a helper.
 EXTERNAL = frozenset({"tilelang", "tvm", "pypto", "torch", "numpy", "triton"})
-
-
-def may_define_kernels(source: str) -> bool:
-    return any(word in source for word in KERNEL_HINTS)
 
 
 @dataclass(eq=False)
@@ -177,14 +172,22 @@ class ProjectModules:
                 # `from . import bad` (bad.py does not parse), `from . import nothere`
                 shown_module = f"{shown}{name}" if shown.endswith(".") else f"{shown}.{name}"
                 reason = self._why(located)
-                table.unresolved[bound] = f"`{shown_module}`, which tilecheck could not follow ({reason})"
+                table.unresolved[bound] = Unresolved(
+                    Gap.UNREADABLE,
+                    f"`{shown_module}`, which tilecheck could not follow ({reason})",
+                    level > 0,
+                )
             elif package is None:
                 reason = self._why(_package(origin, level, base))
-                table.unresolved[bound] = f"`{shown}`, which tilecheck could not follow ({reason})"
+                table.unresolved[bound] = Unresolved(
+                    Gap.UNREADABLE, f"`{shown}`, which tilecheck could not follow ({reason})", level > 0
+                )
                 if level == 0:
                     table.aliases[bound] = f"{base}.{name}"  # perhaps an installed package
             else:
-                table.unresolved[bound] = f"`{shown}`, where tilecheck does not find what binds `{name}`"
+                table.unresolved[bound] = Unresolved(
+                    Gap.NOT_BOUND, f"`{shown}`, where tilecheck does not find what binds `{name}`", level > 0
+                )
 
     def _bind_loader(self, call: LoaderCall, table: ImportTable, loaders: dict[str, LoaderShape]) -> None:
         """`tilelang, T = load_tilelang()`: the names the loader returns, when they are modules."""
@@ -311,7 +314,9 @@ def _too_far(spec: ImportSpec, table: ImportTable) -> None:
         if spec.level == 0 and module.split(".", 1)[0] in EXTERNAL:
             continue  # `import tilelang.language as T` needs no project file
         bound = asname or (name if spec.is_from else name.split(".", 1)[0])
-        table.unresolved[bound] = f"`{module}`, more imports away than tilecheck follows ({MAX_DEPTH})"
+        table.unresolved[bound] = Unresolved(
+            Gap.TOO_FAR, f"`{module}`, more imports away than tilecheck follows ({MAX_DEPTH})", spec.level > 0
+        )
 
 
 def _merge_public(package: ProjectModule, table: ImportTable) -> None:
@@ -337,17 +342,13 @@ def _package(origin: str, level: int, base: str) -> str | None:
 
 def _read(path: str) -> tuple[str, ast.Module] | str:
     """The file's source and CPython tree, or why it could not be read."""
+    if not os.path.isfile(path):
+        return "not a regular file"
+    data = read_bytes(path, MAX_BYTES)
+    if isinstance(data, ReadFailure):
+        return f"larger than {MAX_BYTES // 1024} KiB" if data.too_large else f"unreadable: {data.reason}"
     try:
-        if not os.path.isfile(path):
-            return "not a regular file"
-        if os.path.getsize(path) > MAX_BYTES:
-            return f"larger than {MAX_BYTES // 1024} KiB"
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_BYTES + 1)
-    except OSError as error:
-        return f"unreadable: {error.strerror or error}"
-    try:
-        source = _decode(data)
+        source = decode(data)
         tree = python_ast.parse(source)
     except (SyntaxError, UnicodeDecodeError, LookupError, RecursionError, MemoryError, ValueError):
         return "it does not parse"
@@ -356,19 +357,5 @@ def _read(path: str) -> tuple[str, ast.Module] | str:
 
 def read_project_text(path: str) -> str | None:
     """The text of a project module a diagnostic points into (a macro's line, for the `full`
-    excerpt), read as the engine reads checked files (regular files only, bounded), else None."""
-    from tilecheck.lint.engine import read_source  # the engine imports this module
-
-    data, problem = read_source(path, MAX_BYTES)
-    if data is None or problem is not None:
-        return None
-    try:
-        return _decode(data)
-    except (UnicodeDecodeError, LookupError, SyntaxError):
-        return None
-
-
-def _decode(data: bytes) -> str:
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    text = data.decode(encoding)
-    return text[1:] if text.startswith("\ufeff") else text
+    excerpt), read as checked files are (regular files only, bounded), else None."""
+    return read_text(path, MAX_BYTES)

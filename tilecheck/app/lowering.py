@@ -1,0 +1,50 @@
+"""Lowering under a file's configuration: which findings `tilecheck lower` reports, and how.
+
+The PyPTO layer lowers (`pypto.api.lower_source`); the configuration decides what its user
+sees: the enabled rules, their severities, and the file's suppression comments. Findings about
+the file itself (it could not be read, decoded or parsed) are always reported.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+from tilecheck.core import meta
+from tilecheck.core.meta import ALWAYS_REPORTED
+from tilecheck.lint.suppressions import Suppressions, may_have_suppressions
+from tilecheck.pypto.api import LowerResult, lower_source
+
+if TYPE_CHECKING:
+    from tilecheck.config.resolver import FileSettings
+    from tilecheck.core.types import Diagnostic
+
+
+class ConfiguredReporting:
+    """Which diagnostics of one file the configuration and its suppression comments let through."""
+
+    def __init__(self, text: str, settings: FileSettings) -> None:
+        self.settings = settings
+        self.suppressions = None
+        if may_have_suppressions(text):
+            self.suppressions = Suppressions.from_source(text, settings.known)
+        self.enabled = {rule.CODE for rule in settings.rules}
+        self.always = meta.codes_of(ALWAYS_REPORTED)
+
+    def shown(self, diagnostic: Diagnostic) -> Diagnostic | None:
+        if diagnostic.code in self.always:
+            return diagnostic
+        if diagnostic.code not in self.enabled:
+            return None
+        if self.suppressions is not None and self.suppressions.is_suppressed(diagnostic):
+            return None
+        severity = self.settings.severities.get(diagnostic.code)
+        return dataclasses.replace(diagnostic, severity=severity) if severity is not None else diagnostic
+
+
+def lower_configured(source: str | bytes, path: str, settings: FileSettings) -> LowerResult:
+    """`pypto.api.lower_source` under `settings`: its backend, rules, severities and the
+    text's suppression comments."""
+    return lower_source(
+        source, path, backend=settings.backend, reporting=lambda text: ConfiguredReporting(text, settings)
+    )

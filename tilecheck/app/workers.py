@@ -1,0 +1,196 @@
+"""Worker processes and what their failures mean: one handle and one wording for every front end.
+
+A `WorkerProcess` is a child process that answers questions over a pipe: the CLI's pool forks
+them (`supervisor.run_isolated`), the editor spawns one persistent analysis worker
+(`server/worker.py`). Whatever goes wrong is a `Failure` worded here once: TL004 "too complex
+to analyze within the budget" for a question beyond its time or memory budget, TL005 for a
+worker that died or crashed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any
+
+from tilecheck.core import meta
+from tilecheck.core.meta import Problem
+from tilecheck.lint.engine import FileAnalysis
+
+DEFAULT_TIMEOUT = 60.0  # seconds; a 2,000-line kernel takes well under 2 s
+DEFAULT_MEMORY = 2048  # MiB beyond the worker's size at start; a 2,000-line kernel needs < 150
+_PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Per-file limits: wall-clock seconds and MiB of memory (None: unlimited)."""
+
+    seconds: float | None = DEFAULT_TIMEOUT
+    memory: int | None = DEFAULT_MEMORY
+
+    def describe_memory(self) -> str:
+        return f"{self.memory} MiB" if self.memory else "unlimited"
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why a question got no answer, as the file's diagnostic reports it."""
+
+    problem: Problem  # TOO_COMPLEX or INTERNAL_ERROR
+    message: str
+
+    def analysis(self, path: str) -> FileAnalysis:
+        crashed = self.problem is Problem.INTERNAL_ERROR  # exit status 2
+        return FileAnalysis(path, [meta.at_start(self.problem, path, self.message)], crashed)
+
+
+def _too_complex(reason: str) -> Failure:
+    return Failure(
+        Problem.TOO_COMPLEX,
+        f"File is too complex to analyze within the budget: {reason}; no rule was run on it",
+    )
+
+
+def timed_out(seconds: float | None) -> Failure:
+    return _too_complex(f"checking it took longer than {seconds or 0:g} s (per-file-timeout)")
+
+
+def out_of_memory(budget: Budget) -> Failure:
+    return _too_complex(f"checking it needed more than {budget.describe_memory()} (per-file-memory)")
+
+
+def crashed(error: BaseException) -> Failure:
+    """A bug in tilecheck's own code while checking (the engine isolates the rules' bugs)."""
+    return Failure(Problem.INTERNAL_ERROR, f"Checking this file crashed: {type(error).__name__}: {error}")
+
+
+def died(exitcode: int | None, budget: Budget, *, starting: bool = False) -> Failure:
+    """A worker that ended without answering: a native crash, a signal, the OOM killer, an exit."""
+    if exitcode is not None and exitcode < 0:
+        number = -exitcode
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            name = "unknown signal"
+        cause = f"it was killed by signal {number} ({name})"
+        if number == signal.SIGKILL:
+            cause += ", possibly by the kernel's out-of-memory killer"
+    else:
+        cause = f"it exited with code {exitcode}"
+    limit = f"its memory limit was {budget.describe_memory()} (per-file-memory)"
+    if starting:
+        return Failure(
+            Problem.INTERNAL_ERROR,
+            f"The worker process died while starting: {cause}; {limit}; no rule was run",
+        )
+    return Failure(Problem.INTERNAL_ERROR, f"The worker process checking this file died: {cause}; {limit}")
+
+
+def did_not_start(seconds: float) -> Failure:
+    return Failure(
+        Problem.INTERNAL_ERROR, f"The worker process did not start within {seconds:g} s; no rule was run"
+    )
+
+
+class WorkerProcess:
+    """A started worker process and the parent's end of its pipe."""
+
+    def __init__(self, context: Any, target: Any, args: tuple[Any, ...]) -> None:
+        ours, theirs = context.Pipe()
+        self.process = context.Process(target=target, args=(theirs, *args), daemon=True)
+        self.process.start()
+        theirs.close()
+        self.connection: Connection = ours
+        self.peak = 0  # the largest address-space size seen during the current question, in bytes
+        self.limit: int | None = None  # its RLIMIT_AS, once it has set it
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid
+
+    def send(self, message: Any) -> bool:
+        """False when the worker is gone."""
+        try:
+            self.connection.send(message)
+        except OSError:
+            return False
+        return True
+
+    def receive(self) -> Any | None:
+        """The worker's next message; None when it died."""
+        try:
+            return self.connection.recv()
+        except (EOFError, OSError):
+            return None
+
+    def sample(self) -> None:
+        """Note the worker's current size (from /proc; nothing where there is none)."""
+        pid = self.process.pid
+        try:
+            with open(f"/proc/{pid}/statm") as handle:
+                self.peak = max(self.peak, int(handle.read().split()[0]) * _PAGE_SIZE)
+            if self.limit is None:
+                self.limit = _address_space_limit(pid)
+        except (OSError, ValueError, IndexError):
+            pass
+
+    def near_its_limit(self, budget: Budget) -> bool:
+        """Whether the worker was seen within a quarter of its memory budget of its limit: a native
+        abort then is an allocation that failed (libcst's parser aborts instead of raising)."""
+        if not budget.memory or self.limit is None:
+            return False
+        return self.peak >= self.limit - budget.memory * 1024 * 1024 // 4
+
+    def death(self, budget: Budget, *, starting: bool = False) -> Failure:
+        """Reap a worker that ended without answering, and say why."""
+        exitcode = self.stop()
+        if exitcode == -signal.SIGABRT and self.near_its_limit(budget):
+            return out_of_memory(budget)
+        return died(exitcode, budget, starting=starting)
+
+    def stop(self, grace: float = 5) -> int | None:
+        """Ask the worker to end (or reap it if it is dead); its exit code."""
+        with contextlib.suppress(OSError):
+            self.connection.send(None)
+        self.process.join(grace)
+        if self.process.is_alive():
+            self.kill()
+        self.connection.close()
+        return self.process.exitcode
+
+    def kill(self) -> int | None:
+        """End the worker now; its exit code."""
+        self.process.kill()
+        self.process.join()
+        self.connection.close()
+        return self.process.exitcode
+
+
+def limit_memory(memory: int | None) -> None:
+    """Limit this process's address space (RLIMIT_AS) to its size now plus `memory` MiB, and
+    turn off core dumps; for worker processes only (the CLI's and the editor server's)."""
+    if not memory:
+        return
+    try:
+        import resource
+
+        with open("/proc/self/statm") as handle:
+            size = int(handle.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        limit = size + memory * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a crash needs no core dump
+    except (ImportError, OSError, ValueError):
+        pass  # no /proc or no resource module: the time budget still holds
+
+
+def _address_space_limit(pid: int) -> int | None:
+    with open(f"/proc/{pid}/limits") as handle:
+        for line in handle:
+            if line.startswith("Max address space"):
+                soft = line.split()[3]
+                return int(soft) if soft.isdigit() else None
+    return None

@@ -1,0 +1,121 @@
+"""Reading source files: regular files only, bounded, never blocking; decoded as Python does.
+
+Every reader of a file's text goes through here: the files a run checks, the project modules
+the kernel model and the PyPTO constants follow, and the excerpts a report quotes.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+import tokenize
+from dataclasses import dataclass
+
+from tilecheck.core import meta
+from tilecheck.core.meta import Problem
+from tilecheck.core.types import Diagnostic, Span
+
+MAX_FILE_BYTES = 16 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class ReadFailure:
+    """Why a file was not read: `reason` completes "Cannot read file: ..."."""
+
+    reason: str
+    too_large: bool = False
+
+
+def read_bytes(path: str, limit: int = MAX_FILE_BYTES) -> bytes | ReadFailure:
+    """The bytes of the regular file `path`; never blocks, never reads more than `limit` bytes
+    however large the file claims or turns out to be."""
+    try:
+        problem = _not_regular(os.stat(path).st_mode)  # before opening: opening a device can act
+        if problem:
+            return ReadFailure(problem)
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+        with open(descriptor, "rb", buffering=0, closefd=True) as handle:
+            problem = _not_regular(os.fstat(descriptor).st_mode)  # it may have been swapped meanwhile
+            if problem:
+                return ReadFailure(problem)
+            chunks, size = [], 0
+            while size <= limit:
+                chunk = handle.read(min(1 << 20, limit + 1 - size))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+    except BlockingIOError:
+        return ReadFailure("reading it would block")
+    except OSError as error:
+        return ReadFailure(error.strerror or str(error))
+    if size > limit:
+        return ReadFailure(f"more than {limit} bytes", too_large=True)
+    return b"".join(chunks)
+
+
+def read_source(path: str, limit: int | None = None) -> tuple[bytes | None, Diagnostic | None]:
+    """`read_bytes`, with an unreadable-file diagnostic when the file cannot be read."""
+    found = read_bytes(path, MAX_FILE_BYTES if limit is None else limit)
+    if not isinstance(found, ReadFailure):
+        return found, None
+    if found.too_large:
+        message = f"File is too large to check ({found.reason})"
+    else:
+        message = f"Cannot read file: {found.reason}"
+    return None, meta.at_start(Problem.UNREADABLE_FILE, path, message)
+
+
+def _not_regular(mode: int) -> str:
+    if stat.S_ISREG(mode):
+        return ""
+    kinds = (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a named pipe"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    )
+    kind = next((name for test, name in kinds if test(mode)), "not a regular file")
+    return f"it is {kind}, not a regular file"
+
+
+def decode(data: bytes) -> str:
+    """Decode as Python does (a BOM or coding cookie, else UTF-8), without the BOM; raises
+    SyntaxError, LookupError or UnicodeDecodeError as Python would refuse the file."""
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    text = data.decode(encoding)
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def read_text(path: str, limit: int = MAX_FILE_BYTES) -> str | None:
+    """The decoded text of a file (a project module, a file a report quotes), else None."""
+    data = read_bytes(path, limit)
+    if isinstance(data, ReadFailure):
+        return None
+    try:
+        return decode(data)
+    except (SyntaxError, LookupError, UnicodeDecodeError):
+        return None
+
+
+def decode_source(path: str, data: bytes) -> tuple[str, Diagnostic | None]:
+    """`decode`, with an encoding-error diagnostic at the first undecodable byte."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as error:
+        if "unknown encoding" in str(error) or "encoding problem" in str(error):
+            message = f"Cannot decode file: {error}"
+            return "", meta.at_start(Problem.ENCODING_ERROR, path, message)
+        encoding = "utf-8"  # undecodable first lines: let the decoder say where
+    try:
+        text = data.decode(encoding)
+    except (UnicodeDecodeError, LookupError) as error:
+        start = getattr(error, "start", 0)
+        line = data.count(b"\n", 0, start) + 1
+        column = len(data[data.rfind(b"\n", 0, start) + 1 : start].decode(encoding, "replace"))
+        reason = getattr(error, "reason", str(error))
+        message = f"Cannot decode file as {encoding}: {reason} (byte {data[start : start + 1]!r})"
+        return "", meta.diagnostic(Problem.ENCODING_ERROR, path, Span.point(line, column), message)
+    return (text[1:] if text.startswith("\ufeff") else text), None
