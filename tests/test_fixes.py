@@ -6,11 +6,12 @@ import stat
 import pytest
 
 from tests.support import KERNEL, run, write
+from tilecheck.app.files import WriteError, encode_like, write_atomic
 from tilecheck.core.registry import by_code
 from tilecheck.core.rule import Rule
 from tilecheck.core.types import Edit, Fix, Grade, Span
 from tilecheck.lint.engine import check_source
-from tilecheck.lint.fixes import WriteError, apply_fixes, apply_parsing, encode_like, fix_text, write_atomic
+from tilecheck.lint.fixes import apply_fixes, apply_parsing, fix_text
 
 FIXED_KERNEL = KERNEL.replace("T.alloc_local", "T.alloc_fragment")
 

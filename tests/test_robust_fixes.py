@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tilecheck.lint.fixes import TEMP_SUFFIX, remove_stale_temporaries, write_atomic
+from tilecheck.app.files import TEMP_SUFFIX, remove_stale_temporaries, write_atomic
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 UNUSED = "x = 1  # tilecheck: ignore[TL101]\n"  # TL901, with a safe fix that removes the comment
@@ -86,7 +86,7 @@ def test_in_place_write_of_a_hard_link_still_refuses_a_changed_file(tmp_path):
     path = tmp_path / "a.py"
     path.write_bytes(b"new\n")
     os.link(path, tmp_path / "b.py")
-    from tilecheck.lint.fixes import WriteError
+    from tilecheck.app.files import WriteError
 
     with pytest.raises(WriteError, match="changed while it was being checked"):
         write_atomic(str(path), b"fixed\n", expected=b"old\n")
@@ -104,9 +104,9 @@ def test_a_run_killed_mid_write_leaves_a_recognisable_temporary_that_the_next_ru
     path.write_text(UNUSED)
     script = (
         "import os, signal, sys\n"
-        "from tilecheck import fixes\n"
+        "from tilecheck.app import files\n"
         "os.replace = lambda *a: os.kill(os.getpid(), signal.SIGKILL)\n"
-        "fixes.write_atomic(sys.argv[1], b'x = 1\\n', expected=open(sys.argv[1], 'rb').read())\n"
+        "files.write_atomic(sys.argv[1], b'x = 1\\n', expected=open(sys.argv[1], 'rb').read())\n"
     )
     killed = subprocess.run([sys.executable, "-c", script, str(path)], cwd=ROOT, timeout=60)
     assert killed.returncode == -9

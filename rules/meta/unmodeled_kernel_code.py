@@ -11,6 +11,7 @@ from tilecheck.core.rule import Invalid, Rule, Valid
 from tilecheck.core.types import Grade, Severity, Span
 from tilecheck.source import python_ast
 from tilecheck.source.kernel_code import construct_lines, may_hold_tilelang
+from tilecheck.source.lines import utf8_column
 from tilecheck.tilelang.language import TILELANG_PACKAGES
 from tilecheck.tilelang.model import FileModel
 
@@ -261,8 +262,7 @@ def _constructs(source: str, tops: list[ast.stmt]) -> list[tuple[str, int, int, 
     lines = source.splitlines()
 
     def column(line: int, offset: int) -> int:  # ast's offsets count UTF-8 bytes
-        text = lines[line - 1] if line <= len(lines) else ""
-        return len(text.encode("utf-8")[:offset].decode("utf-8", "replace"))
+        return utf8_column(lines[line - 1] if line <= len(lines) else "", offset)
 
     found: list[tuple[str, int, int, str, str | None]] = []
     for node, function in (pair for top in tops for pair in _walk_from(top, None)):

@@ -29,15 +29,14 @@ def expect(text: str) -> str:
 
 def run_lower_command(argv: list[str]) -> tuple[int, str, str]:
     """`tilecheck lower ...` (argv without the program name): exit status, stdout, stderr."""
-    import argparse
+    import contextlib
     import io
 
-    from tilecheck.cli.lower import add_lower_parser, run_lower
+    from tilecheck.cli.main import main
 
-    parser = argparse.ArgumentParser(prog="tilecheck")
-    add_lower_parser(parser.add_subparsers(dest="command"))
     out, err = io.StringIO(), io.StringIO()
-    code = run_lower(parser.parse_args(argv), out, err)
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(argv)
     return code, out.getvalue(), err.getvalue()
 
 

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from tests.pypto.helpers import program, run_lower_command
-from tilecheck.cli.lower import main
+from tilecheck.cli.main import main
 
 GOOD = program("for i in pl.pipeline(0, 2, 1, stage=2):\n    x = i\n")
 LOWERED = program("for i in pl.pipeline(0, 2, 2, stage=1):\n    x = i\n    x_1 = i + 1\n")
@@ -239,9 +239,9 @@ def test_usage_errors_exit_2(tmp_path, argv, message):
 def test_main_and_module_entry_point(tmp_path):
     path = tmp_path / "k.py"
     path.write_text(GOOD)
-    assert main(["--diff", "--write", str(path)]) == 2
+    assert main(["lower", "--diff", "--write", str(path)]) == 2
     completed = subprocess.run(
-        [sys.executable, "-m", "tilecheck.cli.lower", str(path)],
+        [sys.executable, "-m", "tilecheck", "lower", str(path)],
         capture_output=True,
         text=True,
         check=False,

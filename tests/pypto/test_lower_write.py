@@ -1,4 +1,4 @@
-"""`tilecheck lower --write` and `-o/--output-file`: atomic writes through `tilecheck.lint.fixes.write_atomic`."""
+"""`tilecheck lower --write` and `-o/--output-file`: atomic writes through `tilecheck.app.files.write_atomic`."""
 
 from __future__ import annotations
 

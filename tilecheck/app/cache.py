@@ -30,9 +30,8 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from tilecheck import __version__
-from tilecheck.core import meta
+from tilecheck.core import codec, meta
 from tilecheck.core.meta import Problem
-from tilecheck.core.types import Diagnostic, Edit, Fix, Grade, Related, Severity, Span
 from tilecheck.lint.coverage import Coverage
 from tilecheck.source.project_files import imported_files
 
@@ -42,7 +41,7 @@ if TYPE_CHECKING:
 
 CACHE_DIR_NAME = ".tilecheck_cache"
 CACHE_DIR_ENV = "TILECHECK_CACHE_DIR"
-FORMAT = 2  # bump when the entry layout changes (2: the coverage counts)
+FORMAT = 3  # bump when the entry layout changes (2: the coverage counts; 3: core.codec records)
 CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This file is a cache directory tag created by tilecheck.\n"
@@ -145,55 +144,6 @@ def settings_fingerprint(settings: FileSettings) -> str:
 # -- entries -------------------------------------------------------------------------------------
 
 
-def _span(span: Span) -> list[int]:
-    return [span.line, span.column, span.end_line, span.end_column]
-
-
-def encode_diagnostic(diagnostic: Diagnostic) -> dict:
-    fix = diagnostic.fix
-    return {
-        "span": _span(diagnostic.span),
-        "code": diagnostic.code,
-        "rule": diagnostic.rule,
-        "grade": diagnostic.grade.value,
-        "severity": diagnostic.severity.value,
-        "message": diagnostic.message,
-        "help": diagnostic.help,
-        "fix": None
-        if fix is None
-        else {
-            "title": fix.title,
-            "safe": fix.safe,
-            "edits": [[_span(edit.span), edit.replacement] for edit in fix.edits],
-        },
-        "notes": list(diagnostic.notes),
-        "related": [[_span(r.span), r.message, r.path] for r in diagnostic.related],
-    }
-
-
-def decode_diagnostic(path: str, data: dict) -> Diagnostic:
-    fix = data["fix"]
-    return Diagnostic(
-        path,
-        Span(*data["span"]),
-        str(data["code"]),
-        str(data["rule"]),
-        Grade(data["grade"]),
-        Severity(data["severity"]),
-        str(data["message"]),
-        data["help"],
-        None
-        if fix is None
-        else Fix(
-            str(fix["title"]),
-            tuple(Edit(Span(*span), str(text)) for span, text in fix["edits"]),
-            bool(fix["safe"]),
-        ),
-        tuple(str(note) for note in data["notes"]),
-        tuple(Related(Span(*span), str(message), other) for span, message, other in data["related"]),
-    )
-
-
 class ResultCache:
     """Check results on disk, under `directory` (created on the first write)."""
 
@@ -230,7 +180,7 @@ class ResultCache:
             for dependency, digest in entry["dependencies"]:
                 if _file_digest(dependency) != digest:
                     return None
-            diagnostics = [decode_diagnostic(path, item) for item in entry["diagnostics"]]
+            diagnostics = [codec.decode(item, path) for item in entry["diagnostics"]]
             text = entry["text"]
             if diagnostics and not isinstance(text, str):
                 return None
@@ -256,7 +206,7 @@ class ResultCache:
             "content": hashlib.sha256(data).hexdigest(),
             "dependencies": dependencies,
             "text": result.text if result.diagnostics else None,
-            "diagnostics": [encode_diagnostic(d) for d in result.diagnostics],
+            "diagnostics": [codec.encode(d, "") for d in result.diagnostics],
             "coverage": [result.coverage.kernels, result.coverage.loops],
         }
         target = self._entry_path(path, settings)

@@ -8,14 +8,21 @@ the file itself (it could not be read, decoded or parsed) are always reported.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from tilecheck.app.scheduling import file_size, largest_first, worker_count
+from tilecheck.app.supervisor import run_isolated
 from tilecheck.core import meta
 from tilecheck.core.meta import ALWAYS_REPORTED
+from tilecheck.lint.engine import FileAnalysis
 from tilecheck.lint.suppressions import Suppressions, may_have_suppressions
 from tilecheck.pypto.api import LowerResult, lower_source
+from tilecheck.source.reading import read_source
 
 if TYPE_CHECKING:
+    from tilecheck.app.workspace import Workspace
     from tilecheck.config.resolver import FileSettings
     from tilecheck.core.types import Diagnostic
 
@@ -48,3 +55,34 @@ def lower_configured(source: str | bytes, path: str, settings: FileSettings) -> 
     return lower_source(
         source, path, backend=settings.backend, reporting=lambda text: ConfiguredReporting(text, settings)
     )
+
+
+@dataclass
+class Lowered(FileAnalysis):
+    """What a worker made of one file: the bytes it read and the lowering."""
+
+    data: bytes = b""
+    result: LowerResult = field(default_factory=lambda: LowerResult(""))
+
+
+def lower_files(workspace: Workspace, paths: Sequence[str]) -> list[FileAnalysis]:
+    """Lower each file in a crash-isolated worker within the per-file budget (as `check` checks
+    files), in the order of `paths`: a `Lowered`, or the file's TL003/TL004/TL005 analysis."""
+    sizes = [file_size(path) for path in paths]
+    order = largest_first(sizes)
+
+    def lower_one(path: str) -> FileAnalysis:
+        data, failure = read_source(path)
+        if failure is not None or data is None:
+            return FileAnalysis(path, [failure] if failure is not None else [])
+        return Lowered(path, data=data, result=workspace.lower_text(data, path))
+
+    done = run_isolated(
+        [paths[index] for index in order],
+        lower_one,
+        str,
+        jobs=worker_count(None, sizes),
+        budget=workspace.budget(),
+    )
+    results = dict(zip(order, done, strict=True))
+    return [results[index] for index in range(len(paths))]

@@ -100,7 +100,7 @@ def plan_rewrites(
 
 def write_planned(plan: PlannedRewrite) -> str:
     """Write `plan.rewritten` over the file, encoded as it was; "" when written, else why not."""
-    from tilecheck.lint.fixes import WriteError, encode_like, write_atomic
+    from tilecheck.app.files import WriteError, encode_like, write_atomic
 
     assert plan.rewritten is not None
     try:

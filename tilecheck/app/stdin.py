@@ -52,7 +52,7 @@ def check_stdin(
         before, after = first.text.splitlines(keepends=True), outcome.text.splitlines(keepends=True)
         text = "".join(difflib.unified_diff(before, after, f"a/{name}", f"b/{name}"))
         return StdinCheck(first, len(outcome.fixed), diff=text)
-    from tilecheck.lint.fixes import encode_like
+    from tilecheck.app.files import encode_like
 
     output = encode_like(data, outcome.text) if outcome.fixed else data
     return StdinCheck(result, len(outcome.fixed), output=output)

@@ -156,6 +156,22 @@ class Workspace:
             discover(list(paths), self.is_excluded, force_exclude=force_exclude, respect_gitignore=respect)
         )
 
+    def output_format(self, flag: str | None = None) -> str:
+        """The report format: `flag`, else TILECHECK_OUTPUT_FORMAT, else the working directory's
+        `output-format`, else `full`; UsageError naming where an unknown one came from."""
+        from tilecheck.report import OUTPUT_FORMATS
+
+        chosen = flag or os.environ.get("TILECHECK_OUTPUT_FORMAT")
+        where = "--output-format" if flag else "TILECHECK_OUTPUT_FORMAT"
+        if not chosen:
+            value, origin = self.settings_for(self.resolver.cwd).lookup("output-format")
+            chosen, where = (str(value), f"{origin.label}: `output-format`") if origin else ("full", "")
+        if chosen not in OUTPUT_FORMATS:
+            raise UsageError(
+                f"{where}: unknown output format `{chosen}` (choose from {', '.join(OUTPUT_FORMATS)})"
+            )
+        return chosen
+
     def respects_gitignore(self) -> bool:
         """Options first, else the working directory's `respect-gitignore` (default true)."""
         if self.options.respect_gitignore is not None:
@@ -256,6 +272,12 @@ class Workspace:
         return add_ignores(text, targets, reason)
 
     # -- PyPTO -------------------------------------------------------------------------------
+    def lower_files(self, paths: Sequence[str]) -> list[FileAnalysis]:
+        """Lower each file in a crash-isolated worker (`app.lowering.lower_files`)."""
+        from tilecheck.app.lowering import lower_files
+
+        return lower_files(self, paths)
+
     def lower_text(self, text: str | bytes, path: str) -> LowerResult:
         """What PyPTO's LowerPipelineLoops pass makes of `text` (bytes are decoded as Python
         decodes a file), under `path`'s configuration: backend, rule selection, severities,

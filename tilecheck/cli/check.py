@@ -10,7 +10,6 @@ import sys
 from types import TracebackType
 from typing import TextIO
 
-from tilecheck.app.workspace import Workspace
 from tilecheck.cli.options import add_budget_options, add_config_options, require_paths, workspace_from
 from tilecheck.cli.progress import ProgressLine
 from tilecheck.cli.progress import wanted as progress_wanted
@@ -18,6 +17,7 @@ from tilecheck.core.errors import UsageError
 from tilecheck.core.types import Diagnostic, Grade, Severity
 from tilecheck.lint.engine import FileAnalysis
 from tilecheck.report import OUTPUT_FORMATS, Run, display_path, statistics
+from tilecheck.source.reading import read_text
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -119,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
     if not files:
         print("tilecheck: warning: No Python files found under the given path(s)", file=sys.stderr)
     workspace.validate_selectors(files)
-    output_format = _output_format(args.output_format, workspace)
+    output_format = workspace.output_format(args.output_format)
     rewriting = args.fix or args.diff or args.add_ignore is not None
 
     diagnostics: list[Diagnostic] = []
@@ -163,9 +163,7 @@ def run(args: argparse.Namespace) -> int:
             if analysis.text is not None:
                 sources[analysis.path] = analysis.text
     for path in {r.path for d in diagnostics for r in d.related if r.path is not None} - set(sources):
-        from tilecheck.tilelang.project import read_project_text  # only then: it imports libcst
-
-        text = read_project_text(path)  # a macro's module: its line in the excerpt
+        text = read_text(path)  # a macro's module: its line in the excerpt
         if text is not None:
             sources[path] = text
     for message in write_errors:
@@ -240,7 +238,7 @@ def _run_stdin(args: argparse.Namespace) -> int:
         raise UsageError("--add-ignore cannot be used with standard input")
     workspace = workspace_from(args, args.output_format)
     workspace.validate_selectors()
-    output_format = _output_format(args.output_format, workspace)
+    output_format = workspace.output_format(args.output_format)
     unsafe = bool(args.unsafe_fixes)
     outcome = check_stdin(
         workspace, read_stdin(), args.stdin_filename, fix=args.fix, diff=args.diff, unsafe=unsafe
@@ -269,19 +267,6 @@ def _run_stdin(args: argparse.Namespace) -> int:
     )
     _render(report, args, output_format, sys.stderr if args.fix else None)  # stdout carries the source
     return _status(args, diagnostics, outcome.fixed, result.internal_error)
-
-
-def _output_format(flag: str | None, workspace: Workspace) -> str:
-    chosen = flag or os.environ.get("TILECHECK_OUTPUT_FORMAT")
-    where = "--output-format" if flag else "TILECHECK_OUTPUT_FORMAT"
-    if not chosen:
-        value, origin = workspace.settings_for(workspace.resolver.cwd).lookup("output-format")
-        chosen, where = (str(value), f"{origin.label}: `output-format`") if origin else ("full", "")
-    if chosen not in OUTPUT_FORMATS:
-        raise UsageError(
-            f"{where}: unknown output format `{chosen}` (choose from {', '.join(OUTPUT_FORMATS)})"
-        )
-    return chosen
 
 
 class Output:

@@ -26,33 +26,25 @@ import os
 import sys
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import TextIO
 
-from tilecheck.app.scheduling import file_size, largest_first, worker_count
-from tilecheck.app.supervisor import run_isolated
-from tilecheck.app.workspace import Options, Workspace
-from tilecheck.cli.options import add_budget_options
-from tilecheck.config.resolver import GRADES, ConfigError
-from tilecheck.config.selection import SelectionError, split, validate
+from tilecheck.app.files import WriteError, encode_like, write_atomic
+from tilecheck.app.lowering import Lowered
+from tilecheck.app.workspace import Workspace
+from tilecheck.cli.options import add_budget_options, add_config_options, workspace_from
+from tilecheck.core.errors import UsageError
 from tilecheck.core.types import Diagnostic, Grade, Severity
 from tilecheck.lint.engine import FileAnalysis
-from tilecheck.lint.fixes import WriteError, encode_like, write_atomic
 from tilecheck.pypto.api import LowerResult
 from tilecheck.report import OUTPUT_FORMATS, Run, display_path
-from tilecheck.source.reading import read_source
 
 
-def add_lower_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "lower",
         help="show what PyPTO's LowerPipelineLoops pass makes of pl.pipeline loops",
         description="Lower every pl.pipeline(..., stage=F) loop of the @pl.function functions in FILE.",
     )
-    _configure(parser)
-
-
-def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE")
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--diff", action="store_true", help="print a unified diff instead of the file")
@@ -68,75 +60,11 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--exit-zero", action="store_true", help="exit with 0 even with diagnostics")
     add_budget_options(parser, "lowering")
-    group = parser.add_argument_group("configuration")
-    group.add_argument("--config", metavar="PATH", help="use this configuration file for every file")
-    group.add_argument("--isolated", action="store_true", help="ignore all configuration files")
-    group.add_argument("--select", action="append", metavar="CODES", help="rules to enable")
-    group.add_argument("--extend-select", action="append", metavar="CODES", help="rules to enable as well")
-    group.add_argument("--ignore", action="append", metavar="CODES", help="rules to disable")
-    group.add_argument("--grade", metavar="GRADES", help=f"only rules of these grades ({','.join(GRADES)})")
-    group.add_argument("--backend", metavar="NAME", help="backend capability profile (e.g. cuda-sm80)")
-    parser.set_defaults(handler=run_lower)
-
-
-class _UsageError(Exception):
-    pass
-
-
-def _options(args: argparse.Namespace) -> Options:
-    grades = None
-    if args.grade is not None:
-        grades = frozenset(split([args.grade]))
-        unknown = sorted(grades - set(GRADES))
-        if unknown or not grades:
-            raise _UsageError(
-                f"--grade: unknown grade `{', '.join(unknown)}` (choose from {', '.join(GRADES)})"
-            )
-    return Options(
-        select=tuple(split(args.select)) if args.select else None,
-        extend_select=tuple(split(args.extend_select)),
-        ignore=tuple(split(args.ignore)),
-        backend=args.backend,
-        grades=grades,
-        output_format=args.output_format,
-        config_path=args.config,
-        isolated=args.isolated,
-        per_file_timeout=args.per_file_timeout,  # None: the configuration's
-        per_file_memory=args.per_file_memory,
-    )
-
-
-def _validate_selectors(args: argparse.Namespace, workspace: Workspace) -> None:
-    """Unknown codes or names in --select/--extend-select/--ignore are usage errors (as in `check`)."""
-    options = workspace.options
-    selectors = [*(options.select or ()), *options.extend_select, *options.ignore]
-    if not selectors:
-        return
-    known = set(workspace.enabled_rules(args.files)) | {
-        rule for path in args.files for rule in workspace.file_settings(path).known
-    }
-    try:
-        validate(selectors, known)
-    except SelectionError as error:
-        raise _UsageError(str(error)) from None
-
-
-def _output_format(args: argparse.Namespace, workspace: Workspace) -> str:
-    chosen = args.output_format or os.environ.get("TILECHECK_OUTPUT_FORMAT")
-    where = "--output-format" if args.output_format else "TILECHECK_OUTPUT_FORMAT"
-    if not chosen:
-        resolver = workspace.resolver
-        value, origin = resolver.for_directory(resolver.cwd).lookup("output-format")
-        chosen, where = (str(value), f"{origin.label}: `output-format`") if origin else ("full", "")
-    if chosen not in OUTPUT_FORMATS:
-        raise _UsageError(
-            f"{where}: unknown output format `{chosen}` (choose from {', '.join(OUTPUT_FORMATS)})"
-        )
-    return chosen
+    add_config_options(parser)
 
 
 def _write(path: str, target: str, original: bytes, text: str) -> None:
-    """Write `text` to `target` with `tilecheck.lint.fixes.write_atomic`, encoded as `original` (the
+    """Write `text` to `target` with `app.files.write_atomic`, encoded as `original` (the
     bytes of `path`) was. In place, the file is left alone when it changed since it was read."""
     if text.startswith("\ufeff") and original.startswith(codecs.BOM_UTF8):
         text = text[1:]  # `encode_like` puts the byte-order mark back
@@ -176,14 +104,6 @@ def _is_failure(diagnostic: Diagnostic) -> bool:
     return diagnostic.severity is not Severity.INFO and diagnostic.grade is not Grade.OPTIMIZATION
 
 
-@dataclass
-class _Lowered(FileAnalysis):
-    """What a worker made of one file: the bytes it read and the lowering."""
-
-    data: bytes = b""
-    result: LowerResult = field(default_factory=lambda: LowerResult(""))
-
-
 class _Lowering:
     """One `tilecheck lower` run over its files."""
 
@@ -197,30 +117,8 @@ class _Lowering:
         self.sources: dict[str, str] = {}
         self.status = 0
 
-    def lower_all(self, paths: list[str]) -> None:
-        """Lower each file in a crash-isolated worker within the per-file budget (as `check`
-        checks), then write or print the results here, in the order of `paths`."""
-        sizes = [file_size(path) for path in paths]
-        order = largest_first(sizes)
-        done = run_isolated(
-            [paths[index] for index in order],
-            self.lower_in_worker,
-            str,
-            jobs=worker_count(None, sizes),
-            budget=self.workspace.budget(),
-        )
-        results = dict(zip(order, done, strict=True))
-        for index in range(len(paths)):
-            self.file(results[index])
-
-    def lower_in_worker(self, path: str) -> FileAnalysis:
-        data, failure = read_source(path)
-        if failure is not None or data is None:
-            return FileAnalysis(path, [failure] if failure is not None else [])
-        return _Lowered(path, data=data, result=self.workspace.lower_text(data, path))
-
     def file(self, lowered: FileAnalysis) -> None:
-        if not isinstance(lowered, _Lowered):  # unreadable, or over the budget, or crashed
+        if not isinstance(lowered, Lowered):  # unreadable, or over the budget, or crashed
             self._report(lowered.diagnostics)
             if lowered.internal_error:
                 self.status = 2
@@ -299,39 +197,22 @@ def _collector_paused() -> Iterator[None]:
         gc.enable()
 
 
-def run_lower(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+def run(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     out = stdout or sys.stdout
     err = stderr or sys.stderr
     target = args.output_file or args.deprecated_output
     if args.deprecated_output:
         print("tilecheck lower: warning: `--output` is deprecated; use `-o/--output-file`", file=err)
-    try:
-        if target and len(args.files) != 1:
-            raise _UsageError("-o/--output-file takes exactly one FILE")
-        workspace = Workspace(_options(args))
-        output_format = _output_format(args, workspace)
-        for path in args.files:
-            workspace.file_settings(path)  # an unknown backend or selector stops before any output
-        _validate_selectors(args, workspace)
-        lowering = _Lowering(args, workspace, out, err)
-        with _collector_paused():  # the workers fork with the collector paused too
-            lowering.lower_all(args.files)
-        lowering.report(output_format)
-    except (_UsageError, ConfigError) as error:
-        print(f"tilecheck lower: error: {error}", file=err)
-        return 2
+    if target and len(args.files) != 1:
+        raise UsageError("-o/--output-file takes exactly one FILE")
+    workspace = workspace_from(args, args.output_format)
+    output_format = workspace.output_format(args.output_format)
+    for path in args.files:
+        workspace.file_settings(path)  # an unknown backend or selector stops before any output
+    workspace.validate_selectors(args.files)
+    lowering = _Lowering(args, workspace, out, err)
+    with _collector_paused():  # the workers fork with the collector paused too
+        for lowered in workspace.lower_files(args.files):
+            lowering.file(lowered)
+    lowering.report(output_format)
     return lowering.status
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="tilecheck lower")
-    _configure(parser)
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exit_:
-        return int(exit_.code or 0)
-    return run_lower(args)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -46,13 +46,11 @@ def _module(command: str) -> ModuleType:
 
 
 def _add_parser(module: ModuleType, subparsers: argparse._SubParsersAction[_Parser]) -> None:
-    # `commands.lower` predates the add_parser/run convention.
-    adder = getattr(module, "add_parser", None) or module.add_lower_parser
-    adder(subparsers)
+    module.add_parser(subparsers)
 
 
 def _runner(module: ModuleType) -> Callable[[argparse.Namespace], int]:
-    return getattr(module, "run", None) or module.run_lower
+    return module.run
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:

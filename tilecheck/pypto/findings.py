@@ -15,9 +15,9 @@ from libcst.metadata import CodeRange, PositionProvider
 
 from tilecheck.core.registry import rule_reporting
 from tilecheck.core.types import Diagnostic, Span
-from tilecheck.lint.fixes import line_starts
 from tilecheck.pypto.problems import PyptoProblem
 from tilecheck.pypto.splice import locate
+from tilecheck.source.lines import line_starts, utf8_column
 from tilecheck.source.positions import Locator, codegen_positions
 
 if TYPE_CHECKING:
@@ -142,8 +142,7 @@ class _LoopPositions:
         if self._starts is None:
             self._starts = line_starts(self._source)
         start = self._starts[line - 1]
-        text = self._source[start : start + offset].encode("utf-8")[:offset]
-        return len(text.decode("utf-8", errors="ignore"))
+        return utf8_column(self._source[start : start + offset], offset)
 
     def _positions(self, loop: cst.For) -> Mapping[cst.CSTNode, CodeRange] | None:
         """Positions of the nodes of `loop`, from libcst's public `PositionProvider` over a

@@ -21,9 +21,9 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from tilecheck.lint.fixes import line_starts
 from tilecheck.pypto.codegen import Codegen
 from tilecheck.source import python_ast
+from tilecheck.source.lines import line_starts
 
 _KINDS: dict[type, tuple[type, ...]] = {
     cst.For: (ast.For, ast.AsyncFor),

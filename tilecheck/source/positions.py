@@ -29,6 +29,7 @@ except ImportError:  # pragma: no cover - a libcst outside the pinned range
 
 from tilecheck.core.types import Span
 from tilecheck.source import python_ast
+from tilecheck.source.lines import utf8_column
 
 
 class Locator:
@@ -191,8 +192,7 @@ def _cst_statements(node: cst.CSTNode) -> list[cst.CSTNode]:
 
 def _characters(lines: list[str], line: int, offset: int) -> int:
     """CPython's column (UTF-8 bytes) as characters."""
-    text = lines[line - 1] if line <= len(lines) else ""
-    return len(text.encode("utf-8")[:offset].decode("utf-8", "replace"))
+    return utf8_column(lines[line - 1] if line <= len(lines) else "", offset)
 
 
 class _Recorder:

@@ -28,7 +28,7 @@ import libcst as cst
 from tilecheck.source import python_ast
 from tilecheck.source.project_files import MAX_FILES as DEPENDENCY_FILES
 from tilecheck.source.project_files import find_module
-from tilecheck.source.reading import ReadFailure, decode, read_bytes, read_text
+from tilecheck.source.reading import ReadFailure, decode, read_bytes
 from tilecheck.tilelang.imports import Gap, ImportTable, Unresolved
 from tilecheck.tilelang.project_shapes import (
     ImportSpec,
@@ -353,9 +353,3 @@ def _read(path: str) -> tuple[str, ast.Module] | str:
     except (SyntaxError, UnicodeDecodeError, LookupError, RecursionError, MemoryError, ValueError):
         return "it does not parse"
     return source, tree
-
-
-def read_project_text(path: str) -> str | None:
-    """The text of a project module a diagnostic points into (a macro's line, for the `full`
-    excerpt), read as checked files are (regular files only, bounded), else None."""
-    return read_text(path, MAX_BYTES)
