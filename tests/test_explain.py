@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tests.support import run, write
-from tilecheck.explain.builder import split_target
+from tilecheck.explain.attach import split_target
 
 KERNEL = """import tilelang.language as T
 

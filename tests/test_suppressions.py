@@ -4,8 +4,9 @@ import pytest
 
 from tests.support import KERNEL, run, write
 from tilecheck.core.registry import by_code
+from tilecheck.lint.baseline import add_ignores
+from tilecheck.lint.directives import scan_comments
 from tilecheck.lint.engine import check_source
-from tilecheck.lint.suppressions import add_ignores, scan_comments
 
 HEAD = KERNEL.split("        loc = ")[0]  # imports, kernel signature, `with T.Kernel(...)`: 6 lines
 LOCAL = HEAD + '        loc = T.alloc_local((64,), "float32")\n        for i in T.Parallel(64):\n'  # 8 lines

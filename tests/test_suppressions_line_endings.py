@@ -9,8 +9,9 @@ import json
 import pytest
 
 from tests.support import run
+from tilecheck.lint.baseline import add_ignores
+from tilecheck.lint.directives import scan_comments
 from tilecheck.lint.engine import check_source
-from tilecheck.lint.suppressions import add_ignores, scan_comments
 
 LINES = [
     "import tilelang.language as T",

@@ -265,7 +265,7 @@ class Workspace:
         self, text: str, path: str, reason: str = "", *, first: FileAnalysis | None = None
     ) -> tuple[str, int]:
         """`text` with a suppression comment for each of its current findings, and how many."""
-        from tilecheck.lint.suppressions import add_ignores
+        from tilecheck.lint.baseline import add_ignores
 
         analysis = first if first is not None else self.check_text(text, path)
         targets = [d for d in analysis.diagnostics if d.grade is not Grade.META]

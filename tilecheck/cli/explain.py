@@ -8,7 +8,7 @@ import sys
 
 from tilecheck.cli.options import add_config_options, dump_json, require_paths, workspace_from
 from tilecheck.core.errors import UsageError
-from tilecheck.explain.builder import explain, split_target
+from tilecheck.explain.attach import explain, split_target
 from tilecheck.report import display_path
 
 

@@ -72,23 +72,8 @@ def _typo_of_command(word: str) -> str | None:
     return close[0] if close else None
 
 
-def _forget_working_directory() -> None:
-    """`python -m tilecheck` puts the working directory first on sys.path, so a checked tree's
-    `tomllib.py` or `libcst/` would shadow the real ones (and run). Nothing tilecheck imports
-    lives there: drop it, as `python -P` would (the `tilecheck` script never adds it)."""
-    started_as_module = bool(sys.argv) and sys.argv[0].endswith(os.path.join("tilecheck", "__main__.py"))
-    if (
-        started_as_module
-        and not getattr(sys.flags, "safe_path", False)
-        and sys.path
-        and os.path.abspath(sys.path[0] or os.curdir) == os.getcwd()
-    ):
-        del sys.path[0]
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    _forget_working_directory()
-    from tilecheck.source.guards import RECURSION_LIMIT  # after the working directory is forgotten
+    from tilecheck.source.guards import RECURSION_LIMIT
 
     sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
     args_list = list(sys.argv[1:] if argv is None else argv)

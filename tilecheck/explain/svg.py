@@ -16,7 +16,7 @@ from tilecheck.explain.text import Picture, headline
 from tilecheck.report import display_path, level
 
 if TYPE_CHECKING:
-    from tilecheck.explain.builder import Node
+    from tilecheck.explain.tree import Node
 
 ROW = 22  # pixels per row, tree and source alike
 INDENT = 22

@@ -1,192 +1,35 @@
-"""Suppression comments, resolved by line ranges from the token stream (never the CST).
+"""Which findings suppression comments hide, by line ranges (`lint.directives` reads them).
 
-- `# tilecheck: ignore[TL101, nested-parallel]` (or `# noqa: TL101`): trailing, it covers the
-  whole logical line it is on (so it works on any line of a multi-line call or
-  comprehension); on a line of its own, it covers the next logical line.
-- `# tilecheck: disable[TL104]` ... `# tilecheck: enable[TL104]`: every line in between.
-- `# tilecheck: file-ignore[TL105]`: the whole file.
-
-There is no blanket form: a directive without codes is invalid. A bare `# noqa`, and noqa
-codes that are not tilecheck's (`# noqa: E501`), belong to other tools and are left alone.
 Unused (TL901), unknown (TL902), unmatched (TL903) and malformed (TL904) suppressions are
-diagnostics with a fix that removes them. `add_ignores` writes a baseline.
+diagnostics with a fix that removes them. `lint.baseline` writes suppressions for every finding.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import difflib
-import io
 import re
-import tokenize
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from tilecheck.core import meta
 from tilecheck.core.meta import SUPPRESSION_PROBLEMS, UNSUPPRESSIBLE, Problem
-from tilecheck.core.registry import by_code, rule_reporting
+from tilecheck.core.registry import rule_reporting
 from tilecheck.core.rule import Rule
 from tilecheck.core.types import Diagnostic, Edit, Fix, Grade, Span
+from tilecheck.lint.directives import (
+    Comment,
+    Directive,
+    Entry,
+    closest_rule,
+    may_have_suppressions,
+    parse_directives,
+    scan_comments,
+)
+from tilecheck.source.python_ast import LINE_BREAK
+
+__all__ = ["Suppressions", "may_have_suppressions", "removal_edits"]
 
 UNUSED, UNKNOWN, UNMATCHED, INVALID = SUPPRESSION_PROBLEMS
-KINDS = ("ignore", "disable", "enable", "file-ignore")
-
-_DIRECTIVE = re.compile(r"#\s*tilecheck\s*:\s*(?P<kind>[A-Za-z][\w-]*)?\s*(?:\[(?P<codes>[^\]]*)\])?")
-_NOQA = re.compile(
-    r"#\s*noqa\b(?:\s*:\s*(?P<codes>[A-Za-z]+[0-9]+(?:(?:\s*,\s*|\s+)[A-Za-z]+[0-9]+)*))?", re.IGNORECASE
-)
-_OURS = re.compile(r"TL[0-9]{3}", re.IGNORECASE)
-_NEWLINE = re.compile(r"\r\n|\r|\n")
-
-
-def may_have_suppressions(text: str) -> bool:
-    """A cheap test before tokenizing: does any comment mention tilecheck or noqa?"""
-    return "tilecheck" in text or "noqa" in text or "NOQA" in text or "Noqa" in text
-
-
-@dataclass
-class Comment:
-    line: int
-    column: int  # of the `#`
-    text: str
-    own_line: bool
-    prefix: str = ""  # the line's text before the comment
-    first: int = 0  # the logical lines it covers
-    last: int = 0
-
-
-@dataclass
-class Entry:
-    text: str
-    rule: type[Rule] | None
-    ours: bool = True  # False for another tool's noqa code
-    used: bool = False
-    unmatched: bool = False
-
-
-@dataclass
-class Directive:
-    kind: str  # one of KINDS, "noqa", or the unknown word
-    comment: Comment
-    start: int  # column range of the directive in the line (from its `#`)
-    end: int
-    entries: list[Entry]
-    codes_span: tuple[int, int] | None  # columns of the code list, for partial removal
-    invalid: str | None = None  # why the directive is malformed
-    first: int = 0  # lines it covers
-    last: int = 0
-
-    @property
-    def span(self) -> Span:
-        return Span(self.comment.line, self.start, self.comment.line, self.end)
-
-
-# -- scanning ------------------------------------------------------------------------------
-
-
-def scan_comments(text: str) -> list[Comment]:
-    """Every comment, with the logical line it covers. Falls back to a line scan when the
-    tokenizer rejects the text (libcst accepts a few newer constructs)."""
-    try:
-        return _token_comments(text)
-    except (tokenize.TokenError, SyntaxError):
-        comments = []
-        for number, line in enumerate(_NEWLINE.split(text), 1):
-            index = line.find("#")
-            if index >= 0:
-                prefix = line[:index]
-                comments.append(
-                    Comment(number, index, line[index:], not prefix.strip(), prefix, number, number)
-                )
-        return comments
-
-
-def _python_lines(text: str) -> Callable[[], str]:
-    """A `readline` that breaks lines where CPython does: at `\r\n`, `\r` and `\n` (a plain
-    StringIO breaks only at `\n`, which makes a CR-only file one line). Each line ends in
-    `\n`; columns are unchanged, as only the line break is rewritten."""
-    return io.StringIO(text, newline=None).readline
-
-
-def _token_comments(text: str) -> list[Comment]:
-    comments: list[Comment] = []
-    inside: list[Comment] = []  # comments within the current logical line
-    pending: list[Comment] = []  # own-line comments waiting for the next logical line
-    start: int | None = None
-    skip = (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING)
-    for token in tokenize.generate_tokens(_python_lines(text)):
-        kind = token.type
-        if kind == tokenize.COMMENT:
-            line, column = token.start
-            prefix = token.line[:column]
-            comment = Comment(line, column, token.string, not prefix.strip(), prefix)
-            comments.append(comment)
-            (inside if start is not None else pending).append(comment)
-        elif kind in (tokenize.NEWLINE, tokenize.ENDMARKER):
-            end = token.start[0]
-            if start is not None:
-                for comment in (*pending, *inside):
-                    comment.first, comment.last = start, end
-            start = None
-            pending, inside = ([], []) if kind == tokenize.NEWLINE else (pending, inside)
-        elif kind not in skip and start is None:
-            start = token.start[0]
-    for comment in comments:
-        if comment.first == 0:  # an own-line comment with nothing after it
-            comment.first = comment.last = comment.line
-    return comments
-
-
-def parse_directives(comments: Iterable[Comment], known: Iterable[type[Rule]]) -> list[Directive]:
-    rules = tuple(known)
-    directives: list[Directive] = []
-    for comment in comments:
-        for match in _DIRECTIVE.finditer(comment.text):
-            directives.append(_tilecheck_directive(comment, match, rules))
-        for match in _NOQA.finditer(comment.text):
-            if match.group("codes"):
-                directives.append(_noqa_directive(comment, match, rules))
-    return directives
-
-
-def _tilecheck_directive(comment: Comment, match: re.Match[str], rules: tuple[type[Rule], ...]) -> Directive:
-    kind = match.group("kind") or ""
-    raw = match.group("codes")
-    entries = [
-        Entry(part.strip(), by_code(part.strip(), rules)) for part in (raw or "").split(",") if part.strip()
-    ]
-    codes_span = None
-    if raw is not None:
-        codes_span = (comment.column + match.start("codes"), comment.column + match.end("codes"))
-    directive = Directive(
-        kind,
-        comment,
-        comment.column + match.start(),
-        comment.column + match.end(),
-        entries,
-        codes_span,
-    )
-    if kind not in KINDS:
-        shown = f"`{kind}`" if kind else "nothing"
-        directive.invalid = f"expected one of {', '.join(KINDS)} after `tilecheck:`, found {shown}"
-    elif not entries:
-        directive.invalid = f"`tilecheck: {kind}` needs rule codes, like `tilecheck: {kind}[TL101]`"
-    return directive
-
-
-def _noqa_directive(comment: Comment, match: re.Match[str], rules: tuple[type[Rule], ...]) -> Directive:
-    entries = []
-    for code in re.split(r"[\s,]+", match.group("codes").strip()):
-        rule = by_code(code, rules)
-        entries.append(Entry(code, rule, ours=rule is not None or _OURS.fullmatch(code) is not None))
-    return Directive(
-        "noqa",
-        comment,
-        comment.column + match.start(),
-        comment.column + match.end(),
-        entries,
-        (comment.column + match.start("codes"), comment.column + match.end("codes")),
-    )
 
 
 # -- applying ------------------------------------------------------------------------------
@@ -210,7 +53,7 @@ class Suppressions:
     @classmethod
     def from_source(cls, text: str, known: Iterable[type[Rule]]) -> Suppressions:
         directives = parse_directives(scan_comments(text), known)
-        lines = len(_NEWLINE.split(text))
+        lines = len(LINE_BREAK.split(text))
         suppressions = cls(directives, lines)
         suppressions._resolve()
         return suppressions
@@ -304,7 +147,7 @@ class Suppressions:
         meant to suppress, so it is never a safe fix here."""
         names = ", ".join(f"`{e.text}`" for e in unknown)
         message = f"Unknown rule code{'s' if len(unknown) > 1 else ''} {names} in suppression"
-        corrections = {e.text: _closest_rule(e.text) for e in unknown}
+        corrections = {e.text: closest_rule(e.text) for e in unknown}
         meant = [f"`{corrections[e.text]}`" for e in unknown if corrections[e.text]]
         diagnostic = self._meta(path, UNKNOWN, directive, message, unknown, safe=False)
         if not meant or directive.codes_span is None or len(meant) != len(unknown):
@@ -345,15 +188,6 @@ class Suppressions:
             rule.HELP or None,
             fix,
         )
-
-
-def _closest_rule(text: str) -> str | None:
-    """The rule name (or code) `text` most likely misspells, if one is close enough."""
-    from tilecheck.core.registry import builtin_rules
-
-    names = [rule.NAME for rule in builtin_rules()] + [rule.CODE for rule in builtin_rules()]
-    close = difflib.get_close_matches(text, names, n=1, cutoff=0.85)
-    return close[0] if close else None
 
 
 # -- removing --------------------------------------------------------------------------------
@@ -403,74 +237,3 @@ def _slice(comment: Comment, start: int, end: int) -> str:
 def _blank_before(comment: Comment) -> int:
     """Whitespace between the code and a trailing comment (removed with the comment)."""
     return len(comment.prefix) - len(comment.prefix.rstrip())
-
-
-# -- baseline ----------------------------------------------------------------------------------
-
-
-def add_ignores(text: str, diagnostics: Iterable[Diagnostic], reason: str = "") -> tuple[str, int]:
-    """`text` with a `# tilecheck: ignore[...]` comment covering each diagnostic; and how many
-    comments were added or extended. Comments go at the end of the diagnostic's line, or of
-    its logical line when that line ends inside a string or with a backslash."""
-    from tilecheck.lint.fixes import apply_fixes
-
-    lines = _NEWLINE.split(text)
-    blocked, logical_end = _line_layout(text, lines)
-    wanted: dict[int, set[str]] = {}
-    for diagnostic in diagnostics:
-        line = diagnostic.span.line
-        if not 1 <= line <= len(lines):
-            continue
-        target = line if line not in blocked else logical_end.get(line, line)
-        if target in blocked:
-            continue
-        wanted.setdefault(target, set()).add(diagnostic.code)
-    comments = {c.line: c for c in scan_comments(text) if not c.own_line}
-    existing = {
-        d.comment.line: d
-        for d in parse_directives(comments.values(), ())
-        if d.kind == "ignore" and d.codes_span
-    }
-    edits = []
-    suffix = f" {reason.strip()}" if reason.strip() else ""
-    for line, codes in sorted(wanted.items()):
-        directive = existing.get(line)
-        if directive is not None and directive.codes_span is not None:
-            present = [e.text for e in directive.entries]
-            merged = present + sorted(code for code in codes if code not in present)
-            start, end = directive.codes_span
-            edits.append(Edit(Span(line, start, line, end), ", ".join(merged)))
-            continue
-        content = lines[line - 1]
-        end = len(content.rstrip())
-        comment = f"  # tilecheck: ignore[{', '.join(sorted(codes))}]{suffix}"
-        edits.append(Edit(Span(line, end, line, len(content)), comment))
-    if not edits:
-        return text, 0
-    return apply_fixes(text, [Fix("Add suppressions", tuple(edits))]), len(edits)
-
-
-def _line_layout(text: str, lines: list[str]) -> tuple[set[int], dict[int, int]]:
-    """Lines a comment cannot end (inside a multi-line token, or continued by a backslash),
-    and the last line of the logical line each line belongs to."""
-    blocked: set[int] = set()
-    logical_end: dict[int, int] = {}
-    try:
-        start: int | None = None
-        for token in tokenize.generate_tokens(_python_lines(text)):
-            if token.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
-                if start is not None:
-                    for line in range(start, token.start[0] + 1):
-                        logical_end[line] = token.start[0]
-                start = None
-            elif token.type not in (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT):
-                if start is None:
-                    start = token.start[0]
-                if token.end[0] > token.start[0]:
-                    blocked.update(range(token.start[0], token.end[0]))
-    except (tokenize.TokenError, SyntaxError):
-        pass
-    for number, content in enumerate(lines, 1):
-        if content.rstrip().endswith("\\"):
-            blocked.add(number)
-    return blocked, logical_end

@@ -10,10 +10,20 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
+DESCRIPTION = (
+    "Run tilecheck's Language Server Protocol server, speaking JSON-RPC on stdin and stdout, "
+    "for an editor to start: it checks each open buffer as you type, with the diagnostics, "
+    "fixes and configuration of `tilecheck check`, and takes its settings from the client. "
+    "Setting it up in Neovim, VS Code, Emacs and Helix: docs/editors.md."
+)
+
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the server on stdin/stdout until the client exits it."""
-    del argv  # no options yet: everything comes from the client's settings
+    """Run the server on stdin/stdout until the client exits it (`tilecheck server`)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="tilecheck server", description=DESCRIPTION)
+    parser.parse_args(list(sys.argv[1:] if argv is None else argv))  # no options: the client sets them
     try:
         from tilecheck.server.server import serve
     except ImportError as error:  # pygls/lsprotocol missing from a partial install

@@ -12,7 +12,7 @@ from tilecheck.core.types import Span
 if TYPE_CHECKING:  # the worker imports them at its first check; the server never needs to
     from tilecheck.config.resolver import FileSettings
     from tilecheck.core.rule import Rule
-    from tilecheck.explain.builder import Builder
+    from tilecheck.explain.tree import Builder
     from tilecheck.lint.context import Context
     from tilecheck.lint.engine import FileAnalysis
     from tilecheck.tilelang.model import Item, Loop
@@ -68,7 +68,7 @@ def _loops(ctx: Context) -> list[tuple[Loop, tuple[Item, ...]]]:
 
 
 def _suppressions(text: str, rules: tuple[type[Rule], ...]) -> tuple[tuple[Span, str], ...]:
-    from tilecheck.lint.suppressions import may_have_suppressions, parse_directives, scan_comments
+    from tilecheck.lint.directives import may_have_suppressions, parse_directives, scan_comments
     from tilecheck.server.positions import split_lines
 
     if not may_have_suppressions(text):
@@ -98,7 +98,7 @@ def loops_at(ctx: Context, line: int, column: int) -> list[tuple[Span, str]]:
     """The description of each loop whose header (`for ... in T.Parallel(...)`) holds the
     position, as `explain` draws it; computed when asked (describing a loop needs positions,
     which cost a code generation of its module-level statement)."""
-    from tilecheck.explain.builder import Builder
+    from tilecheck.explain.tree import Builder
     from tilecheck.server.positions import contains
 
     builder = Builder(ctx)

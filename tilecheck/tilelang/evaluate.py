@@ -16,10 +16,9 @@ import libcst as cst
 
 from tilecheck.source import python_ast
 from tilecheck.tilelang import folding, tileops
-from tilecheck.tilelang.imports import ImportTable, dotted_name, member_of
+from tilecheck.tilelang.imports import ImportTable, ProjectFunction, dotted_name, member_of
 from tilecheck.tilelang.language import ALLOCATIONS, DTYPES, INT32, NO_STATEMENT, SYMBOLS
 from tilecheck.tilelang.model import Access, OpCall, Site
-from tilecheck.tilelang.project import ProjectFunction
 from tilecheck.tilelang.scope import DefinedFunction, Env, Frame, Sink
 from tilecheck.tilelang.syntax import is_reference, string_literal, string_value
 from tilecheck.tilelang.values import (

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -19,7 +19,7 @@ import libcst as cst
 from tilecheck.tilelang.language import TILELANG_PACKAGES
 
 if TYPE_CHECKING:
-    from tilecheck.tilelang.project import ProjectFunction, ProjectModule
+    from tilecheck.tilelang.project_shapes import LoaderShape
 
 TILELANG = "tilelang.language"
 # TileLang's language facade and the dialects it re-exports: the same loop constructs.
@@ -124,7 +124,6 @@ class ImportTable:
         """What a dotted name stands for: a qualified external name (`tilelang.language.Parallel`
         for `T.Parallel`, `lu.T.Parallel` through a project module), a project module, or a
         function followed in one; None when the imports do not say."""
-        from tilecheck.tilelang.project import ProjectFunction  # a cycle at import time
 
         parts = name.split(".")
         table: ImportTable = self
@@ -152,8 +151,6 @@ class ImportTable:
     def bind_assignment(self, target: str, source: str) -> None:
         """`T = tilelang.language`, `T = lu.T`, `P = T.Parallel` at module level: `target` stands
         for what `source` does; when that is unknown and `source` starts from an import, `target` is no longer one and `unresolved` says why."""
-        from tilecheck.tilelang.project import ProjectModule  # a cycle at import time
-
         found = self.lookup(source)
         why = self.unresolved_reason(source) if found is None else None
         if found is None and why is None:
@@ -257,3 +254,44 @@ def bindings(small: cst.BaseSmallStatement) -> dict[str, str]:
                 bound_name = alias.asname.name.value
             aliases[bound_name] = f"{base}.{name}"
     return aliases
+
+
+@dataclass(eq=False)
+class ProjectModule:
+    """A project file read while resolving imports: its source, its resolved imports and the
+    module-level functions tilecheck follows (macros, lazy loaders, macro factories); the
+    libcst tree is parsed on first use."""
+
+    path: str
+    source: str
+    imports: ImportTable = field(default_factory=lambda: ImportTable({}))
+    followed: frozenset[str] = frozenset()  # macros, loaders and macro factories by name
+    loaders: dict[str, LoaderShape] = field(default_factory=dict)
+    _tree: cst.Module | None = None
+    _parse_failed: bool = False
+
+    @property
+    def module(self) -> cst.Module | None:
+        if self._tree is None and not self._parse_failed:
+            try:
+                self._tree = cst.parse_module(self.source)
+            except (cst.ParserSyntaxError, RecursionError, MemoryError, ValueError):
+                self._parse_failed = True
+        return self._tree
+
+    def function(self, name: str) -> tuple[cst.FunctionDef, cst.CSTNode] | None:
+        module = self.module
+        if module is None:
+            return None
+        for statement in module.body:
+            if isinstance(statement, cst.FunctionDef) and statement.name.value == name:
+                return statement, statement
+        return None
+
+
+@dataclass(frozen=True, eq=False)
+class ProjectFunction:
+    """A macro, loader or macro factory defined in a project module, by name."""
+
+    module: ProjectModule
+    name: str

@@ -21,7 +21,7 @@ from tilecheck.tilelang.values import Buffer, Constness, Value, Var
 if TYPE_CHECKING:
     import libcst as cst
 
-    from tilecheck.tilelang.project import ProjectModule
+    from tilecheck.tilelang.imports import ProjectModule
 
 
 @dataclass(frozen=True)

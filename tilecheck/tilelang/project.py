@@ -21,7 +21,6 @@ import os
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 import libcst as cst
 
@@ -29,7 +28,7 @@ from tilecheck.source import python_ast
 from tilecheck.source.project_files import MAX_FILES as DEPENDENCY_FILES
 from tilecheck.source.project_files import find_module
 from tilecheck.source.reading import ReadFailure, decode, read_bytes
-from tilecheck.tilelang.imports import Gap, ImportTable, Unresolved
+from tilecheck.tilelang.imports import Gap, ImportTable, ProjectFunction, ProjectModule, Unresolved
 from tilecheck.tilelang.project_shapes import (
     ImportSpec,
     LoaderCall,
@@ -46,47 +45,6 @@ MAX_FILES = min(32, DEPENDENCY_FILES)  # project files read per checked file
 MAX_BYTES = 1 << 20  # larger helper modules are not read
 # Packages never looked for in the project: a checkout of TileLang is the library, not a helper.
 EXTERNAL = frozenset({"tilelang", "tvm", "pypto", "torch", "numpy", "triton"})
-
-
-@dataclass(eq=False)
-class ProjectModule:
-    """A project file read while resolving imports: its source, its resolved imports and the
-    module-level functions tilecheck follows (macros, lazy loaders, macro factories); the
-    libcst tree is parsed on first use."""
-
-    path: str
-    source: str
-    imports: ImportTable = field(default_factory=lambda: ImportTable({}))
-    followed: frozenset[str] = frozenset()  # macros, loaders and macro factories by name
-    loaders: dict[str, LoaderShape] = field(default_factory=dict)
-    _tree: cst.Module | None = None
-    _parse_failed: bool = False
-
-    @property
-    def module(self) -> cst.Module | None:
-        if self._tree is None and not self._parse_failed:
-            try:
-                self._tree = cst.parse_module(self.source)
-            except (cst.ParserSyntaxError, RecursionError, MemoryError, ValueError):
-                self._parse_failed = True
-        return self._tree
-
-    def function(self, name: str) -> tuple[cst.FunctionDef, cst.CSTNode] | None:
-        module = self.module
-        if module is None:
-            return None
-        for statement in module.body:
-            if isinstance(statement, cst.FunctionDef) and statement.name.value == name:
-                return statement, statement
-        return None
-
-
-@dataclass(frozen=True, eq=False)
-class ProjectFunction:
-    """A macro, loader or macro factory defined in a project module, by name."""
-
-    module: ProjectModule
-    name: str
 
 
 class ProjectModules:

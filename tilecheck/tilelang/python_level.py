@@ -7,10 +7,9 @@ from collections.abc import Callable, Sequence
 
 import libcst as cst
 
-from tilecheck.tilelang.imports import ImportTable, bindings, try_imports
+from tilecheck.tilelang.imports import ImportTable, ProjectFunction, ProjectModule, bindings, try_imports
 from tilecheck.tilelang.language import TENSOR_ANNOTATIONS
 from tilecheck.tilelang.model import FileModel, Site
-from tilecheck.tilelang.project import ProjectFunction, ProjectModule
 from tilecheck.tilelang.scope import BuildState, DefinedFunction, Env, Frame, Sink, bind_python
 from tilecheck.tilelang.statements import KernelInterpreter
 from tilecheck.tilelang.syntax import (

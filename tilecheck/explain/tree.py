@@ -1,27 +1,22 @@
-"""`tilecheck explain FILE[:LINE]`: each kernel's loop nest as a tree, with its diagnostics.
+"""The loop-nest tree `tilecheck explain` draws for a kernel, built from the kernel model.
 
 Every loop is shown with its kind, its extents (constant or symbolic, as TileLang's IntImm
 test sees them), its pipeline request, and the macro call it was inlined from; runtime
-`if`/`while`/`with` statements that hold loops are shown too. Each diagnostic of a normal
-`tilecheck check` run (same configuration, same `--backend`) is attached to the loop it is
-reported at, or to the innermost node that contains it. With `:LINE`, only the kernels
-containing that line are drawn and the nodes on it are marked.
+`if`/`while`/`with` statements that hold loops are shown too. A factory built several times
+(with different arguments) is one tree, its nodes counted over the builds.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import libcst as cst
 
 from tilecheck.core.types import Diagnostic
-from tilecheck.lint.context import Context, ModelError
-from tilecheck.lint.engine import FileAnalysis
+from tilecheck.explain.merge import mark_partial, merge, walk_nodes
+from tilecheck.lint.context import Context
 from tilecheck.report import display_path
 from tilecheck.tilelang.model import Item, Kernel, Loop, LoopKind, Request, Site, Stmt, StmtKind, walk
-from tilecheck.tilelang.scope import ModelTooLarge
 from tilecheck.tilelang.values import Constness, PyConst, PyValue, TirExpr, Value
 
 
@@ -155,10 +150,10 @@ class Builder:
         call): the union of the builds' trees, what only some builds have marked so."""
         trees = [self.kernel(kernel) for kernel in builds]
         root = trees[0]
-        present = {id(node): 1 for node in _walk(root)}
+        present = {id(node): 1 for node in walk_nodes(root)}
         for other in trees[1:]:
-            _merge(root, other, present)
-        _mark_partial(root, present, len(trees))
+            merge(root, other, present)
+        mark_partial(root, present, len(trees))
         return root
 
     def items(self, items: list[Item], depth: int = 0) -> list[Node]:
@@ -369,15 +364,6 @@ class Builder:
         return [None] * count
 
 
-# -- attaching diagnostics ---------------------------------------------------------------------
-
-
-def _walk(node: Node) -> Iterator[Node]:
-    yield node
-    for child in node.children:
-        yield from _walk(child)
-
-
 def _ids_under(node: cst.CSTNode) -> set[int]:
     """The ids of `node` and of every node under it."""
     found: set[int] = set()
@@ -402,155 +388,3 @@ def _same_condition(item: Item, condition: Site, depth: int) -> bool:
     return other.node is condition.node and [c.call for c in other.origin] == [
         c.call for c in condition.origin
     ]
-
-
-def _key(node: Node) -> tuple:
-    return (node.kind, node.line, node.column, node.title, node.source_line)
-
-
-def _merge(into: Node, other: Node, present: dict[int, int]) -> None:
-    """Add `other`'s nodes to `into`'s (another build of the same kernel), counting matches."""
-    keys = {_key(child): child for child in into.children}
-    position = 0
-    inserted = False
-    for child in other.children:
-        match = keys.get(_key(child))
-        if match is None:  # only in this build: after the last node both builds have
-            into.children.insert(position, child)
-            inserted = True
-            keys[_key(child)] = child
-            present.update((id(node), 1) for node in _walk(child))
-            position += 1
-            continue
-        present[id(match)] += 1
-        match.copies = max(match.copies, child.copies)
-        match.details += [detail for detail in child.details if detail not in match.details]  # `M` = 32, 64
-        _merge(match, child, present)
-        position = into.children.index(match) + 1
-    if inserted:  # in source order again (stable: siblings inlined at one call site keep theirs)
-        into.children.sort(key=lambda node: (node.line, node.column))
-
-
-def _mark_partial(root: Node, present: dict[int, int], builds: int) -> None:
-    """Nodes that not every build has exist under a Python-level condition that differs between
-    the factory's calls: uncertain, and said so on the outermost such node."""
-
-    def visit(node: Node, inside: bool) -> None:
-        partial = present.get(id(node), builds) < builds
-        if partial:
-            node.certain = False
-            if not inside:
-                node.details.append(
-                    f"only in some of the kernel's {builds} builds: under a Python-level condition "
-                    "whose value differs between the factory's calls"
-                )
-        for child in node.children:
-            visit(child, inside or partial)
-
-    for child in root.children:
-        visit(child, False)
-
-
-def attach(roots: list[Node], diagnostics: list[Diagnostic]) -> list[Diagnostic]:
-    """Attach each diagnostic to its node; returns those that belong to no kernel."""
-    by_position: dict[tuple[int, int], list[Node]] = {}
-    for root in roots:
-        for node in _walk(root):
-            if node.kind not in ("kernel", "branch"):  # a branch shares its first loop's place
-                by_position.setdefault((node.line, node.column), []).append(node)
-    rest: list[Diagnostic] = []
-    for diagnostic in diagnostics:
-        position = (diagnostic.span.line, diagnostic.span.column + 1)
-        candidates = by_position.get(position)
-        owner = _pick(candidates, diagnostic) if candidates else _innermost(roots, diagnostic.span.line)
-        if owner is None:
-            rest.append(diagnostic)
-        else:
-            owner.diagnostics.append(diagnostic)
-    return rest
-
-
-def _pick(candidates: list[Node], diagnostic: Diagnostic) -> Node:
-    """Of the nodes at a diagnostic's position (the loops a macro call inlines share it), the
-    innermost one written around the item in the macro (`Context.macro_related`'s location)."""
-    items = [(r.path, r.span.line) for r in diagnostic.related if r.message.startswith("in macro ")]
-
-    def around(node: Node) -> bool:
-        return node.written is not None and any(
-            path == node.written[0] and node.written[1] <= line <= node.written[2] for path, line in items
-        )
-
-    found = [node for node in candidates if around(node)]
-    return found[-1] if found else candidates[0]  # pre-order: the last one is the innermost
-
-
-def _innermost(nodes: list[Node], line: int) -> Node | None:
-    for node in nodes:
-        if node.lines is not None and node.lines[0] <= line <= node.lines[1]:
-            return _innermost(node.children, line) or node
-        inner = _innermost(node.children, line) if node.lines is None else None
-        if inner is not None:
-            return inner
-    return None
-
-
-def mark(roots: list[Node], line: int) -> list[Node]:
-    """The kernels containing `line`, with the nodes on that line marked.
-
-    A line inside a macro definition selects the kernels the macro is inlined into, and marks
-    the nodes written on it, or those with a diagnostic that points there.
-    """
-    chosen = []
-    for root in roots:
-        inside = root.lines is not None and root.lines[0] <= line <= root.lines[1]
-        for node in _walk(root):
-            if node.kind == "branch":
-                continue  # its line is its first statement's, marked on its own
-            on_line = node.line == line if inside else False
-            on_line = on_line or (inside and node.lines is not None and node.lines[0] == line)
-            written = node.source_line == line
-            pointed = any(r.span.line == line and r.path is None for d in node.diagnostics for r in d.related)
-            if on_line or written or (not inside and pointed):
-                node.marked = True
-        if inside or any(node.marked for node in _walk(root)):
-            chosen.append(root)
-    return chosen
-
-
-# -- command -----------------------------------------------------------------------------------
-
-
-def split_target(target: str) -> tuple[str, int | None]:
-    """`k.py:12` -> ("k.py", 12); a path that exists as given (even with a colon) is kept whole."""
-    path, _, line = target.rpartition(":")
-    if path and line.isdigit() and not os.path.exists(target):
-        return path, int(line)
-    return target, None
-
-
-def explain(
-    analysis: FileAnalysis, line: int | None = None
-) -> tuple[list[Node], list[Diagnostic], str | None]:
-    """(kernel trees, diagnostics outside any kernel, a problem) for one checked file.
-
-    The trees are drawn from the analysis's own kernel model: the file is not parsed again.
-    """
-    ctx = analysis.context
-    if ctx is None:  # unreadable, undecodable or unparseable: its diagnostic says why
-        problem = "cannot read the file" if analysis.text is None else None
-        return [], list(analysis.diagnostics), problem
-    try:
-        kernels = ctx.model.kernels
-    except (RecursionError, ModelError, ModelTooLarge):
-        return [], list(analysis.diagnostics), "the kernel model could not be built for this file"
-    builder = Builder(ctx)
-    builds: dict[int, list[Kernel]] = {}  # a factory built with several argument sets: one tree
-    for kernel in kernels:
-        builds.setdefault(id(kernel.node), []).append(kernel)
-    roots = [builder.kernel_builds(found) for found in builds.values()]
-    rest = attach(roots, analysis.diagnostics)
-    if line is not None:
-        chosen = mark(roots, line)
-        rest = [d for d in rest if d.span.line == line]
-        return chosen, rest, None if chosen or rest else f"no kernel contains line {line}"
-    return roots, rest, None
