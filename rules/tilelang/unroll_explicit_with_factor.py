@@ -125,12 +125,13 @@ def _known(value: Value | None) -> object:
     return _UNKNOWN
 
 
-def _dict(value: Value | None) -> dict | None:
+def _dict(value: Value | None) -> dict[object, Value] | None:
     """A literal annotations dict ({} when absent), or None when it cannot be read."""
     if value is None:
         return {}
     if isinstance(value, PyConst) and isinstance(value.value, dict):
-        return value.value
+        found: dict[object, Value] = value.value  # a dict literal's values are evaluated (`_value_Dict`)
+        return found
     if isinstance(value, PyConst) and value.value is None:
         return {}
     return None

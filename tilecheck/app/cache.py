@@ -37,6 +37,7 @@ from tilecheck.source.project_files import imported_files
 
 if TYPE_CHECKING:
     from tilecheck.config.resolver import FileSettings
+    from tilecheck.core.rule import Rule
     from tilecheck.lint.engine import FileAnalysis
 
 CACHE_DIR_NAME = ".tilecheck_cache"
@@ -109,10 +110,10 @@ def tool_fingerprint() -> str:
     return _digest(*parts)[:16]
 
 
-def _rule_identity(rule: type) -> str:
+def _rule_identity(rule: type[Rule]) -> str:
     """A rule by code and class; a rule outside tilecheck (a plugin) also by its module's source."""
     module = sys.modules.get(rule.__module__)
-    identity = f"{rule.CODE}={rule.__module__}.{rule.__qualname__}"  # type: ignore[attr-defined]
+    identity = f"{rule.CODE}={rule.__module__}.{rule.__qualname__}"
     if not rule.__module__.startswith("tilecheck."):
         source = getattr(module, "__file__", None)
         identity += f"@{_file_digest(source) if source else 'unknown'}"

@@ -187,7 +187,7 @@ def _requested_chains(items: list[Item], chain: tuple[Loop, ...]) -> Iterator[tu
             yield from _requested_chains(item.orelse, inner)
 
 
-def scan_kernel(ctx: Context, kernel: Kernel, inventory: Inventory, seen: set) -> None:
+def scan_kernel(ctx: Context, kernel: Kernel, inventory: Inventory, seen: set[tuple[object, ...]]) -> None:
     def location(item: Item) -> Location:
         span = ctx.span(item.site.report_node, item.site.report_top)
         return Location(ctx.path, span.line, span.column + 1, tuple(call.name for call in item.site.origin))
@@ -234,7 +234,7 @@ def scan_file(path: str, inventory: Inventory) -> None:
     except RecursionError:
         inventory.unreadable.append(f"{display_path(path)}: too deeply nested to analyze")
         return
-    seen: set = set()
+    seen: set[tuple[object, ...]] = set()
     names: set[int] = set()
     for kernel in kernels:
         if id(kernel.node) not in names:  # a factory built twice is one kernel

@@ -47,7 +47,7 @@ def check_stdin(
     if not (fix or diff) or first.text is None:
         return StdinCheck(first, output=data if fix else None)
     outcome = workspace.fix_text(first.text, name, unsafe=unsafe, first=first)
-    result: FileAnalysis = outcome.result  # type: ignore[assignment]
+    result = outcome.result
     if diff:
         before, after = first.text.splitlines(keepends=True), outcome.text.splitlines(keepends=True)
         text = "".join(difflib.unified_diff(before, after, f"a/{name}", f"b/{name}"))

@@ -110,7 +110,8 @@ class WorkerProcess:
 
     @property
     def pid(self) -> int | None:
-        return self.process.pid
+        pid: int | None = self.process.pid
+        return pid
 
     def send(self, message: Any) -> bool:
         """False when the worker is gone."""
@@ -160,14 +161,16 @@ class WorkerProcess:
         if self.process.is_alive():
             self.kill()
         self.connection.close()
-        return self.process.exitcode
+        exitcode: int | None = self.process.exitcode
+        return exitcode
 
     def kill(self) -> int | None:
         """End the worker now; its exit code."""
         self.process.kill()
         self.process.join()
         self.connection.close()
-        return self.process.exitcode
+        exitcode: int | None = self.process.exitcode
+        return exitcode
 
 
 def limit_memory(memory: int | None) -> None:

@@ -231,7 +231,8 @@ class Workspace:
         ):
             value, origin = (given, None) if given is not None else settings.lookup(key)
             chosen = value if given is not None or origin is not None else default
-            limits.append(chosen or None)  # type: ignore[arg-type]  # 0: no limit
+            assert chosen is None or isinstance(chosen, (int, float))  # validated with the configuration
+            limits.append(chosen or None)  # 0: no limit
         seconds, memory = limits
         return Budget(seconds, int(memory) if memory is not None else None)
 

@@ -311,4 +311,4 @@ def _build(name: str, data: dict[str, object], base: Profile | None, where: str,
             f"{where}: missing field{'s' if len(missing) > 1 else ''} {', '.join(f'`{m}`' for m in missing)} "
             "(give them, or name a `base` profile to start from)"
         )
-    return Profile(name=name, origin=origin, **values)  # type: ignore[arg-type]
+    return Profile(name=name, origin=origin, **values)  # type: ignore[arg-type]  # each value checked against its field above

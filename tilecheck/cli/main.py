@@ -50,7 +50,8 @@ def _add_parser(module: ModuleType, subparsers: argparse._SubParsersAction[_Pars
 
 
 def _runner(module: ModuleType) -> Callable[[argparse.Namespace], int]:
-    return module.run
+    run: Callable[[argparse.Namespace], int] = module.run
+    return run
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:

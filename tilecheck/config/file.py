@@ -23,6 +23,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
+__all__ = ["CONFIG_FILES", "KEYS", "ConfigFile", "config_in", "load", "read_bytes", "read_table", "tomllib"]
+
 CONFIG_FILES = (".tilecheck.toml", "tilecheck.toml", "pyproject.toml")
 MAX_CONFIG_BYTES = 64 * 1024 * 1024
 SEVERITIES = ("error", "warning", "info")
@@ -192,6 +194,7 @@ def read_table(path: str) -> dict[str, object] | None:
         raise ConfigError(f"Invalid TOML in {label}: {error}") from None
     except RecursionError:
         raise ConfigError(f"Invalid TOML in {label}: nested too deeply to read") from None
+    document = dict(document)  # `tomllib` is typed as returning `dict[str, Any]`
     if os.path.basename(path) == "pyproject.toml":
         tool = document.get("tool")
         table = tool.get("tilecheck") if isinstance(tool, dict) else None
@@ -199,7 +202,7 @@ def read_table(path: str) -> dict[str, object] | None:
             return None
         if not isinstance(table, dict):
             raise ConfigError(f"{label}: `tool.tilecheck` must be a table")
-        return table
+        return {str(key): value for key, value in table.items()}
     return document
 
 

@@ -16,7 +16,7 @@ def walk_nodes(node: Node) -> Iterator[Node]:
         yield from walk_nodes(child)
 
 
-def _key(node: Node) -> tuple:
+def _key(node: Node) -> tuple[object, ...]:
     return (node.kind, node.line, node.column, node.title, node.source_line)
 
 

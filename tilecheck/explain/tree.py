@@ -160,7 +160,7 @@ class Builder:
         """The nodes of an item list; items spliced from an undecided Python-level `if` (beyond
         the `depth` conditions already drawn) are grouped under a node for that `if`."""
         nodes: list[Node] = []
-        keys: dict[tuple, Node] = {}
+        keys: dict[tuple[object, ...], Node] = {}
         index = 0
         while index < len(items):
             item = items[index]

@@ -6,7 +6,7 @@ import ast
 import os
 from collections.abc import Callable
 from functools import cached_property
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import libcst as cst
 
@@ -65,7 +65,7 @@ class Context:
         several rules report from); the value lives as long as this context."""
         if key not in self._memo:
             self._memo[key] = compute()
-        return self._memo[key]  # type: ignore[return-value]
+        return cast("T", self._memo[key])  # stored under `key` by `compute`, which returned a T
 
     @property
     def python_tree(self) -> ast.Module | None:

@@ -221,7 +221,7 @@ def _rule_crashed(rule: type[Rule], ctx: Context, result: FileAnalysis, error: B
 
 def _unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     """Python-level unrolling copies a body: the same finding at the same place counts once."""
-    seen: set[tuple] = set()
+    seen: set[tuple[object, ...]] = set()
     unique = []
     for diagnostic in diagnostics:
         key = (diagnostic.code, diagnostic.span, diagnostic.message)

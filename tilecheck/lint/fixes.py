@@ -22,6 +22,7 @@ from tilecheck.source.python_ast import LINE_BREAK
 
 if TYPE_CHECKING:
     from tilecheck.lint.context import Context
+    from tilecheck.lint.engine import FileAnalysis
 
 MAX_ROUNDS = 10
 
@@ -56,7 +57,7 @@ def apply_with_report(source: str, fixes: Sequence[Fix]) -> tuple[str, list[int]
     starts = line_starts(source)
     order = sorted(range(len(fixes)), key=lambda i: _ranges(source, starts, fixes[i])[:1] or [(0, 0, "")])
     accepted: list[tuple[int, int, str]] = []
-    seen: dict[tuple, bool] = {}
+    seen: dict[tuple[object, ...], bool] = {}
     applied: list[int] = []
     for index in order:
         edits = _ranges(source, starts, fixes[index])
@@ -115,7 +116,7 @@ def apply_parsing(source: str, fixes: Sequence[Fix]) -> tuple[str, list[int]]:
 class FixOutcome:
     text: str
     fixed: list[Diagnostic]  # the diagnostics whose fix was applied
-    result: object  # the engine's FileAnalysis for `text`
+    result: FileAnalysis  # the engine's result for `text`
 
 
 def fixable(diagnostic: Diagnostic, unsafe: bool) -> bool:
@@ -123,14 +124,14 @@ def fixable(diagnostic: Diagnostic, unsafe: bool) -> bool:
 
 
 def fix_text(
-    text: str, lint: Callable[[str], object], *, unsafe: bool = False, first: object | None = None
+    text: str, lint: Callable[[str], FileAnalysis], *, unsafe: bool = False, first: FileAnalysis | None = None
 ) -> FixOutcome:
     """Lint (unless `first` is the result for `text`), apply the applicable fixes, lint again,
     until nothing more applies."""
     result = first if first is not None else lint(text)
     fixed: list[Diagnostic] = []
     for _ in range(MAX_ROUNDS):
-        candidates = [d for d in result.diagnostics if fixable(d, unsafe)]  # type: ignore[attr-defined]
+        candidates = [d for d in result.diagnostics if fixable(d, unsafe)]
         if not candidates:
             break
         new_text, applied = apply_parsing(text, [d.fix for d in candidates if d.fix is not None])

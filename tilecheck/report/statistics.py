@@ -71,9 +71,9 @@ def render(run: Run, output_format: str, out: TextIO) -> None:
 def _rules(run: Run, rows: list[dict[str, object]], out: TextIO) -> None:
     width = max(len(str(row["count"])) for row in rows)
     code_width = max(len(str(row["code"])) for row in rows)
-    marks = {"safe": "[*]", "unsafe": "[-]", None: "   "}
+    marks: dict[object, str] = {"safe": "[*]", "unsafe": "[-]", None: "   "}
     for row in rows:
-        mark = marks[row["fix"]]  # type: ignore[index]
+        mark = marks[row["fix"]]
         out.write(f"{row['count']:>{width}}  {row['code']:<{code_width}}  {mark} {row['name']}\n")
     files = len({d.path for d in run.diagnostics})
     out.write(f"Found {counts(run.diagnostics)} in {plural(files, 'file')}.\n")

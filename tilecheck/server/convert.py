@@ -125,7 +125,7 @@ def repository_url() -> str | None:
     for entry in urls:
         label, _, url = entry.partition(",")
         if label.strip().lower() in _REPOSITORY_LABELS and url.strip().startswith("https://"):
-            return url.strip().rstrip("/")
+            return str(url).strip().rstrip("/")
     return None
 
 

@@ -71,7 +71,7 @@ class Checked:
 class OpenDocument:
     uri: str
     path: str
-    pending: asyncio.Task | None = None  # the scheduled check and publication
+    pending: asyncio.Task[None] | None = None  # the scheduled check and publication
     published: tuple[int | None, str] | None = None  # (version, result id) last pushed
     cached: tuple[tuple[str, int], asyncio.Future[Checked]] | None = None  # (text, generation)
 

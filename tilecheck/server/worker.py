@@ -194,7 +194,8 @@ class AnalysisWorker:
             if kind == "memory":  # the worker's heap may be in a bad state: replace it
                 self._kill()
                 return out_of_memory(self._budget())
-            return value
+            answer: CheckAnswer | LoopHovers | FileAnalysis | LowerResult | str = value
+            return answer
 
     def _budget(self) -> Budget:
         return Budget(None, self.memory)
@@ -290,9 +291,6 @@ def serve(connection: Connection, memory: int | None) -> None:
 
 class _State:
     def __init__(self) -> None:
-        from tilecheck.source.chunks import ChunkCache
-
-        self._new_cache = lambda: ChunkCache(max_chunks=CHUNKS_PER_DOCUMENT)
         self.chunks: dict[str, Any] = {}
         self.workspaces: dict[tuple[str, Options], Any] = {}
         self.contexts: OrderedDict[str, tuple[str, Any]] = OrderedDict()  # uri -> (text, context)
@@ -326,7 +324,9 @@ class _State:
             return workspace.lower_text(request.text, request.path)
         chunks = self.chunks.get(request.uri)
         if chunks is None:
-            chunks = self.chunks[request.uri] = self._new_cache()
+            from tilecheck.source.chunks import ChunkCache
+
+            chunks = self.chunks[request.uri] = ChunkCache(max_chunks=CHUNKS_PER_DOCUMENT)
         if request.kind == "fix":
             from tilecheck.lint.fixes import fix_text
 

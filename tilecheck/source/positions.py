@@ -25,7 +25,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 try:  # the fast path: libcst's own position-tracking codegen (see the module documentation)
     from libcst.metadata.position_provider import PositionProvidingCodegenState
 except ImportError:  # pragma: no cover - a libcst outside the pinned range
-    PositionProvidingCodegenState = None  # type: ignore[assignment,misc]
+    PositionProvidingCodegenState = None  # type: ignore[assignment,misc]  # a class, or None without it
 
 from tilecheck.core.types import Span
 from tilecheck.source import python_ast
@@ -211,7 +211,7 @@ def codegen_positions(module: cst.Module, top: cst.CSTNode) -> Mapping[cst.CSTNo
         state = PositionProvidingCodegenState(
             default_indent=module.default_indent,
             default_newline=module.default_newline,
-            provider=recorder,  # type: ignore[arg-type]
+            provider=recorder,  # type: ignore[arg-type]  # duck-types the provider: only `_computed` is written
         )
         top._codegen(state)
     except (TypeError, AttributeError):  # pragma: no cover - a libcst outside the pinned range

@@ -35,7 +35,8 @@ def literal_eval(source: str) -> object:
 def first_line(statement: ast.stmt) -> int:
     """The line a statement starts on, its decorators included (CPython's `lineno` is the
     `def`'s or `class`'s own line)."""
-    return min([statement.lineno, *(d.lineno for d in getattr(statement, "decorator_list", ()))])
+    decorators: list[ast.expr] = getattr(statement, "decorator_list", [])
+    return min([statement.lineno, *(decorator.lineno for decorator in decorators)])
 
 
 def nested_statements(node: ast.AST) -> list[ast.AST]:

@@ -112,7 +112,9 @@ class ExpressionEvaluator:
         return found
 
     def value(self, node: cst.BaseExpression, frame: Frame, sink: Sink) -> Value:
-        method = getattr(self, f"_value_{type(node).__name__}", None)
+        method: Callable[[cst.BaseExpression, Frame, Sink], Value] | None = getattr(
+            self, f"_value_{type(node).__name__}", None
+        )
         if method is None:
             return UNKNOWN
         return method(node, frame, sink)
@@ -176,7 +178,11 @@ class ExpressionEvaluator:
         return self._sequence(node.elements, frame, sink, list)
 
     def _sequence(
-        self, elements: Sequence[cst.BaseElement], frame: Frame, sink: Sink, kind: type[tuple] | type[list]
+        self,
+        elements: Sequence[cst.BaseElement],
+        frame: Frame,
+        sink: Sink,
+        kind: type[tuple[Value, ...]] | type[list[Value]],
     ) -> Value:
         items: list[Value] = []
         for element in elements:

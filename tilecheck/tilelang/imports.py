@@ -104,8 +104,8 @@ class ImportTable:
                 for small in statement.body:
                     table._aliases.update(bindings(small))
                     source = _assigned_name(small)
-                    if source is not None:
-                        for target in small.targets:  # type: ignore[attr-defined]
+                    if source is not None and isinstance(small, cst.Assign):
+                        for target in small.targets:
                             if isinstance(target.target, cst.Name):
                                 table.bind_assignment(target.target.value, source)
             elif isinstance(statement, cst.Try):

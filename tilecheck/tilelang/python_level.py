@@ -132,7 +132,7 @@ class PythonLevel:
     def follow_arguments(self) -> None:
         """Re-read plain functions called with known values (`run_gemm(512, 1024, 768)`), so
         that the factory calls inside them carry those values too."""
-        done: dict[int, set[tuple]] = {}
+        done: dict[int, set[tuple[object, ...]]] = {}
         for _ in range(CALL_DEPTH):
             progressed = False
             for function in self.functions:
@@ -151,7 +151,7 @@ class PythonLevel:
                 return
 
     def instantiations(self, factory: DefinedFunction) -> list[Env]:
-        seen: dict[tuple, Env] = {}
+        seen: dict[tuple[object, ...], Env] = {}
         for arguments in factory.call_sites:
             env = self.factory_env(factory.node, factory.env, arguments, factory.receiver)
             key = tuple(_value_key(env.names.get(p.name.value)) for p in parameters(factory.node))

@@ -130,7 +130,9 @@ def string_value(node: cst.SimpleString) -> str | bytes:
     raw = node.value
     if raw[:1] in ("'", '"') and "\\" not in raw and raw[:3] not in ('"""', "'''"):
         return raw[1:-1]
-    return python_ast.literal_eval(node.value)  # type: ignore[return-value]
+    value = python_ast.literal_eval(node.value)
+    assert isinstance(value, (str, bytes))  # the literal of a SimpleString
+    return value
 
 
 def string_literal(node: cst.BaseExpression) -> str | None:
