@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from tilecheck.app.supervisor import Budget, run_isolated
 from tilecheck.app.workspace import Options, Workspace, check_task
-from tilecheck.cli.lower import run_lower
+from tilecheck.cli.lower import run as run_lower
 from tilecheck.cli.main import build_parser
 from tilecheck.lint.engine import FileAnalysis
 
