@@ -93,7 +93,7 @@ def test_unreadable_file(tmp_path):
 def test_oversized_file(tmp_path, monkeypatch):
     import tilecheck.lint.engine
 
-    monkeypatch.setattr(tilecheck.lint.engine, "MAX_FILE_BYTES", 10)
+    monkeypatch.setattr(tilecheck.source.reading, "MAX_FILE_BYTES", 10)
     path = tmp_path / "k.py"
     path.write_text("x = 1\n" * 10)
     assert codes(check_file(str(path))) == [("TL003", 1, 1)]

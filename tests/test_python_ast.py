@@ -6,7 +6,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-LOCKED = ROOT / "tilecheck" / "python_ast.py"
+LOCKED = ROOT / "tilecheck" / "source" / "python_ast.py"
 
 
 UNLOCKED_NAMES = {"literal_eval", "evaluated_value"}

@@ -16,7 +16,7 @@ CODE = re.compile(r"\bTL\d{3}\b")
 # Syntax a message shows its user, with an example code (not a contract with any rule).
 EXAMPLES = {
     ("cli/rule.py", "which rule? (`tilecheck rule TL101`, or `tilecheck rule --all`)"),
-    ("lint/suppressions.py", "[TL101]`"),
+    ("lint/directives.py", "[TL101]`"),
 }
 
 

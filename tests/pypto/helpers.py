@@ -32,11 +32,18 @@ def run_lower_command(argv: list[str]) -> tuple[int, str, str]:
     import contextlib
     import io
 
-    from tilecheck.cli.main import main
+    from tilecheck.cli.lower import run
+    from tilecheck.cli.main import build_parser
+    from tilecheck.core.errors import TilecheckError
 
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(argv)
+    # The command itself, not `cli.main.main`: that raises the process's recursion limit.
+    with contextlib.redirect_stderr(err):
+        try:
+            code = run(build_parser("lower").parse_args(argv), out, err)
+        except TilecheckError as error:  # as `cli.main` reports them
+            print(f"tilecheck: error: {error}", file=err)
+            code = 2
     return code, out.getvalue(), err.getvalue()
 
 
