@@ -26,7 +26,7 @@ from tilecheck.pypto.lower import FunctionLowering, ModuleContext
 from tilecheck.pypto.names import Tokens, printed_names
 from tilecheck.pypto.problems import PyptoProblem
 from tilecheck.pypto.splice import splice
-from tilecheck.pypto.template import materialize
+from tilecheck.pypto.stage import materialize
 from tilecheck.source.parsing import parse
 
 _DEFAULT_PATH = "<string>"

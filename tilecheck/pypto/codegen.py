@@ -6,7 +6,7 @@ produces and hands every other type to libcst itself (`Writer.libcst`). Subtrees
 between clones (the parts of a loop body a clone does not change), so node texts are
 memoized: for every writer when the text did not look at the indentation, else per
 indentation (a `ParenthesizedWhitespace` with `indent=True` inside an expression does). A
-clone's statements (`template.Stage`) are written at once from their templates. The writer
+clone's statements (`stage.Stage`) are written at once from their templates. The writer
 for each node type is in `codegen_nodes`.
 """
 
@@ -19,7 +19,7 @@ import libcst as cst
 from libcst._nodes.internal import CodegenState
 
 from tilecheck.pypto.codegen_nodes import ATOMS, HANDLERS, SMALL, whole_clone
-from tilecheck.pypto.template import Clone, Fills
+from tilecheck.pypto.stage import Clone, Fills
 
 _DEFAULT = cst.MaybeSentinel.DEFAULT
 

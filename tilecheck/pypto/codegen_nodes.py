@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from tilecheck.pypto.template import Clone, Fills, Stage
+from tilecheck.pypto.stage import Clone, Fills, Stage
 
 if TYPE_CHECKING:
     from tilecheck.pypto.codegen import Writer

@@ -21,7 +21,7 @@ from tilecheck.pypto.clone import Rewriter
 from tilecheck.pypto.dataflow import Dataflow
 from tilecheck.pypto.dsl import Aliases
 from tilecheck.pypto.rewrite import seed
-from tilecheck.pypto.template import materialize
+from tilecheck.pypto.stage import materialize
 
 
 def assign(name: str, value: cst.BaseExpression) -> cst.SimpleStatementLine:

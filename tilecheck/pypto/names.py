@@ -19,7 +19,7 @@ import libcst as cst
 
 from tilecheck.pypto.cstutil import child_fields, is_node
 from tilecheck.pypto.dsl import body_statements, suite_statements
-from tilecheck.pypto.template import Clone
+from tilecheck.pypto.stage import Clone
 from tilecheck.tilelang.syntax import target_names
 
 
