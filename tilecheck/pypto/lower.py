@@ -28,7 +28,7 @@ from tilecheck.pypto.membership import tile_facts, undecided_in
 from tilecheck.pypto.names import Tokens
 from tilecheck.pypto.problems import PyptoProblem
 from tilecheck.pypto.rewrite import with_body
-from tilecheck.pypto.stage import materialize
+from tilecheck.pypto.stage import LoweredStatement, materialize
 from tilecheck.pypto.unroll import Unroller
 
 
@@ -72,7 +72,7 @@ class FunctionLowering:
         self.unroller = Unroller(self.aliases, self.tokens, self.tiles, self.flow, context.clone_templates)
         self._undecided_noted: set[int] = set()
         # The outermost lowered loops, each with what replaces it, in source order.
-        self.regions: list[tuple[cst.For, list[cst.BaseStatement]]] = []
+        self.regions: list[tuple[cst.For, list[LoweredStatement]]] = []
         # The predicted sizes of the outermost lowered loops walked so far (see `_predicted_size`).
         self.sizes: list[LoweredSize] = []
 
@@ -86,8 +86,9 @@ class FunctionLowering:
 
     def block(
         self, statements: list[cst.BaseStatement], chain: list[Frame], owner: cst.CSTNode
-    ) -> list[cst.BaseStatement] | None:
-        out: list[cst.BaseStatement] = []
+    ) -> list[LoweredStatement] | None:
+        """`statements` with their pipeline loops lowered; None when none is."""
+        out: list[LoweredStatement] = []
         changed = False
         for index, statement in enumerate(statements):
             result = self.statement(statement, [*chain, Frame(statements, index, owner)])
@@ -98,7 +99,8 @@ class FunctionLowering:
                 changed = True
         return out if changed else None
 
-    def statement(self, node: cst.BaseStatement, chain: list[Frame]) -> list[cst.BaseStatement] | None:
+    def statement(self, node: cst.BaseStatement, chain: list[Frame]) -> list[LoweredStatement] | None:
+        """What replaces `node` when a loop in it is lowered; None when none is."""
         if isinstance(node, cst.For):
             mark = len(self.regions)
             sizes_mark = len(self.sizes)
@@ -131,28 +133,32 @@ class FunctionLowering:
                         return lowered
             return None if new_body is None else [node.with_changes(body=with_body(node.body, new_body))]
         if isinstance(node, cst.If):
-            then = self.block(body_statements(node), chain, node)
-            orelse = node.orelse
-            new_orelse: cst.If | cst.Else | None = None
-            if isinstance(orelse, cst.If):
-                result = self.statement(orelse, chain)
-                new_orelse = result[0] if result else None  # type: ignore[assignment]
-            elif isinstance(orelse, cst.Else):
-                inner = self.block(body_statements(orelse), chain, node)
-                if inner is not None:
-                    new_orelse = orelse.with_changes(body=with_body(orelse.body, inner))
-            if then is None and new_orelse is None:
-                return None
-            changes: dict[str, object] = {}
-            if then is not None:
-                changes["body"] = with_body(node.body, then)
-            if new_orelse is not None:
-                changes["orelse"] = new_orelse
-            return [node.with_changes(**changes)]
+            new_if = self._if(node, chain)
+            return None if new_if is None else [new_if]
         if isinstance(node, (cst.With, cst.While)):
             inner = self.block(body_statements(node), chain, node)
             return None if inner is None else [node.with_changes(body=with_body(node.body, inner))]
         return None
+
+    def _if(self, node: cst.If, chain: list[Frame]) -> cst.If | None:
+        """`node` with the loops of its branches (`elif`s included) lowered; None if none is."""
+        then = self.block(body_statements(node), chain, node)
+        orelse = node.orelse
+        new_orelse: cst.If | cst.Else | None = None
+        if isinstance(orelse, cst.If):
+            new_orelse = self._if(orelse, chain)
+        elif isinstance(orelse, cst.Else):
+            inner = self.block(body_statements(orelse), chain, node)
+            if inner is not None:
+                new_orelse = orelse.with_changes(body=with_body(orelse.body, inner))
+        if then is None and new_orelse is None:
+            return None
+        changes: dict[str, object] = {}
+        if then is not None:
+            changes["body"] = with_body(node.body, then)
+        if new_orelse is not None:
+            changes["orelse"] = new_orelse
+        return node.with_changes(**changes)
 
     def _predicted_size(
         self,
@@ -185,7 +191,7 @@ class FunctionLowering:
 
     def pipeline(
         self, loop: LoopPlan, statements: list[cst.BaseStatement], chain: list[Frame]
-    ) -> list[cst.BaseStatement] | None:
+    ) -> list[LoweredStatement] | None:
         header = loop.header
         if not loop.step.is_int:
             if loop.step.kind == "unresolved":

@@ -6,7 +6,8 @@ statements is a `Clone`, rewritten into a tree only when a tree is needed (`Clon
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import TypeVar, cast, overload
 
 import libcst as cst
 
@@ -115,7 +116,7 @@ class Stage:
         return {marker}
 
 
-class Fills(dict):
+class Fills(dict[str, str]):
     """Marker -> text for one clone at one indentation, computed on first use."""
 
     def __init__(self, stage: Stage, text_of: Callable[[cst.CSTNode], str]) -> None:
@@ -161,7 +162,25 @@ class Clone:
             found |= names_for(marker)
 
 
-def materialize(statement: cst.BaseStatement) -> cst.BaseStatement:
+# A statement of a lowered block: a libcst statement, or a clone's statement standing for one.
+LoweredStatement = cst.BaseStatement | Clone
+
+
+def in_tree(statements: Sequence[LoweredStatement]) -> Sequence[cst.BaseStatement]:
+    """`statements` as the body of a libcst block. A `Clone` stays in the tree in place of the
+    statement it stands for: the lowering's writers (`codegen`) and `names.printed_names` read
+    it there, and `materialize` replaces it before libcst itself handles the tree."""
+    return cast("Sequence[cst.BaseStatement]", statements)
+
+
+_TreeT = TypeVar("_TreeT", bound=cst.CSTNode)
+
+
+@overload
+def materialize(statement: Clone) -> cst.BaseStatement: ...
+@overload
+def materialize(statement: _TreeT) -> _TreeT: ...
+def materialize(statement: cst.CSTNode | Clone) -> cst.CSTNode:
     """`statement` with every `Clone` in it (at any depth) replaced by its rewritten tree."""
     if isinstance(statement, Clone):
         return statement.materialize()

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import TypeGuard
 
 import libcst as cst
 
@@ -128,7 +129,7 @@ class _TemplateRewriter(Rewriter):
         self.markers = markers
         self.literal = literal
 
-    def _name(self, node: cst.Name) -> tuple[cst.CSTNode, str | None]:
+    def _name(self, node: cst.Name) -> tuple[cst.BaseExpression, str | None]:
         value = node.value
         renamed = self.renames.get(value)
         if renamed is not None:
@@ -141,27 +142,31 @@ class _TemplateRewriter(Rewriter):
             return hole, None if node.lpar else HOLE
         return node, None
 
-    def _is_hole(self, node: cst.CSTNode) -> bool:
+    def _is_hole(self, node: cst.CSTNode) -> TypeGuard[cst.Name]:
         return type(node) is cst.Name and node.value in self.markers.holes
 
-    def _hole_at(self, node: cst.CSTNode, spot: HoleSpot) -> cst.CSTNode:
-        if node.lpar:  # type: ignore[attr-defined]
+    def _hole_at(self, node: cst.Name, spot: HoleSpot) -> cst.Name:
+        if node.lpar:
             return node  # parenthesized already: an atom wherever it is
-        name, _ = self.markers.holes[node.value]  # type: ignore[attr-defined]
+        name, _ = self.markers.holes[node.value]
         return replace(node, {"value": self.markers.hole(name, spot)})
 
-    def _wrap_atom(self, node: cst.CSTNode, info: str | None) -> cst.CSTNode:
+    def _wrap_atom(self, node: cst.BaseExpression, info: str | None) -> cst.BaseExpression:
         if info in (HOLE, LIT) and self._is_hole(node):
             return self._hole_at(node, ("atom",))
         return super()._wrap_atom(node, info)
 
     def _wrap_operand(self, node: cst.BaseExpression, info: str, level: int, right: bool) -> cst.CSTNode:
         if info == HOLE:
+            assert type(node) is cst.Name  # only `_name` gives HOLE, for the name of a hole
             return self._hole_at(node, ("binary", level, right))
         return super()._wrap_operand(node, info, level, right)
 
     def _wrap_unary(self, node: cst.BaseExpression, info: str | None) -> cst.CSTNode:
-        return self._hole_at(node, ("unary",)) if info == HOLE else super()._wrap_unary(node, info)
+        if info == HOLE:
+            assert type(node) is cst.Name  # as in `_wrap_operand`
+            return self._hole_at(node, ("unary",))
+        return super()._wrap_unary(node, info)
 
     def _fold(
         self, left: cst.BaseExpression, right: cst.BaseExpression
@@ -175,7 +180,7 @@ class _TemplateRewriter(Rewriter):
     def _symbolic(self, node: cst.BaseExpression) -> tuple[str | None, int] | None:
         """`literal_int(node)` with literal holes: (None, value), (name, sign) or None."""
         if self._is_hole(node):
-            name, _ = self.markers.holes[node.value]  # type: ignore[attr-defined]
+            name, _ = self.markers.holes[node.value]
             return (name, 1) if name in self.literal else None
         if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
             inner = self._symbolic(node.expression)

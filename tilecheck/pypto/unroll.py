@@ -28,7 +28,7 @@ from tilecheck.pypto.rewrite import (
     yield_line,
     yield_statement,
 )
-from tilecheck.pypto.stage import Stage, materialize
+from tilecheck.pypto.stage import LoweredStatement, Stage, in_tree, materialize
 
 
 class Unroller:
@@ -50,11 +50,11 @@ class Unroller:
         count: int,
         offset: Callable[[int], Substitute | None],
         seeds: list[Substitute] | None,
-    ) -> tuple[list[cst.BaseStatement], list[cst.BaseExpression]]:
+    ) -> tuple[list[LoweredStatement], list[cst.BaseExpression]]:
         """ReplicateBody: `count` clones in one new pipeline group."""
         group = self.group
         self.group += 1
-        statements: list[cst.BaseStatement] = []
+        statements: list[LoweredStatement] = []
         yields: list[cst.BaseExpression] = []
         for stage in range(count):
             renames = {name: self.tokens.new(name) for name in body.local}
@@ -81,7 +81,7 @@ class Unroller:
                 else None
             )
             shared = Stage(rewriter, templates, body.core)
-            statements.extend(shared.clones())  # type: ignore[arg-type]
+            statements.extend(shared.clones())
             if body.yielded is not None:
                 yields = [rewriter.expression(value) for value in body.yielded.values]
         return statements, yields
@@ -113,7 +113,7 @@ class Unroller:
         call = main_call(header, start, stop, int_node(factor * step))
         return header.node.with_changes(iter=call, body=with_body(header.node.body, statements)), targets
 
-    def static(self, loop: LoopPlan, body: LoopBody, factor: int, step: int) -> list[cst.BaseStatement]:
+    def static(self, loop: LoopPlan, body: LoopBody, factor: int, step: int) -> list[LoweredStatement]:
         """Static bounds: the main loop over the whole groups of trips, then the flattened tail."""
         header = loop.header
         trips = loop.trip_count()
@@ -127,7 +127,7 @@ class Unroller:
         main_iters, rest = divmod(trips, factor)
         start = loop.start.value
         assert start is not None
-        out: list[cst.BaseStatement] = []
+        out: list[LoweredStatement] = []
         returns = body.yielded.targets if body.yielded is not None else None
         main_returns = returns
         if main_iters > 0:
@@ -152,7 +152,7 @@ class Unroller:
                 count = len(body.core)
                 fed = feed_seeds(self.flow, self.aliases, body.core, tail[:count], body.implicit)
                 if fed is not None:
-                    tail = [*fed[0], *tail[count:]]  # type: ignore[list-item]
+                    tail = [*fed[0], *tail[count:]]
                     bindings = fed[1]
                 else:
                     tail = [assign(name, value) for name, value in body.implicit.items()] + tail
@@ -174,7 +174,7 @@ class Unroller:
                 )
         return out
 
-    def dynamic(self, loop: LoopPlan, body: LoopBody, factor: int, step: int) -> list[cst.BaseStatement]:
+    def dynamic(self, loop: LoopPlan, body: LoopBody, factor: int, step: int) -> list[LoweredStatement]:
         """Runtime bounds: the main loop up to `unroll_main_end`, then one branch per remainder."""
         header = loop.header
         prefix = self.aliases.prefix
@@ -200,7 +200,7 @@ class Unroller:
         main, _ = self._main_loop(loop, body, factor, step, cst.Name(main_end), main_returns)
         comments, blanks = header.node.leading_lines, blank_prefix(header.node.leading_lines)
         main = main.with_changes(leading_lines=comments[len(blanks) :])
-        out: list[cst.BaseStatement] = [
+        out: list[LoweredStatement] = [
             index_assign(prefix, main_end, end_value, blanks),
             main,
             index_assign(prefix, remainder, rem_value, ()),
@@ -247,7 +247,7 @@ class Unroller:
                 orelse = None if inner is None else [inner]
             inner = cst.If(
                 test=test,
-                body=cst.IndentedBlock(then or [cst.SimpleStatementLine([cst.Pass()])]),
+                body=cst.IndentedBlock(in_tree(then) or [cst.SimpleStatementLine([cst.Pass()])]),
                 orelse=cst.Else(cst.IndentedBlock(orelse)) if orelse else None,
             )
         assert inner is not None
