@@ -18,6 +18,7 @@ import pathlib
 import statistics
 import sys
 import time
+from collections.abc import Callable
 
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
@@ -59,7 +60,7 @@ async def server_latencies(path: pathlib.Path) -> list[float]:
     client = LanguageClient("bench", "1")
     arrived: asyncio.Queue[types.PublishDiagnosticsParams] = asyncio.Queue()
 
-    @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)  # type: ignore[untyped-decorator]  # pygls: unannotated
     def publish(params: types.PublishDiagnosticsParams) -> None:
         arrived.put_nowait(params)
 
@@ -88,11 +89,11 @@ async def server_latencies(path: pathlib.Path) -> list[float]:
         latencies.append(time.perf_counter() - began)
     await client.shutdown_async(None)
     client.exit(None)
-    await client.stop()
+    await client.stop()  # type: ignore[no-untyped-call]  # pygls: unannotated
     return latencies[WARMUP:]
 
 
-def breakdown(path: pathlib.Path, clock=time.perf_counter) -> dict[str, float]:
+def breakdown(path: pathlib.Path, clock: Callable[[], float] = time.perf_counter) -> dict[str, float]:
     """Median milliseconds of each part of the server's check of the same edited texts, by
     `clock` (wall time, or `time.thread_time`: CPU time, which a loaded machine inflates less)."""
     from tilecheck.app.workspace import Workspace

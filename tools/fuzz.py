@@ -27,6 +27,7 @@ import tempfile
 import textwrap
 import time
 from collections.abc import Callable
+from typing import Any
 
 import hypothesis
 from hypothesis import HealthCheck, given, settings
@@ -54,7 +55,8 @@ DEPTHS = [50, 150, 199, 201, 300, 1000, 1300, 2000, 9000]
 
 def seeds() -> tuple[list[str], list[str]]:
     """(TileLang sources, PyPTO sources): the fixtures, and the programs written in tests/pypto."""
-    tilelang, pypto = [], []
+    tilelang: list[str] = []
+    pypto: list[str] = []
     for directory, _, files in sorted(os.walk(os.path.join(ROOT, "fixtures"))):
         for name in sorted(files):
             if name.endswith(".py"):
@@ -88,7 +90,7 @@ def _programs_in(test_source: str) -> list[str]:
 # -- mutations: each takes hypothesis's `draw` and the case's text ---------------------------------
 
 
-def delete_tokens(draw, text: str) -> str:
+def delete_tokens(draw: st.DrawFn, text: str) -> str:
     tokens = _TOKEN.findall(text)
     if not tokens:
         return text
@@ -96,7 +98,7 @@ def delete_tokens(draw, text: str) -> str:
     return "".join(tokens[:start] + tokens[start + draw(st.integers(1, 3)) :])
 
 
-def duplicate_tokens(draw, text: str) -> str:
+def duplicate_tokens(draw: st.DrawFn, text: str) -> str:
     tokens = _TOKEN.findall(text)
     if not tokens:
         return text
@@ -105,7 +107,7 @@ def duplicate_tokens(draw, text: str) -> str:
     return "".join(tokens[:end] + tokens[start:end] * draw(st.integers(1, 3)) + tokens[end:])
 
 
-def flip_bytes(draw, text: str) -> str:
+def flip_bytes(draw: st.DrawFn, text: str) -> str:
     data = bytearray(text.encode("utf-8", "surrogateescape"))
     for _ in range(draw(st.integers(1, 4))):
         if data:
@@ -114,11 +116,11 @@ def flip_bytes(draw, text: str) -> str:
     return data.decode("utf-8", "surrogateescape")
 
 
-def truncate(draw, text: str) -> str:
+def truncate(draw: st.DrawFn, text: str) -> str:
     return text[: draw(st.integers(0, len(text)))]
 
 
-def reindent(draw, text: str) -> str:
+def reindent(draw: st.DrawFn, text: str) -> str:
     lines = text.splitlines(keepends=True)
     if not lines:
         return text
@@ -129,7 +131,7 @@ def reindent(draw, text: str) -> str:
     return "".join(lines)
 
 
-def swap_loop(draw, text: str) -> str:
+def swap_loop(draw: st.DrawFn, text: str) -> str:
     sites = list(_LOOP.finditer(text))
     if not sites:
         return text
@@ -190,7 +192,7 @@ HOSTILE = [
 ]
 
 
-def insert_statement(draw, text: str, statement: str) -> str:
+def insert_statement(draw: st.DrawFn, text: str, statement: str) -> str:
     """`statement` before a random line, indented like it."""
     lines = text.splitlines(keepends=True) or [""]
     index = draw(st.integers(0, len(lines) - 1))
@@ -199,24 +201,26 @@ def insert_statement(draw, text: str, statement: str) -> str:
     return "".join(lines[:index]) + block + "".join(lines[index:])
 
 
-def deep_nesting(draw, text: str) -> str:
+def deep_nesting(draw: st.DrawFn, text: str) -> str:
     return insert_statement(
         draw, text, _nested(draw(st.sampled_from(NESTINGS)), draw(st.sampled_from(DEPTHS)))
     )
 
 
-def hostile_construct(draw, text: str) -> str:
+def hostile_construct(draw: st.DrawFn, text: str) -> str:
     return insert_statement(draw, text, draw(st.sampled_from(HOSTILE)))
 
 
-MUTATIONS: list[Callable] = [
+# A mutation: the mutated text of a case, drawing its choices with hypothesis's `draw`.
+Mutation = Callable[[st.DrawFn, str], str]
+MUTATIONS: list[Mutation] = [
     delete_tokens, duplicate_tokens, flip_bytes, truncate, reindent, swap_loop, deep_nesting, hostile_construct,
 ]  # fmt: skip
 
 
 def cases(sources: list[str]) -> st.SearchStrategy[bytes]:
     @st.composite
-    def case(draw) -> bytes:
+    def case(draw: st.DrawFn) -> bytes:
         text = draw(st.sampled_from(sources))
         for _ in range(draw(st.integers(1, 3))):
             text = draw(st.sampled_from(MUTATIONS))(draw, text)
@@ -284,7 +288,7 @@ def check_batch(directory: str) -> list[tuple[str, str]]:
     return problems
 
 
-def _sarif_findings(log: dict) -> list[tuple]:
+def _sarif_findings(log: dict[str, Any]) -> list[tuple[str, int | None, int | None, str, str]]:
     found = []
     for result in log["runs"][0]["results"]:
         location = result["locations"][0]["physicalLocation"]
@@ -302,9 +306,9 @@ def _sarif_findings(log: dict) -> list[tuple]:
     return found
 
 
-def _sarif_errors(log: dict) -> list[str]:
+def _sarif_errors(log: dict[str, Any]) -> list[str]:
     try:
-        from sarif_kit.validate import validation_errors
+        from sarif_kit.validate import validation_errors  # type: ignore[import-untyped]  # sarif-kit has no py.typed
     except ImportError:
         return [] if log.get("version") == "2.1.0" and log.get("runs") else ["not a SARIF 2.1.0 log"]
     return [str(error) for error in validation_errors(log)][:3]

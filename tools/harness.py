@@ -10,8 +10,9 @@ import os
 import re
 import resource
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from tilecheck.app.supervisor import Budget, run_isolated
 from tilecheck.app.workspace import Options, Workspace, check_task
@@ -38,14 +39,20 @@ class Outcome:
     analysis: FileAnalysis
     seconds: float = 0.0
     peak_kib: int = 0  # the worker's peak resident size after this file
-    lower: dict = field(default_factory=dict)  # status, stdout, stderr of `tilecheck lower`
+    lower: dict[str, Any] = field(default_factory=dict)  # status, stdout, stderr of `tilecheck lower`
 
 
-def _timed(work):
-    def run(task):
+_Task = TypeVar("_Task")
+# The attribute of a worker's result that carries its measurements (seconds, peak KiB) back with it.
+_MEASURED = "harness"
+
+
+def _timed(work: Callable[[_Task], FileAnalysis]) -> Callable[[_Task], FileAnalysis]:
+    def run(task: _Task) -> FileAnalysis:
         started = time.perf_counter()
         result = work(task)
-        result.harness = (time.perf_counter() - started, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+        measured = (time.perf_counter() - started, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+        setattr(result, _MEASURED, measured)
         return result
 
     return run
@@ -63,7 +70,7 @@ def _lower(path: str) -> FileAnalysis:
 def _outcomes(paths: Sequence[str], results: list[FileAnalysis]) -> list[Outcome]:
     outcomes = []
     for path, result in zip(paths, results, strict=True):
-        seconds, peak = getattr(result, "harness", (0.0, 0))
+        seconds, peak = getattr(result, _MEASURED, (0.0, 0))
         outcomes.append(Outcome(path, result, seconds, peak))
     return outcomes
 

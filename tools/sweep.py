@@ -22,7 +22,7 @@ from collections import Counter
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from tilecheck.app.supervisor import Budget
-from tools.harness import check_files, internal_errors, lower_files, lower_problems, uses_dsl
+from tools.harness import Outcome, check_files, internal_errors, lower_files, lower_problems, uses_dsl
 
 CORPUS = "/work/shared/corpus"
 _FINDING = re.compile(r"TL[1-4]\d\d")
@@ -81,7 +81,14 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if failures else 0
 
 
-def _report(checked, lowered, codes, lower_status, check_seconds, lower_seconds) -> None:
+def _report(
+    checked: list[Outcome],
+    lowered: list[Outcome],
+    codes: Counter[str],
+    lower_status: Counter[int | None],
+    check_seconds: float,
+    lower_seconds: float,
+) -> None:
     print(
         f"check: {len(checked)} files in {check_seconds:.1f} s; diagnostics by code: {dict(sorted(codes.items()))}"
     )

@@ -26,7 +26,7 @@ from tilecheck.pypto.lower import FunctionLowering, ModuleContext
 from tilecheck.pypto.names import Tokens, printed_names
 from tilecheck.pypto.problems import PyptoProblem
 from tilecheck.pypto.splice import splice
-from tilecheck.pypto.template import materialize
+from tilecheck.pypto.stage import LoweredStatement, materialize
 from tilecheck.source.parsing import parse
 
 _DEFAULT_PATH = "<string>"
@@ -185,7 +185,7 @@ def _lower_module(
     if blocked:
         return LowerResult(source, diagnostics, False, blocked=True)
     replacements: dict[tuple[int, ...], cst.FunctionDef] = {}
-    regions: list[tuple[cst.For, list[cst.BaseStatement]]] = []
+    regions: list[tuple[cst.For, list[LoweredStatement]]] = []
     tops: list[cst.CSTNode] = []
     for site in sites:
         top = module.body[site.path[0]]
@@ -218,7 +218,7 @@ def _lowered_text(
     source: str,
     module: cst.Module,
     replacements: dict[tuple[int, ...], cst.FunctionDef],
-    regions: list[tuple[cst.For, list[cst.BaseStatement]]],
+    regions: list[tuple[cst.For, list[LoweredStatement]]],
     context: ModuleContext,
 ) -> str:
     tokens = context.tokens
@@ -229,14 +229,14 @@ def _lowered_text(
     if text is None:
         # libcst generates valid syntax from valid nodes; `tilecheck lower --write` compiles before writing.
         rebuilt = {path: materialize(function) for path, function in replacements.items()}
-        text = tokens.replace_all(replace_functions(module, rebuilt).code, names)  # type: ignore[arg-type]
+        text = tokens.replace_all(replace_functions(module, rebuilt).code, names)
     return text
 
 
 def _spliced(
     source: str,
     module: cst.Module,
-    regions: list[tuple[cst.For, list[cst.BaseStatement]]],
+    regions: list[tuple[cst.For, list[LoweredStatement]]],
     tokens: Tokens,
     names: dict[str, str],
     codegen: Codegen,

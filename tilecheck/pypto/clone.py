@@ -10,6 +10,7 @@ the pass keeps `Mul(9, 3)` unfolded, while the parser would fold `9 * 3` to `27`
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, overload
 
 import libcst as cst
 
@@ -61,26 +62,35 @@ class Rewriter:
         self._const_cache: dict[int, cst.Call] = {}
 
     def statement(self, node: cst.BaseStatement) -> cst.BaseStatement:
-        return self.rewrite(node)[0]  # type: ignore[return-value]
+        return self.rewrite(node)[0]
 
     def expression(self, node: cst.BaseExpression) -> cst.BaseExpression:
-        return self.rewrite(node)[0]  # type: ignore[return-value]
+        return self.rewrite(node)[0]
 
+    # A rewritten node is of the same kind as the original: an expression (a substitute
+    # replaces a name) or a node of the same type.
+    @overload
+    def rewrite(self, node: cst.BaseExpression) -> tuple[cst.BaseExpression, str | None]: ...
+    @overload
+    def rewrite(self, node: cst.BaseStatement) -> tuple[cst.BaseStatement, str | None]: ...
+    @overload
+    def rewrite(self, node: cst.CSTNode) -> tuple[cst.CSTNode, str | None]: ...
     def rewrite(self, node: cst.CSTNode) -> tuple[cst.CSTNode, str | None]:
-        kind = type(node)
-        if kind is cst.Name:
-            return self._name(node)  # type: ignore[arg-type]
-        if kind is cst.Attribute:
-            child = node.value  # type: ignore[attr-defined]
+        """The rewritten node, and what it is when that decides its parentheses (`EXPR`, `LIT`)."""
+        if type(node) is cst.Name:
+            return self._name(node)
+        if type(node) is cst.Attribute:
+            child = node.value
             value, info = self.rewrite(child)
             if value is child:
                 return node, None
             return replace(node, {"value": self._wrap_atom(value, info)}), None
-        if kind is cst.Arg:
-            child = node.value  # type: ignore[attr-defined]
+        if type(node) is cst.Arg:
+            child = node.value
             value, _ = self.rewrite(child)
             return (node, None) if value is child else (replace(node, {"value": value}), None)
-        changes: dict[str, object] = {}
+        kind = type(node)
+        changes: dict[str, Any] = {}  # field values, as `with_changes` takes them
         infos: dict[str, str] = {}
         for field in child_fields(kind):
             value = getattr(node, field)
@@ -101,24 +111,23 @@ class Rewriter:
                     changes[field] = new
                 if info is not None:
                     infos[field] = info
-        if kind is cst.BinaryOperation:
-            return self._binary(node, changes, infos)  # type: ignore[arg-type]
-        if kind is cst.UnaryOperation and "expression" in changes:
+        if type(node) is cst.BinaryOperation:
+            return self._binary(node, changes, infos)
+        if type(node) is cst.UnaryOperation and "expression" in changes:
             expression = changes["expression"]
             info = infos.get("expression")
-            changes["expression"] = self._wrap_unary(expression, info)  # type: ignore[arg-type]
-            literal = info == LIT and isinstance(node.operator, (cst.Minus, cst.Plus))  # type: ignore[attr-defined]
+            changes["expression"] = self._wrap_unary(expression, info)
+            literal = info == LIT and isinstance(node.operator, (cst.Minus, cst.Plus))
             return replace(node, changes), LIT if literal else None
         if kind in (cst.Subscript, cst.Call):
             field = "value" if kind is cst.Subscript else "func"
             if field in changes:
-                changes[field] = self._wrap_atom(changes[field], infos.get(field))  # type: ignore[arg-type]
-        updated = replace(node, changes) if changes else node
-        if self.tagging is not None and kind in (cst.Assign, cst.AnnAssign):
-            updated = self._tag(node, updated)  # type: ignore[arg-type]
-        return updated, None
+                changes[field] = self._wrap_atom(changes[field], infos.get(field))
+        if self.tagging is not None and (type(node) is cst.Assign or type(node) is cst.AnnAssign):
+            return self._tag(node, replace(node, changes) if changes else node), None
+        return (replace(node, changes) if changes else node), None
 
-    def _name(self, node: cst.Name) -> tuple[cst.CSTNode, str | None]:
+    def _name(self, node: cst.Name) -> tuple[cst.BaseExpression, str | None]:
         renamed = self.renames.get(node.value)
         if renamed is not None:
             return replace(node, {"value": renamed}), None
@@ -134,26 +143,26 @@ class Rewriter:
         return expr, info
 
     def _binary(
-        self, node: cst.BinaryOperation, changes: dict[str, object], infos: dict[str, str]
+        self, node: cst.BinaryOperation, changes: dict[str, Any], infos: dict[str, str]
     ) -> tuple[cst.CSTNode, str | None]:
-        left = changes.get("left", node.left)
-        right = changes.get("right", node.right)
+        left: cst.BaseExpression = changes.get("left", node.left)
+        right: cst.BaseExpression = changes.get("right", node.right)
         if LIT in infos.values():
-            folded = self._fold(left, right)  # type: ignore[arg-type]
+            folded = self._fold(left, right)
             if folded is not None:
                 return replace(node, {"left": folded[0], "right": folded[1]}), None
         level = binary_precedence(node.operator)
         info = infos.get("left")
         if info is not None and info != LIT:
-            changes["left"] = self._wrap_operand(left, info, level, False)  # type: ignore[arg-type]
+            changes["left"] = self._wrap_operand(left, info, level, False)
         info = infos.get("right")
         if info is not None and info != LIT:
-            changes["right"] = self._wrap_operand(right, info, level, True)  # type: ignore[arg-type]
+            changes["right"] = self._wrap_operand(right, info, level, True)
         return (replace(node, changes) if changes else node), None
 
     # Where a substituted expression meets its parent: parenthesized the way PyPTO prints.
 
-    def _wrap_atom(self, node: cst.CSTNode, info: str | None) -> cst.CSTNode:
+    def _wrap_atom(self, node: cst.BaseExpression, info: str | None) -> cst.BaseExpression:
         """The value of an attribute, subscript or call."""
         return _atom(node, info)
 
@@ -194,11 +203,14 @@ class Rewriter:
         _, is_acc_matmul = found
         if is_acc_matmul and not self.tagging.double_buffer_c:
             return updated
-        tagged = membership.tag(updated.value, self.tagging.pair)  # type: ignore[arg-type]
+        call = updated.value
+        if not isinstance(call, cst.Call):  # `tile_call` found a call, and rewriting keeps it one
+            return updated
+        tagged = membership.tag(call, self.tagging.pair)
         return updated if tagged is None else replace(updated, {"value": tagged})
 
 
-def _atom(node: cst.CSTNode, info: str | None) -> cst.CSTNode:
-    if info is not None and precedence(node) < ATOM_PRECEDENCE:  # type: ignore[arg-type]
-        return parenthesize(node)  # type: ignore[arg-type]
+def _atom(node: cst.BaseExpression, info: str | None) -> cst.BaseExpression:
+    if info is not None and precedence(node) < ATOM_PRECEDENCE:
+        return parenthesize(node)
     return node

@@ -6,7 +6,7 @@ produces and hands every other type to libcst itself (`Writer.libcst`). Subtrees
 between clones (the parts of a loop body a clone does not change), so node texts are
 memoized: for every writer when the text did not look at the indentation, else per
 indentation (a `ParenthesizedWhitespace` with `indent=True` inside an expression does). A
-clone's statements (`template.Stage`) are written at once from their templates. The writer
+clone's statements (`stage.Stage`) are written at once from their templates. The writer
 for each node type is in `codegen_nodes`.
 """
 
@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Sequence
+from typing import cast
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
-from tilecheck.pypto.codegen_nodes import ATOMS, HANDLERS, SMALL, whole_clone
-from tilecheck.pypto.template import Clone, Fills
+from tilecheck.pypto.codegen_nodes import ATOMS, HANDLERS, SMALL, Atom, whole_clone
+from tilecheck.pypto.stage import Clone, Fills, LoweredStatement
 
 _DEFAULT = cst.MaybeSentinel.DEFAULT
 
@@ -37,7 +38,7 @@ class Codegen:
             writer = self._writers[indent] = Writer(self, indent)
         return writer
 
-    def statements(self, nodes: Sequence[cst.BaseStatement], indent: str) -> str:
+    def statements(self, nodes: Sequence[LoweredStatement], indent: str) -> str:
         """The text of `nodes` as statements of a block indented by `indent`."""
         return self.writer(indent).block(nodes)
 
@@ -56,16 +57,19 @@ class _State:
 
 class Writer:
     def __init__(self, root: Codegen, indent: str) -> None:
-        self.root = weakref.proxy(root)  # the root holds the writers: no reference cycle
+        # A proxy, which behaves as the root does: the root holds the writers, so no reference cycle.
+        self.root: Codegen = weakref.proxy(root)
         self.state = root.state
         self._indent = indent
         self.memo: dict[int, str] = {}
 
     # -- entry points ----------------------------------------------------------------------
 
-    def code(self, node: cst.CSTNode) -> str:
-        if type(node) in ATOMS and not node.lpar:  # type: ignore[attr-defined]
-            return node.value  # type: ignore[attr-defined]  # cheaper than a memo lookup
+    def code(self, node: cst.CSTNode | Clone) -> str:
+        if type(node) in ATOMS:
+            atom = cast(Atom, node)  # ATOMS are the types of `Atom`
+            if not atom.lpar:
+                return atom.value  # cheaper than a memo lookup
         key = id(node)
         state = self.state
         text = state.shared.get(key)
@@ -77,7 +81,11 @@ class Writer:
         else:
             before = state.indented
             handler = HANDLERS.get(type(node))
-            text = handler(self, node) if handler is not None else self.libcst(node)
+            if handler is not None:
+                text = handler(self, node)
+            else:
+                assert not isinstance(node, Clone)  # `HANDLERS` has the writer of clones
+                text = self.libcst(node)
             if state.indented == before:
                 state.shared[key] = text
             else:
@@ -89,7 +97,7 @@ class Writer:
         self.state.indented += 1
         return self._indent
 
-    def block(self, statements: Sequence[cst.BaseStatement]) -> str:
+    def block(self, statements: Sequence[LoweredStatement]) -> str:
         """Statements at this indentation; one clone's statements at once when they are together."""
         texts = []
         index = 0
@@ -211,23 +219,24 @@ class Writer:
         text += self.comma(node.comma, default_comma)
         return text + ws(node.whitespace_after_arg)
 
-    def elements(self, elements: Sequence[cst.CSTNode], single_tuple: bool = False) -> str:
+    def elements(
+        self, elements: Sequence[cst.BaseElement | cst.BaseDictElement], single_tuple: bool = False
+    ) -> str:
         if single_tuple and len(elements) == 1:
             return self.element(elements[0], True, False)
         last = len(elements) - 1
         return "".join([self.element(element, index < last, True) for index, element in enumerate(elements)])
 
-    def element(self, node: cst.CSTNode, default_comma: bool, spaced: bool) -> str:
-        kind = type(node)
-        if kind is cst.Element:
-            return self.code(node.value) + self.comma(node.comma, default_comma, spaced)  # type: ignore[attr-defined]
-        if kind is cst.DictElement:
+    def element(self, node: cst.BaseElement | cst.BaseDictElement, default_comma: bool, spaced: bool) -> str:
+        if type(node) is cst.Element:
+            return self.code(node.value) + self.comma(node.comma, default_comma, spaced)
+        if type(node) is cst.DictElement:
             text = (
-                self.code(node.key)  # type: ignore[attr-defined]
-                + self.ws(node.whitespace_before_colon)  # type: ignore[attr-defined]
+                self.code(node.key)
+                + self.ws(node.whitespace_before_colon)
                 + ":"
-                + self.ws(node.whitespace_after_colon)  # type: ignore[attr-defined]
-                + self.code(node.value)  # type: ignore[attr-defined]
+                + self.ws(node.whitespace_after_colon)
+                + self.code(node.value)
             )
-            return text + self.comma(node.comma, default_comma, spaced)  # type: ignore[attr-defined]
+            return text + self.comma(node.comma, default_comma, spaced)
         return self.libcst(node, default_comma=default_comma, default_comma_whitespace=spaced)

@@ -4,11 +4,11 @@ it (the tests compare the two at every indentation); `codegen.Writer` dispatches
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar, get_args
 
 import libcst as cst
 
-from tilecheck.pypto.template import Clone, Fills, Stage
+from tilecheck.pypto.stage import Clone, Fills, LoweredStatement, Stage
 
 if TYPE_CHECKING:
     from tilecheck.pypto.codegen import Writer
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 _DEFAULT = cst.MaybeSentinel.DEFAULT
 
 
-def _atom(writer: Writer, node: cst.Name) -> str:
+def _atom(writer: Writer, node: Atom) -> str:
     return writer.parens(node, node.value)
 
 
@@ -37,7 +37,7 @@ def _call(writer: Writer, node: cst.Call) -> str:
     return writer.parens(node, inner)
 
 
-def _binary(writer: Writer, node: cst.BinaryOperation) -> str:
+def _binary(writer: Writer, node: cst.BinaryOperation | cst.BooleanOperation) -> str:
     code = writer.code
     return writer.parens(node, code(node.left) + code(node.operator) + code(node.right))
 
@@ -244,7 +244,7 @@ def _else(writer: Writer, node: cst.Else) -> str:
     )
 
 
-def whole_clone(statements: Sequence[cst.BaseStatement], index: int, stage: Stage, run: int) -> bool:
+def whole_clone(statements: Sequence[LoweredStatement], index: int, stage: Stage, run: int) -> bool:
     """Whether all statements of one clone follow at `index`, in order."""
     if len(statements) < index + run:
         return False
@@ -269,43 +269,60 @@ def _clone(writer: Writer, node: Clone) -> str:
     return "".join(out)
 
 
-ATOMS = frozenset({cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString})
+# Nodes written as their value (when they have no parentheses).
+Atom = cst.Name | cst.Integer | cst.Float | cst.Imaginary | cst.SimpleString
+ATOMS: frozenset[type] = frozenset(get_args(Atom))
 
-SMALL: dict[type, Callable[[Writer, cst.CSTNode], str]] = {
-    cst.Assign: _assign,  # type: ignore[dict-item]
-    cst.AnnAssign: _ann_assign,  # type: ignore[dict-item]
-    cst.AugAssign: _aug_assign,  # type: ignore[dict-item]
-    cst.Expr: _expr,  # type: ignore[dict-item]
-    cst.Pass: _pass,  # type: ignore[dict-item]
-}
+_NodeT = TypeVar("_NodeT")
+# The writer of one node type's text. A table maps each type to its writer, so a writer is only
+# given nodes of its own type, which the type of the table cannot say: its writers take Any.
+NodeWriter = Callable[["Writer", Any], str]
 
-HANDLERS: dict[type, Callable[[Writer, cst.CSTNode], str]] = {
-    cst.Name: _atom,  # type: ignore[dict-item]
-    cst.Integer: _atom,  # type: ignore[dict-item]
-    cst.Float: _atom,  # type: ignore[dict-item]
-    cst.Imaginary: _atom,  # type: ignore[dict-item]
-    cst.SimpleString: _atom,  # type: ignore[dict-item]
-    cst.Attribute: _attribute,  # type: ignore[dict-item]
-    cst.Call: _call,  # type: ignore[dict-item]
-    cst.BinaryOperation: _binary,  # type: ignore[dict-item]
-    cst.BooleanOperation: _binary,  # type: ignore[dict-item]
-    cst.UnaryOperation: _unary,  # type: ignore[dict-item]
-    cst.Comparison: _comparison,  # type: ignore[dict-item]
-    cst.Subscript: _subscript,  # type: ignore[dict-item]
-    cst.Index: _index,  # type: ignore[dict-item]
-    cst.List: _list,  # type: ignore[dict-item]
-    cst.Tuple: _tuple,  # type: ignore[dict-item]
-    cst.Dict: _dict,  # type: ignore[dict-item]
-    cst.SimpleWhitespace: _simple_whitespace,  # type: ignore[dict-item]
-    cst.ParenthesizedWhitespace: _parenthesized_whitespace,  # type: ignore[dict-item]
-    cst.AssignTarget: _assign_target,  # type: ignore[dict-item]
-    cst.SimpleStatementLine: _simple_statement_line,  # type: ignore[dict-item]
-    cst.For: _for,  # type: ignore[dict-item]
-    cst.If: _if,  # type: ignore[dict-item]
-    cst.Else: _else,  # type: ignore[dict-item]
-    Clone: _clone,  # type: ignore[dict-item]
-    **{kind: _small_alone for kind in SMALL},  # type: ignore[misc]
-}
+
+def _entry(kind: type[_NodeT], write: Callable[[Writer, _NodeT], str]) -> tuple[type, NodeWriter]:
+    """A table entry whose writer takes nodes of type `kind` (checked here, not in the table)."""
+    return kind, write
+
+
+SMALL: dict[type, NodeWriter] = dict(
+    [
+        _entry(cst.Assign, _assign),
+        _entry(cst.AnnAssign, _ann_assign),
+        _entry(cst.AugAssign, _aug_assign),
+        _entry(cst.Expr, _expr),
+        _entry(cst.Pass, _pass),
+    ]
+)
+
+HANDLERS: dict[type, NodeWriter] = dict(
+    [
+        _entry(cst.Name, _atom),
+        _entry(cst.Integer, _atom),
+        _entry(cst.Float, _atom),
+        _entry(cst.Imaginary, _atom),
+        _entry(cst.SimpleString, _atom),
+        _entry(cst.Attribute, _attribute),
+        _entry(cst.Call, _call),
+        _entry(cst.BinaryOperation, _binary),
+        _entry(cst.BooleanOperation, _binary),
+        _entry(cst.UnaryOperation, _unary),
+        _entry(cst.Comparison, _comparison),
+        _entry(cst.Subscript, _subscript),
+        _entry(cst.Index, _index),
+        _entry(cst.List, _list),
+        _entry(cst.Tuple, _tuple),
+        _entry(cst.Dict, _dict),
+        _entry(cst.SimpleWhitespace, _simple_whitespace),
+        _entry(cst.ParenthesizedWhitespace, _parenthesized_whitespace),
+        _entry(cst.AssignTarget, _assign_target),
+        _entry(cst.SimpleStatementLine, _simple_statement_line),
+        _entry(cst.For, _for),
+        _entry(cst.If, _if),
+        _entry(cst.Else, _else),
+        _entry(Clone, _clone),
+        *[_entry(kind, _small_alone) for kind in SMALL],
+    ]
+)
 # The token of each one-token node (libcst keeps it behind a private method).
 _TWO_SIDED = {
     "Comma": ",", "Dot": ".", "AssignEqual": "=", "Colon": ":", "Semicolon": ";", "Add": "+",
@@ -321,6 +338,6 @@ _TWO_SIDED = {
 _PREFIX = {"Minus": "-", "Plus": "+", "BitInvert": "~", "Not": "not"}
 TOKENS: dict[type, str] = {getattr(cst, name): token for name, token in {**_TWO_SIDED, **_PREFIX}.items()}
 for _name in _TWO_SIDED:
-    HANDLERS[getattr(cst, _name)] = _two_sided  # type: ignore[assignment]
+    HANDLERS[getattr(cst, _name)] = _two_sided
 for _name in _PREFIX:
-    HANDLERS[getattr(cst, _name)] = _prefix_op  # type: ignore[assignment]
+    HANDLERS[getattr(cst, _name)] = _prefix_op

@@ -10,6 +10,7 @@ DSL variable (a runtime value) even when it is assigned a literal.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import libcst as cst
@@ -45,7 +46,7 @@ def _unresolved(name: str) -> Value:
     return Value("unresolved", name=name)
 
 
-_BINARY = {
+_BINARY: dict[type[cst.BaseBinaryOp], Callable[[int, int], int]] = {
     cst.Add: lambda a, b: a + b,
     cst.Subtract: lambda a, b: a - b,
     cst.Multiply: lambda a, b: a * b,
@@ -64,7 +65,7 @@ class ModuleConstants:
     """Module-level integer constants of one file, with imports followed to sibling files."""
 
     def __init__(
-        self, module: cst.Module, path: str | None, _cache: dict[str, ModuleConstants] | None = None
+        self, module: cst.Module, path: str | None, _cache: dict[str, ModuleConstants | None] | None = None
     ):
         self._module = module
         self._path = os.path.abspath(path) if path else None
@@ -120,7 +121,8 @@ class ModuleConstants:
             level = len(small.relative)
             for alias in small.names:
                 imported = dotted_name(alias.name) or ""
-                local = alias.asname.name.value if alias.asname else imported  # type: ignore[union-attr]
+                asname = alias.asname.name if alias.asname else None
+                local = asname.value if isinstance(asname, cst.Name) else imported
                 self._assigned.pop(local, None)
                 module_file = self._find_module(level, source)
                 submodule = self._find_module(level, f"{source}.{imported}" if source else imported)
@@ -161,7 +163,7 @@ class ModuleConstants:
                 raise RecursionError(file)
             module = cst.parse_module(text)
         except (OSError, UnicodeDecodeError, cst.ParserSyntaxError, RecursionError, MemoryError, ValueError):
-            self._cache[file] = None  # type: ignore[assignment]
+            self._cache[file] = None
             return None
         return ModuleConstants(module, file, self._cache)
 

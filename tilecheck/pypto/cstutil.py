@@ -123,15 +123,15 @@ def names_read(node: cst.CSTNode, opaque: set[str] | None = None) -> set[str]:
     name_type, attribute_type, arg_type = cst.Name, cst.Attribute, cst.Arg
     while stack:
         current, inside_scope = pop()
-        kind = type(current)
-        if kind is name_type:
-            found.add(current.value)  # type: ignore[attr-defined]
+        if type(current) is name_type:
+            found.add(current.value)
             if inside_scope and opaque is not None:
-                opaque.add(current.value)  # type: ignore[attr-defined]
+                opaque.add(current.value)
             continue
-        if kind is attribute_type or kind is arg_type:
-            push((current.value, inside_scope))  # type: ignore[attr-defined]
+        if type(current) is attribute_type or type(current) is arg_type:
+            push((current.value, inside_scope))
             continue
+        kind = type(current)
         scoped = inside_scope or kind in _SCOPES
         for field in child_fields(kind):
             value = getattr(current, field)

@@ -13,6 +13,7 @@ The analysis is a conservative definite-assignment walk: when in doubt a name co
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -51,7 +52,8 @@ class Dataflow:
         self._keep: list[cst.CSTNode] = []  # keeps summarized nodes alive so ids stay unique
         self.opaque: set[str] = set()  # names bound in lambdas/comprehensions/global statements
 
-    def block(self, statements: list[cst.BaseStatement]) -> Summary:
+    def block(self, statements: Sequence[cst.BaseStatement] | Sequence[cst.BaseSmallStatement]) -> Summary:
+        """The summary of statements run in order (a block, or the small statements of a line)."""
         result = Summary()
         for statement in statements:
             part = self.statement(statement)
@@ -94,7 +96,7 @@ class Dataflow:
 
     def _compute(self, node: cst.CSTNode) -> Summary:
         if isinstance(node, cst.SimpleStatementLine):
-            return self.block(list(node.body))  # type: ignore[arg-type]
+            return self.block(list(node.body))
         if isinstance(node, cst.Assign):
             reads = self._reads(node.value)
             defs: set[str] = set()

@@ -12,9 +12,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from tilecheck.tilelang.evaluate import string_value
 from tilecheck.tilelang.imports import dotted_name
-from tilecheck.tilelang.syntax import target_names
+from tilecheck.tilelang.syntax import string_value, target_names
 
 LANGUAGE = "pypto.language"
 ITERATORS = ("pipeline", "range", "parallel", "unroll")
@@ -77,7 +76,8 @@ def find_aliases(module: cst.Module) -> Aliases:
                 if isinstance(small.names, cst.ImportStar):
                     continue
                 for alias in small.names:
-                    local = alias.asname.name.value if alias.asname else None  # type: ignore[union-attr]
+                    asname = alias.asname.name if alias.asname else None
+                    local = asname.value if isinstance(asname, cst.Name) else None
                     imported = dotted_name(alias.name)
                     if imported is None:
                         continue
@@ -161,7 +161,7 @@ def replace_functions(module: cst.Module, replacements: dict[tuple[int, ...], cs
 
 
 def _rebuild(
-    body: tuple[cst.BaseStatement, ...],
+    body: Sequence[cst.BaseStatement],
     prefix: tuple[int, ...],
     replacements: dict[tuple[int, ...], cst.FunctionDef],
 ) -> tuple[cst.BaseStatement, ...]:
@@ -173,7 +173,7 @@ def _rebuild(
         elif isinstance(statement, cst.ClassDef) and any(p[: len(here)] == here for p in replacements):
             block = statement.body
             assert isinstance(block, cst.IndentedBlock)
-            rebuilt = _rebuild(block.body, here, replacements)  # type: ignore[arg-type]
+            rebuilt = _rebuild(block.body, here, replacements)
             items[index] = statement.with_changes(body=block.with_changes(body=rebuilt))
     return tuple(items)
 
@@ -273,7 +273,7 @@ def while_iter_args(node: cst.For, aliases: Aliases) -> list[str] | None:
 
 
 def body_statements(
-    node: cst.For | cst.If | cst.With | cst.While | cst.Else | cst.FunctionDef,
+    node: cst.For | cst.If | cst.With | cst.While | cst.Else | cst.FunctionDef | cst.Try | cst.TryStar,
 ) -> list[cst.BaseStatement]:
     return suite_statements(node.body)
 
@@ -292,6 +292,7 @@ class TrailingYield:
     line: cst.SimpleStatementLine
     targets: list[str] | None  # None for the bare form
     values: list[cst.BaseExpression]
+    call: cst.Call  # the `pl.yield_(...)` call of `line`
 
 
 def trailing_yield(statements: list[cst.BaseStatement], aliases: Aliases) -> TrailingYield | None:
@@ -306,13 +307,13 @@ def trailing_yield(statements: list[cst.BaseStatement], aliases: Aliases) -> Tra
         return None
     values = [arg.value for arg in call.args]
     if isinstance(small, cst.Expr):
-        return TrailingYield(line, None, values)
+        return TrailingYield(line, None, values, call)
     if isinstance(small, cst.Assign) and len(small.targets) == 1:
         names = target_names(small.targets[0].target)
         if names is not None:
-            return TrailingYield(line, names, values)
+            return TrailingYield(line, names, values, call)
     if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-        return TrailingYield(line, [small.target.value], values)
+        return TrailingYield(line, [small.target.value], values, call)
     return None
 
 
@@ -329,7 +330,7 @@ def child_blocks(statement: cst.BaseStatement) -> list[list[cst.BaseStatement]]:
     """The statement lists nested directly in a compound statement."""
     blocks: list[list[cst.BaseStatement]] = []
     if isinstance(statement, (cst.For, cst.While, cst.With, cst.If, cst.Try, cst.TryStar)):
-        blocks.append(body_statements(statement))  # type: ignore[arg-type]
+        blocks.append(body_statements(statement))
     if isinstance(statement, cst.If):
         orelse = statement.orelse
         if isinstance(orelse, cst.If):

@@ -21,7 +21,7 @@ from tilecheck.pypto.clone import Rewriter
 from tilecheck.pypto.dataflow import Dataflow
 from tilecheck.pypto.dsl import Aliases
 from tilecheck.pypto.rewrite import seed
-from tilecheck.pypto.template import materialize
+from tilecheck.pypto.stage import LoweredStatement, materialize
 
 
 def assign(name: str, value: cst.BaseExpression) -> cst.SimpleStatementLine:
@@ -32,9 +32,9 @@ def feed_seeds(
     flow: Dataflow,
     aliases: Aliases,
     core: list[cst.BaseStatement],
-    first: Sequence[cst.CSTNode],
+    first: Sequence[LoweredStatement],
     implicit: dict[str, cst.BaseExpression],
-) -> tuple[list[cst.CSTNode], list[cst.SimpleStatementLine]] | None:
+) -> tuple[list[LoweredStatement], list[cst.SimpleStatementLine]] | None:
     """Clone 0 (`first`, one statement per statement of `core`) reading the init values, and
     the bindings that follow the tail; None when an init value cannot be fed in plainly."""
     clone = list(first)
@@ -50,13 +50,17 @@ def feed_seeds(
 
 
 def _feed(
-    flow: Dataflow, rewriter: Rewriter, core: list[cst.BaseStatement], clone: list[cst.CSTNode], name: str
-) -> list[cst.CSTNode] | None:
+    flow: Dataflow,
+    rewriter: Rewriter,
+    core: list[cst.BaseStatement],
+    clone: list[LoweredStatement],
+    name: str,
+) -> list[LoweredStatement] | None:
     out = list(clone)
     for index, statement in enumerate(core):
         part = flow.statement(statement)
         if name in part.defs:
-            line = materialize(out[index])  # type: ignore[arg-type]
+            line = materialize(out[index])
             small = (
                 line.body[0] if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 else None
             )
@@ -69,7 +73,7 @@ def _feed(
             out[index] = line.with_changes(body=[small.with_changes(value=rewriter.expression(small.value))])
             return out
         if name in part.reads:  # read, not assigned: every use here is the init value
-            out[index] = rewriter.statement(materialize(out[index]))  # type: ignore[arg-type]
+            out[index] = rewriter.statement(materialize(out[index]))
     return out  # never assigned: clone 0 reads the init value throughout
 
 

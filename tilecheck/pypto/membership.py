@@ -33,7 +33,7 @@ import libcst as cst
 from tilecheck.pypto.cstutil import replace
 from tilecheck.pypto.dsl import Aliases
 from tilecheck.pypto.limits import statement_children
-from tilecheck.tilelang.evaluate import string_value
+from tilecheck.tilelang.syntax import string_value
 
 KEY = "pipeline_membership"
 

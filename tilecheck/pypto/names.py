@@ -19,7 +19,7 @@ import libcst as cst
 
 from tilecheck.pypto.cstutil import child_fields, is_node
 from tilecheck.pypto.dsl import body_statements, suite_statements
-from tilecheck.pypto.template import Clone
+from tilecheck.pypto.stage import Clone
 from tilecheck.tilelang.syntax import target_names
 
 
@@ -187,20 +187,19 @@ def _every_name(function: cst.FunctionDef) -> set[str]:
     stack: list[object] = [function]
     while stack:
         current = stack.pop()
-        kind = type(current)
-        if kind is cst.Name:
-            found.add(current.value)  # type: ignore[attr-defined]
-        elif kind is cst.Attribute or kind is cst.Arg:
-            stack.append(current.value)  # type: ignore[attr-defined]
-        elif kind is Clone:
-            stage = current.stage  # type: ignore[attr-defined]
+        if type(current) is cst.Name:
+            found.add(current.value)
+        elif type(current) is cst.Attribute or type(current) is cst.Arg:
+            stack.append(current.value)
+        elif type(current) is Clone:
+            stage = current.stage
             if stage.templates is None:
-                current.add_names(found)  # type: ignore[attr-defined]
+                current.add_names(found)
             elif id(stage) not in done:
                 done.add(id(stage))  # one clone's statements are added together
                 stage.add_names(found)
         elif is_node(current):
-            for field in child_fields(kind):
+            for field in child_fields(type(current)):
                 value = getattr(current, field)
                 if type(value) is tuple or type(value) is list:
                     stack.extend(value)

@@ -10,7 +10,8 @@ import libcst as cst
 from tilecheck.pypto.clone import Substitute
 from tilecheck.pypto.cstutil import literal_int
 from tilecheck.pypto.dsl import Aliases, LoopHeader, TrailingYield
-from tilecheck.tilelang.evaluate import string_value
+from tilecheck.pypto.stage import LoweredStatement, in_tree
+from tilecheck.tilelang.syntax import string_value
 
 _SPACE_COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
 _INDEX_ANNOTATION = "{p}.Scalar[{p}.INDEX]"
@@ -55,10 +56,13 @@ def blank_prefix(lines: Sequence[cst.EmptyLine]) -> list[cst.EmptyLine]:
     return blanks
 
 
-def with_body(block: cst.BaseSuite, statements: list[cst.BaseStatement]) -> cst.BaseSuite:
+def with_body(block: cst.BaseSuite, statements: Sequence[LoweredStatement]) -> cst.BaseSuite:
+    """`block` holding `statements`, as an indented block."""
+    body = in_tree(statements)
     if isinstance(block, cst.IndentedBlock):
-        return block.with_changes(body=statements)
-    return cst.IndentedBlock(body=statements, header=block.trailing_whitespace)  # type: ignore[attr-defined]
+        return block.with_changes(body=body)
+    assert isinstance(block, cst.SimpleStatementSuite)  # the one other kind of suite
+    return cst.IndentedBlock(body=body, header=block.trailing_whitespace)
 
 
 def strip_pipeline_stages(arg: cst.Arg) -> cst.Arg | None:
@@ -150,7 +154,7 @@ def yield_line(
 ) -> cst.SimpleStatementLine:
     """The main loop's closing yield: the original line (comments kept) with new names."""
     small = yielded.line.body[0]
-    call = small.value  # type: ignore[attr-defined]
+    call = yielded.call
     args = [arg.with_changes(value=value) for arg, value in zip(call.args, values, strict=False)]
     new_call = call.with_changes(args=args)
     if isinstance(small, cst.Assign):

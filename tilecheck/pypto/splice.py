@@ -18,10 +18,12 @@ from __future__ import annotations
 import ast
 import itertools
 from collections.abc import Sequence
+from typing import cast
 
 import libcst as cst
 
 from tilecheck.pypto.codegen import Codegen
+from tilecheck.pypto.stage import LoweredStatement
 from tilecheck.source import python_ast
 from tilecheck.source.lines import line_starts
 
@@ -36,7 +38,7 @@ _KINDS: dict[type, tuple[type, ...]] = {
     cst.TryStar: (getattr(ast, "TryStar", ast.Try),),
 }
 
-Region = tuple[cst.For, Sequence[cst.BaseStatement]]
+Region = tuple[cst.For, Sequence[LoweredStatement]]  # a lowered loop, and what replaces it
 
 
 def splice(
@@ -49,8 +51,8 @@ def splice(
     starts = line_starts(source)
     spans: list[tuple[int, int, str]] = []
     for node, replacement in regions:
-        statement, tree, indent = found[id(node)]
-        span = _span(source, starts, statement, tree, indent, codegen)  # type: ignore[arg-type]
+        _, tree, indent = found[id(node)]  # found by identity: the statement found is `node`
+        span = _span(source, starts, node, tree, indent, codegen)
         if span is None:
             return None
         spans.append((*span, codegen.statements(replacement, indent)))
@@ -136,11 +138,12 @@ class _Walk:
             kinds = _KINDS.get(type(statement))
             if kinds is None:
                 continue  # e.g. `match`: nothing is lowered inside it
+            assert isinstance(statement, cst.BaseCompoundStatement)  # as every type in `_KINDS` is
             if not isinstance(node, kinds):
                 return False
             if id(statement) in self.wanted:
-                self.found[id(statement)] = (statement, node, indent)  # type: ignore[assignment]
-            for block, inner, more in _blocks(statement, node, self.default_indent):  # type: ignore[arg-type]
+                self.found[id(statement)] = (statement, node, indent)
+            for block, inner, more in _blocks(statement, node, self.default_indent):
                 if block is not None and not self.block(block, inner, indent + more):
                     return False
         return index == len(nodes)
@@ -157,24 +160,35 @@ def _suite(
 def _blocks(
     statement: cst.BaseCompoundStatement, node: ast.stmt, default_indent: str
 ) -> list[tuple[Sequence[cst.BaseStatement] | None, list[ast.stmt], str]]:
-    """Pairs of nested statement lists (libcst, CPython) with the indentation they add."""
-    blocks = [_suite(statement.body, node.body, default_indent)]  # type: ignore[attr-defined]
+    """Pairs of nested statement lists (libcst, CPython) with the indentation they add; `node`
+    is CPython's statement of the kind `_KINDS` pairs with `statement`'s."""
     if isinstance(statement, cst.If):
+        assert isinstance(node, ast.If)
+        blocks = [_suite(statement.body, node.body, default_indent)]
         if isinstance(statement.orelse, cst.If):
-            blocks.append(([statement.orelse], node.orelse, ""))  # type: ignore[attr-defined]
+            blocks.append(([statement.orelse], node.orelse, ""))
         elif statement.orelse is not None:
-            blocks.append(_suite(statement.orelse.body, node.orelse, default_indent))  # type: ignore[attr-defined]
+            blocks.append(_suite(statement.orelse.body, node.orelse, default_indent))
     elif isinstance(statement, (cst.For, cst.While)):
+        assert isinstance(node, (ast.For, ast.AsyncFor, ast.While))
+        blocks = [_suite(statement.body, node.body, default_indent)]
         if statement.orelse is not None:
-            blocks.append(_suite(statement.orelse.body, node.orelse, default_indent))  # type: ignore[attr-defined]
+            blocks.append(_suite(statement.orelse.body, node.orelse, default_indent))
     elif isinstance(statement, (cst.Try, cst.TryStar)):
+        tried = cast(ast.Try, node)  # or `ast.TryStar` (`except*`, Python 3.11+): the same fields
+        blocks = [_suite(statement.body, tried.body, default_indent)]
         handlers: Sequence[cst.ExceptHandler | cst.ExceptStarHandler] = statement.handlers
-        for handler, inner in zip(handlers, node.handlers, strict=True):  # type: ignore[attr-defined]
+        for handler, inner in zip(handlers, tried.handlers, strict=True):
             blocks.append(_suite(handler.body, inner.body, default_indent))
         if statement.orelse is not None:
-            blocks.append(_suite(statement.orelse.body, node.orelse, default_indent))  # type: ignore[attr-defined]
+            blocks.append(_suite(statement.orelse.body, tried.orelse, default_indent))
         if statement.finalbody is not None:
-            blocks.append(_suite(statement.finalbody.body, node.finalbody, default_indent))  # type: ignore[attr-defined]
+            blocks.append(_suite(statement.finalbody.body, tried.finalbody, default_indent))
+    else:
+        assert isinstance(
+            node, (ast.With, ast.AsyncWith, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+        )
+        blocks = [_suite(statement.body, node.body, default_indent)]
     return blocks
 
 

@@ -5,15 +5,15 @@ iteration-local variables, in what the loop variable and iter_args are replaced 
 `pipeline_membership` tag. `Rewriter` builds each clone as a new tree; here each body statement
 is rewritten once (per set of names replaced by literals, see below), with placeholder names
 (markers) where clones differ, and every clone's text is the template's text with the markers
-filled in. A clone's statements are written together (`Stage.text`).
+filled in. A clone's statements are written together (`stage.Stage.text`).
 
 A substituted expression is parenthesized according to its precedence and the spot it lands in
 (`Rewriter._wrap_*`), so a marker for a substituted name also records that spot,
 and the fill decides the parentheses. A name a static tail replaces by a literal may fold into
 `pl.const(v, pl.INDEX)` next to another literal: which spots fold does not depend on the value,
 so the literal clones get templates of their own, with markers for the folded values. A clone
-whose substitutes a template cannot stand for (`templatable`) is rewritten in full, as before.
-Either way the text is libcst's text of the tree `Rewriter` builds, and `Clone.materialize()`
+whose substitutes a template cannot stand for (`templatable`) is rewritten in full by `Rewriter`.
+Either way the text is libcst's text of the tree `Rewriter` builds, and `stage.Clone.materialize()`
 gives that tree where a tree is needed (nested pipelines, the whole-module fallback).
 """
 
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import TypeGuard
 
 import libcst as cst
 
@@ -31,7 +32,6 @@ from tilecheck.pypto.cstutil import (
     binary_precedence,
     literal_int,
     names_read,
-    precedence,
     replace,
 )
 from tilecheck.pypto.dsl import Aliases
@@ -44,7 +44,7 @@ _POWER = binary_precedence(cst.Power())
 HoleSpot = tuple[object, ...] | None
 
 
-def _wraps(spot: HoleSpot, level: int) -> bool:
+def parenthesizes(spot: HoleSpot, level: int) -> bool:
     """Whether `Rewriter` parenthesizes an expression of precedence `level` at `spot`."""
     if spot is None or level >= ATOM_PRECEDENCE:
         return False
@@ -129,7 +129,7 @@ class _TemplateRewriter(Rewriter):
         self.markers = markers
         self.literal = literal
 
-    def _name(self, node: cst.Name) -> tuple[cst.CSTNode, str | None]:
+    def _name(self, node: cst.Name) -> tuple[cst.BaseExpression, str | None]:
         value = node.value
         renamed = self.renames.get(value)
         if renamed is not None:
@@ -142,27 +142,31 @@ class _TemplateRewriter(Rewriter):
             return hole, None if node.lpar else HOLE
         return node, None
 
-    def _is_hole(self, node: cst.CSTNode) -> bool:
+    def _is_hole(self, node: cst.CSTNode) -> TypeGuard[cst.Name]:
         return type(node) is cst.Name and node.value in self.markers.holes
 
-    def _hole_at(self, node: cst.CSTNode, spot: HoleSpot) -> cst.CSTNode:
-        if node.lpar:  # type: ignore[attr-defined]
+    def _hole_at(self, node: cst.Name, spot: HoleSpot) -> cst.Name:
+        if node.lpar:
             return node  # parenthesized already: an atom wherever it is
-        name, _ = self.markers.holes[node.value]  # type: ignore[attr-defined]
+        name, _ = self.markers.holes[node.value]
         return replace(node, {"value": self.markers.hole(name, spot)})
 
-    def _wrap_atom(self, node: cst.CSTNode, info: str | None) -> cst.CSTNode:
+    def _wrap_atom(self, node: cst.BaseExpression, info: str | None) -> cst.BaseExpression:
         if info in (HOLE, LIT) and self._is_hole(node):
             return self._hole_at(node, ("atom",))
         return super()._wrap_atom(node, info)
 
     def _wrap_operand(self, node: cst.BaseExpression, info: str, level: int, right: bool) -> cst.CSTNode:
         if info == HOLE:
+            assert type(node) is cst.Name  # only `_name` gives HOLE, for the name of a hole
             return self._hole_at(node, ("binary", level, right))
         return super()._wrap_operand(node, info, level, right)
 
     def _wrap_unary(self, node: cst.BaseExpression, info: str | None) -> cst.CSTNode:
-        return self._hole_at(node, ("unary",)) if info == HOLE else super()._wrap_unary(node, info)
+        if info == HOLE:
+            assert type(node) is cst.Name  # as in `_wrap_operand`
+            return self._hole_at(node, ("unary",))
+        return super()._wrap_unary(node, info)
 
     def _fold(
         self, left: cst.BaseExpression, right: cst.BaseExpression
@@ -176,7 +180,7 @@ class _TemplateRewriter(Rewriter):
     def _symbolic(self, node: cst.BaseExpression) -> tuple[str | None, int] | None:
         """`literal_int(node)` with literal holes: (None, value), (name, sign) or None."""
         if self._is_hole(node):
-            name, _ = self.markers.holes[node.value]  # type: ignore[attr-defined]
+            name, _ = self.markers.holes[node.value]
             return (name, 1) if name in self.literal else None
         if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
             inner = self._symbolic(node.expression)
@@ -294,169 +298,3 @@ class BodyTemplates:
                 self._rewriters[literal] = rewriter
             found = self._templates[key] = Template(rewriter.statement(statement), self.markers)
         return found
-
-
-class Stage:
-    """One clone of a loop body: what its statements share (renames, substitutes, the tag).
-
-    Nothing here refers back to the `Clone`s, the writers or anything else that refers to a
-    stage: the lowering's structures are freed by reference counting (see `api.lower_source`).
-    """
-
-    def __init__(
-        self, rewriter: Rewriter, templates: BodyTemplates | None, statements: list[cst.BaseStatement]
-    ) -> None:
-        self.rewriter = rewriter
-        substitutes = rewriter.substitutes
-        usable = (
-            templates is not None
-            and substitutes.keys() <= templates.markers.hole_names
-            and all(templatable(substitute) for substitute in substitutes.values())
-        )
-        self.templates = templates if usable else None
-        self.literal = frozenset(name for name, substitute in substitutes.items() if substitute.literal)
-        self.statements = statements
-        self._marker_names: dict[str, set[str]] = {}
-
-    def clones(self) -> list[Clone]:
-        return [Clone(statement, self, position) for position, statement in enumerate(self.statements)]
-
-    def group(self) -> TemplateGroup | None:
-        """The templates of all this clone's statements, when templates serve this clone."""
-        if self.templates is None:
-            return None
-        return self.templates.group(self.statements, self.literal)
-
-    def text(self, text_of: Callable[[cst.CSTNode], str], indent: str, fills: Fills) -> str:
-        """The text of all this clone's statements (templates serve it)."""
-        group = self.group()
-        assert group is not None
-        parts = group.parts(text_of, indent)
-        out = list(parts)
-        for index in range(1, len(parts), 2):
-            out[index] = fills[parts[index]]
-        return "".join(out)
-
-    def add_names(self, found: set[str]) -> None:
-        """Add `names_read` of all this clone's statements to `found` (templates serve it)."""
-        group = self.group()
-        assert group is not None
-        plain, markers = group.names()
-        found |= plain
-        names_for = self.names_for
-        for marker in markers:
-            found |= names_for(marker)
-
-    def fill(self, marker: str, text_of: Callable[[cst.CSTNode], str]) -> str:
-        assert self.templates is not None
-        markers = self.templates.markers
-        name = markers.renamed.get(marker)
-        if name is not None:
-            return self.rewriter.renames[name]
-        if marker == markers.tag:
-            assert self.rewriter.tagging is not None
-            return self.rewriter.tagging.pair
-        folded = markers.folds.get(marker)
-        if folded is not None:
-            value = literal_int(self.rewriter.substitutes[folded[0]].expr)
-            assert value is not None
-            return str(folded[1] * value)  # the text of `int_node(value)`
-        name, spot = markers.holes[marker]
-        substitute = self.rewriter.substitutes.get(name)
-        if substitute is None:
-            return name  # not replaced in this clone: the name as written
-        text = text_of(substitute.expr)
-        return "(" + text + ")" if _wraps(spot, precedence(substitute.expr)) else text
-
-    def rename(self, marker: str) -> str:
-        """The name a marker in a definition stands for in this clone."""
-        assert self.templates is not None
-        name = self.templates.markers.renamed.get(marker)
-        return marker if name is None else self.rewriter.renames[name]
-
-    def names_for(self, marker: str) -> set[str]:
-        """The names a marker stands for in this clone (for `printed_names`)."""
-        found = self._marker_names.get(marker)
-        if found is None:
-            found = self._marker_names[marker] = self._names_for(marker)
-        return found
-
-    def _names_for(self, marker: str) -> set[str]:
-        assert self.templates is not None
-        markers = self.templates.markers
-        name = markers.renamed.get(marker)
-        if name is not None:
-            return {self.rewriter.renames[name]}
-        if marker in markers.holes:
-            name, _ = markers.holes[marker]
-            substitute = self.rewriter.substitutes.get(name)
-            return {name} if substitute is None else names_read(substitute.expr)
-        if marker in markers.folds:
-            return set()
-        return {marker}
-
-
-class Fills(dict):
-    """Marker -> text for one clone at one indentation, computed on first use."""
-
-    def __init__(self, stage: Stage, text_of: Callable[[cst.CSTNode], str]) -> None:
-        super().__init__()
-        self._stage = stage
-        self._text_of = text_of
-
-    def __missing__(self, marker: str) -> str:
-        value = self[marker] = self._stage.fill(marker, self._text_of)
-        return value
-
-
-class Clone:
-    """A body statement as one clone has it, rewritten only when a tree is needed."""
-
-    __slots__ = ("_node", "original", "position", "stage")
-
-    def __init__(self, original: cst.BaseStatement, stage: Stage, position: int) -> None:
-        self.original = original
-        self.stage = stage
-        self.position = position  # in the clone's statements
-        self._node: cst.BaseStatement | None = None
-
-    def materialize(self) -> cst.BaseStatement:
-        if self._node is None:
-            self._node = self.stage.rewriter.statement(self.original)
-        return self._node
-
-    def template(self) -> Template | None:
-        templates = self.stage.templates
-        return templates.template(self.original, self.stage.literal) if templates is not None else None
-
-    def add_names(self, found: set[str]) -> None:
-        """Add `names_read` of the rewritten statement to `found`."""
-        template = self.template()
-        if template is None:
-            found |= names_read(self.materialize())
-            return
-        plain, markers = template.names()
-        found |= plain
-        names_for = self.stage.names_for
-        for marker in markers:
-            found |= names_for(marker)
-
-
-def materialize(statement: cst.BaseStatement) -> cst.BaseStatement:
-    """`statement` with every `Clone` in it (at any depth) replaced by its rewritten tree."""
-    if isinstance(statement, Clone):
-        return statement.materialize()
-    if not isinstance(statement, (cst.For, cst.While, cst.If, cst.Else, cst.With, cst.FunctionDef)):
-        return statement
-    changes: dict[str, object] = {}
-    block = statement.body
-    if isinstance(block, cst.IndentedBlock):
-        body = [materialize(item) for item in block.body]
-        if any(new is not old for new, old in zip(body, block.body, strict=True)):
-            changes["body"] = replace(block, {"body": body})
-    orelse = getattr(statement, "orelse", None)
-    if orelse is not None:
-        new_orelse = materialize(orelse)
-        if new_orelse is not orelse:
-            changes["orelse"] = new_orelse
-    return replace(statement, changes) if changes else statement

@@ -37,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from digest import is_kernel_file, sha256_file
 
@@ -66,19 +67,20 @@ def expand(items: list[str]) -> list[Path]:
 # --------------------------------------------------------------------------- TileLang verdicts
 
 
-def load_cache(path: Path) -> dict:
+def load_cache(path: Path) -> dict[str, Any]:
     if not path.exists():
         return {}
     try:
         data = json.loads(path.read_text())
     except (OSError, json.JSONDecodeError):
         return {}
-    return data.get("entries", {}) if data.get("format") == CACHE_FORMAT else {}
+    entries: dict[str, Any] = data.get("entries", {}) if data.get("format") == CACHE_FORMAT else {}
+    return entries
 
 
 def oracle_verdicts(
     files: list[Path], cache_path: Path, version: str, oracle_python: str, jobs: int
-) -> dict[Path, dict]:
+) -> dict[Path, dict[str, Any]]:
     cache = load_cache(cache_path)
     shas = {f: sha256_file(f) for f in files}
     missing = [f for f in files if f"{version}:{shas[f]}" not in cache]
@@ -128,13 +130,13 @@ def tilecheck_base() -> list[str]:
     return [str(py) if py.exists() else sys.executable, "-m", "tilecheck"]
 
 
-def tilecheck_env() -> dict:
+def tilecheck_env() -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     return env
 
 
-def _run_tc(cmd: list[str], files: list[Path]) -> tuple[int, list | None, str]:
+def _run_tc(cmd: list[str], files: list[Path]) -> tuple[int, list[dict[str, Any]] | None, str]:
     proc = subprocess.run(
         [*cmd, *map(str, files)], capture_output=True, text=True, env=tilecheck_env(), cwd=ROOT
     )
@@ -163,12 +165,12 @@ def tilecheck_command(probe: Path) -> list[str]:
     sys.exit(2)
 
 
-def tilecheck_diagnostics(files: list[Path]) -> tuple[dict[Path, list[dict]], dict[Path, str]]:
+def tilecheck_diagnostics(files: list[Path]) -> tuple[dict[Path, list[dict[str, Any]]], dict[Path, str]]:
     cmd = tilecheck_command(files[0])
-    by_file: dict[Path, list[dict]] = {f.resolve(): [] for f in files}
+    by_file: dict[Path, list[dict[str, Any]]] = {f.resolve(): [] for f in files}
     errors: dict[Path, str] = {}
 
-    def absorb(data: list) -> None:
+    def absorb(data: list[dict[str, Any]]) -> None:
         for d in data:
             p = Path(d.get("path", ""))
             p = (p if p.is_absolute() else ROOT / p).resolve()
@@ -253,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     diags, tc_errors = tilecheck_diagnostics(built)
-    rows = []
+    rows: list[dict[str, Any]] = []  # one per disagreeing file, as the JSON report has them
     stats = {
         fam: {"agree": 0, "total": 0, "both": 0, "only_tilelang": 0, "only_tilecheck": 0, "neither": 0}
         for fam in FAMILIES
@@ -264,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
         ds = diags[f]
         codes = {d.get("code") for d in ds}
         fams = verdicts[f]["families"]
-        bad = []
+        bad: list[dict[str, Any]] = []
         for fam, fam_codes in FAMILIES.items():
             tl = bool(fams[fam]["rejected"])
             tc = bool(codes & set(fam_codes))

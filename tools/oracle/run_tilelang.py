@@ -52,6 +52,8 @@ import sys
 import threading
 import time
 from pathlib import Path
+from types import ModuleType
+from typing import IO, Any
 
 from digest import is_kernel_file, package_root, sha256_file
 
@@ -73,10 +75,10 @@ def expand_paths(items: list[str]) -> list[str]:
 # --------------------------------------------------------------------------- worker side
 
 
-def _find_kernels(module) -> dict:
-    from tvm.tirx import PrimFunc
+def _find_kernels(module: ModuleType) -> dict[str, object]:
+    from tvm.tirx import PrimFunc  # type: ignore[import-not-found]  # only in the oracle's venv
 
-    def as_primfunc(obj):
+    def as_primfunc(obj: object) -> object:  # the PrimFunc, or None
         if isinstance(obj, PrimFunc):
             return obj
         # eager-JIT / lazy wrappers: try the usual accessors
@@ -91,7 +93,7 @@ def _find_kernels(module) -> dict:
                 return inner
         return None
 
-    found: dict = {}
+    found: dict[str, object] = {}
     if hasattr(module, "KERNEL"):
         f = as_primfunc(module.KERNEL)
         if f is None:
@@ -113,18 +115,18 @@ def _find_kernels(module) -> dict:
     return found
 
 
-def _check_one(path: str, counter: int) -> dict:
+def _check_one(path: str, counter: int) -> dict[str, Any]:
     import importlib
     import importlib.util
     import traceback
     import warnings
 
-    import tilelang
-    import tilelang.analysis as analysis
+    import tilelang  # type: ignore[import-not-found]  # only in the oracle's venv
+    import tilelang.analysis as analysis  # type: ignore[import-not-found]  # only in the oracle's venv
     from tilelang import tvm
 
     t0 = time.perf_counter()
-    rec: dict = {
+    rec: dict[str, Any] = {
         "path": path,
         "sha256": sha256_file(path),
         "status": "ok",
@@ -141,6 +143,7 @@ def _check_one(path: str, counter: int) -> dict:
             root = package_root(Path(path))
             if root is None:
                 spec = importlib.util.spec_from_file_location(modname, path)
+                assert spec is not None and spec.loader is not None  # a .py file has both
                 module = importlib.util.module_from_spec(spec)
                 spec.loader.exec_module(module)
             else:  # a file of a generated project: imported as its package's module
@@ -182,7 +185,7 @@ def _check_one(path: str, counter: int) -> dict:
         rec["per_kernel"] = {}
         for name, f in kernels.items():
             one = tvm.IRModule({name: f})
-            res = {}
+            res: dict[str, str | None] = {}  # family -> its message, None when it accepts
             for fam in FAMILIES:
                 try:
                     getattr(analysis, fam)()(one)
@@ -218,7 +221,7 @@ def worker_main() -> None:
 
 
 class _Worker:
-    def __init__(self, python: str, stderr):
+    def __init__(self, python: str, stderr: IO[str] | int):
         self.proc = subprocess.Popen(
             [python, os.path.abspath(__file__), "--worker"],
             stdin=subprocess.PIPE,
@@ -227,13 +230,15 @@ class _Worker:
             text=True,
             bufsize=1,
         )
+        assert self.proc.stdin is not None and self.proc.stdout is not None  # both are pipes
+        self.stdin, self.stdout = self.proc.stdin, self.proc.stdout
         self.sel = selectors.DefaultSelector()
-        self.sel.register(self.proc.stdout, selectors.EVENT_READ)
+        self.sel.register(self.stdout, selectors.EVENT_READ)
 
-    def ask(self, path: str, timeout: float) -> dict | None:
+    def ask(self, path: str, timeout: float) -> dict[str, Any] | None:
         try:
-            self.proc.stdin.write(path + "\n")
-            self.proc.stdin.flush()
+            self.stdin.write(path + "\n")
+            self.stdin.flush()
         except (BrokenPipeError, OSError):
             return None
         deadline = time.monotonic() + timeout
@@ -247,17 +252,18 @@ class _Worker:
                     "families": {},
                 }
             if self.sel.select(timeout=left):
-                line = self.proc.stdout.readline()
+                line = self.stdout.readline()
                 if not line:
                     return None  # worker died
-                return json.loads(line)
+                answer: dict[str, Any] = json.loads(line)
+                return answer
 
     def close(self, kill: bool = False) -> None:
         try:
             if kill:
                 self.proc.kill()
             else:
-                self.proc.stdin.close()
+                self.stdin.close()
             self.proc.wait(timeout=30)
         except Exception:
             self.proc.kill()
@@ -269,9 +275,9 @@ def run_files(
     timeout: float = 120.0,
     stderr_log: str | None = None,
     progress: bool = True,
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """Run the oracle on ``paths`` with ``jobs`` worker subprocesses; keeps input order."""
-    results: list[dict | None] = [None] * len(paths)
+    results: list[dict[str, Any] | None] = [None] * len(paths)
     lock = threading.Lock()
     next_idx = [0]
     done = [0]
@@ -318,12 +324,12 @@ def run_files(
         t.start()
     for t in threads:
         t.join()
-    if stderr_log:
+    if not isinstance(err, int):  # the log file `stderr_log` names
         err.close()
     return [r for r in results if r is not None]
 
 
-def load_cache(path: str | None) -> dict:
+def load_cache(path: str | None) -> dict[str, Any]:
     if not path or not os.path.exists(path):
         return {}
     try:
@@ -332,10 +338,11 @@ def load_cache(path: str | None) -> dict:
         return {}
     if data.get("format") != CACHE_FORMAT:
         return {}
-    return data.get("entries", {})
+    entries: dict[str, Any] = data.get("entries", {})
+    return entries
 
 
-def save_cache(path: str, entries: dict) -> None:
+def save_cache(path: str, entries: dict[str, Any]) -> None:
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     tmp = path + ".tmp"
     Path(tmp).write_text(json.dumps({"format": CACHE_FORMAT, "entries": entries}, indent=0, sort_keys=True))

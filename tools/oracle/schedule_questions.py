@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import sys
 import traceback
+from typing import Any
 
-CASES = {
+CASES: dict[str, dict[str, Any]] = {  # the keywords of each case's `T.Pipelined`
     "valid": dict(order=[0, 1, 2], stage=[0, 0, 1]),
     "warp-specialized -1": dict(order=[-1, 0, 3, 1, -1, 2], stage=[-1, 0, 0, 1, -1, 1]),
     "not a permutation": dict(order=[0, 0, 1], stage=[0, 0, 1]),
@@ -55,7 +56,7 @@ def kernel_source(statements: int, schedule: dict[str, object]) -> str:
     )
 
 
-def build(source: str, directory: str, name: str):
+def build(source: str, directory: str, name: str) -> object:
     """Import the kernel from a file: TileLang's builder reads the function's source."""
     import importlib.util
     import os
@@ -83,8 +84,8 @@ def main() -> int:
     import logging
     import tempfile
 
-    import tilelang
-    import tvm
+    import tilelang  # type: ignore[import-not-found]  # only in the oracle's venv
+    import tvm  # type: ignore[import-not-found]  # only in the oracle's venv
 
     logging.disable(logging.CRITICAL)  # the builder logs the whole kernel on failure
     directory = tempfile.mkdtemp()

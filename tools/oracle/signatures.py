@@ -98,8 +98,8 @@ SIGNATURES: dict[str, Signature] = {{'''
 
 
 def main() -> int:
-    import tilelang
-    import tilelang.language as T
+    import tilelang  # type: ignore[import-not-found]  # only in the oracle's venv
+    import tilelang.language as T  # type: ignore[import-not-found]  # only in the oracle's venv
 
     print(HEADER.format(version=tilelang.__version__))
     for name in NAMES:

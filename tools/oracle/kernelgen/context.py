@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 IMPORTS = [
     ("import tilelang.language as T", "T"),
@@ -132,7 +133,7 @@ class Ctx:
             "shared", ["sh", "smem", "A_shared", "s_buf"], 'T.alloc_shared((64, 64), "float32")'
         )
 
-    def macro(self, key: str, pool: list[str], make) -> str:
+    def macro(self, key: str, pool: list[str], make: Callable[[str], list[str]]) -> str:
         """Define a factory-level helper once; make(name) returns its source lines."""
         if key not in self.macros:
             name = self.fresh(pool)

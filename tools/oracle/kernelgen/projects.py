@@ -106,7 +106,9 @@ def _move_macros(lines: list[str], alias: str) -> tuple[list[tuple[str, list[str
             j = i + 2
             while j < end and (lines[j].startswith("        ") or not lines[j].strip()):
                 j += 1
-            name = re.match(r"    def (\w+)\(", lines[i + 1]).group(1)  # type: ignore[union-attr]
+            header = re.match(r"    def (\w+)\(", lines[i + 1])
+            assert header is not None  # a macro's def line, which this file generates
+            name = header.group(1)
             blocks.append((i, j, name))
             i = j
         else:
