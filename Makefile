@@ -26,7 +26,7 @@ test: $(VENV)/.dev
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
-# The files and strictness are [tool.mypy] in pyproject.toml (tilecheck/, rules/ through its link).
+# The files and strictness (strict) are [tool.mypy] in pyproject.toml: tilecheck/, rules/ and tools/.
 typecheck: $(VENV)/.dev
 	$(BIN)/mypy
 
