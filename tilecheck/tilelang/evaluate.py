@@ -371,7 +371,9 @@ class ExpressionEvaluator:
             elif isinstance(shape_value, (PyConst, PyValue, TirExpr)):
                 shape = (shape_value,)
         path = frame.origin[-1].path if frame.origin else None
-        return Buffer(name="", scope=scope, node=node, shape=shape, api=api, top=frame.top, path=path)
+        buffer = Buffer(name="", scope=scope, node=node, shape=shape, api=api, top=frame.top, path=path)
+        buffer.dtype = _dtype(node, args)
+        return buffer
 
     def op_call(self, api: str, node: cst.Call, frame: Frame, sink: Sink) -> Value:
         """Any other TileLang call: record it as an operation and evaluate its arguments."""
@@ -393,11 +395,26 @@ class ExpressionEvaluator:
         if api == "cumsum" and isinstance(source, (BufferValue, RegionValue)) and source.buffer.is_fragment:
             tile_op = "copy"  # T.cumsum(fragment) expands into copies through shared memory
         if tile_op is not False:
-            sink.calls.append(OpCall(api, tile_op, nested, frame.site(node)))
+            named = [
+                (arg.value, value) for arg, value in zip(node.args, args, strict=False) if arg.keyword is None
+            ]
+            buffers = tuple(self.operand_buffer(arg, value, frame) for arg, value in named)
+            sink.calls.append(OpCall(api, tile_op, nested, frame.site(node), buffers))
         sink.emits = True
         # The result is a PrimExpr (or a handle): it uses whatever its arguments use.
         uses = frozenset().union(*(_uses(a) for a in args)) if args else frozenset()
         return TirExpr(uses, Constness.SYMBOLIC)
+
+    def operand_buffer(self, node: cst.BaseExpression, value: Value, frame: Frame) -> Buffer | None:
+        """The buffer a tile-op operand names: a buffer, a region, or an element `A[i, j]`
+        (which tile operations read as the corner of a region)."""
+        if isinstance(value, (BufferValue, RegionValue)):
+            return value.buffer
+        if isinstance(node, cst.Subscript) and is_reference(node.value):
+            base = self.value(node.value, frame, Sink([]))
+            if isinstance(base, BufferValue):
+                return base.buffer
+        return None
 
     def operand(self, node: cst.BaseExpression, value: Value, frame: Frame) -> tileops.Operand:
         """Whether a tile-op operand (`node`, evaluated to `value`) is a single element or a
@@ -417,6 +434,19 @@ class ExpressionEvaluator:
         if isinstance(value, (PyConst, TirExpr)):
             return tileops.Operand.ELEMENT
         return tileops.Operand.UNKNOWN
+
+
+def _dtype(node: cst.Call, args: list[Value]) -> str | None:
+    """The element type of an allocation: its second argument (or `dtype=`) when constant."""
+    for position, (arg, value) in enumerate(zip(node.args, args, strict=False)):
+        keyword = arg.keyword.value if arg.keyword is not None else None
+        if keyword == "dtype" or (keyword is None and position == 1):
+            if isinstance(value, PyConst) and isinstance(value.value, str):
+                return value.value
+            if isinstance(arg.value, cst.Attribute) and arg.value.attr.value in DTYPES:
+                return arg.value.attr.value  # `T.float16`
+            return None
+    return None
 
 
 def _annotated(node: cst.Call, args: list[Value]) -> bool | None:

@@ -176,6 +176,8 @@ class OpCall:
     tile_op: str | None  # the tl.tileop.* op it lowers to, or None for element operations
     nested: bool  # inside another call's arguments (TileLang's checker does not look there)
     site: Site
+    # The buffer each positional argument names (a buffer or a region of one), None otherwise.
+    operands: tuple[Buffer | None, ...] = ()
 
 
 @dataclass(eq=False)

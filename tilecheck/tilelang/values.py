@@ -67,6 +67,7 @@ class Buffer:
     api: str | None = None  # "alloc_local", "alloc_fragment", "param", ...
     top: cst.CSTNode | None = None  # the module-level statement holding `node`, to locate it
     path: str | None = None  # the project file holding `node` (a macro from it); None: this file
+    dtype: str | None = None  # the element type when it is a literal or a constant ("float16")
 
     @property
     def is_local(self) -> bool:

@@ -1,0 +1,283 @@
+"""Shared memory per thread block, as TileLang 0.1.15 allocates it for one device kernel.
+
+`shared_layout(kernel, target_class)` predicts what TileLang's lowering leaves in the
+device kernel: the `dyn_shared_memory_buf` arena (every `T.alloc_shared` of the default
+scope, merged) and the static `__shared__` arrays (`scope="shared"` buffers, not merged).
+The rules, measured by lowering generated kernels (tools/oracle/smem):
+
+- A buffer takes `prod(shape) x element bytes` per version; a buffer never accessed takes 0.
+- In a `T.Pipelined` loop a buffer gets one version per pipeline stage between the stage
+  that writes it and the last stage that reads it: the planner puts every statement that
+  fills shared memory from global memory (a `T.copy`, or a `T.Parallel` of global loads) in
+  stage 0 and the rest in stage `num_stages - 1`; a manual `stage=` list gives the stages
+  itself. `num_stages` 0 or 1 keeps one version.
+- The arena is planned over the kernel's top-level statements: a buffer lives from the first
+  statement that touches it to the last, and is placed at the lowest offset where it fits
+  among the buffers still live, so an epilogue tile reuses the pipeline's space. With two or
+  more buffers every offset is aligned to 16 bytes; the arena ends where its last buffer ends.
+
+Only the cp.async class (sm_80, sm_86, sm_89) is sized; the warp-specialised TMA class
+(sm_90a, sm_100a, sm_120) aligns and versions differently and is reported as not sized.
+A layout that depends on something tilecheck cannot decide says what in `undecided`.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from tilecheck.tilelang.model import Item, Kernel, Loop, Request, Stmt, StmtKind, walk
+from tilecheck.tilelang.values import Buffer, int_value
+
+ELEMENT_BYTES = {
+    "bool": 1, "int8": 1, "uint8": 1, "float8_e4m3": 1, "float8_e5m2": 1, "float8_e4m3fn": 1,
+    "float8_e4m3fnuz": 1, "float8_e5m2fnuz": 1, "int16": 2, "uint16": 2, "float16": 2, "half": 2,
+    "bfloat16": 2, "int32": 4, "uint32": 4, "float32": 4, "float": 4, "int64": 8, "uint64": 8,
+    "float64": 8,
+}  # fmt: skip
+ALIGNMENT = 16  # bytes: every block's offset in the arena when there are two or more
+
+
+class TargetClass(enum.Enum):
+    """CUDA targets that lower a kernel's shared memory alike."""
+
+    CP_ASYNC = "cp.async (sm_80, sm_86, sm_89)"
+    WARP_SPECIALIZED = "TMA, warp-specialised (sm_90a, sm_100a, sm_120)"
+
+
+SIZED_CLASSES = frozenset({TargetClass.CP_ASYNC})
+
+
+@dataclass
+class SharedBuffer:
+    buffer: Buffer
+    name: str
+    dtype: str
+    shape: tuple[int, ...]
+    bytes_per_version: int
+    versions: int = 1
+    static: bool = False  # a `scope="shared"` array, outside the merged arena
+    live: tuple[int, int] | None = None  # first and last top-level statement; None: never used
+    offset: int | None = None  # in the arena (dynamic buffers that are used)
+
+    @property
+    def bytes(self) -> int:
+        return self.bytes_per_version * self.versions if self.live is not None else 0
+
+    def describe(self) -> str:
+        shape = " x ".join(str(n) for n in self.shape)
+        versions = f" x {self.versions} versions" if self.versions > 1 else ""
+        return f"`{self.name}`: ({shape}) {self.dtype}{versions} = {self.bytes:,} bytes"
+
+
+@dataclass
+class SharedLayout:
+    target_class: TargetClass
+    buffers: list[SharedBuffer] = field(default_factory=list)
+    dynamic_bytes: int = 0
+    static_bytes: int = 0
+    undecided: list[str] = field(default_factory=list)  # why the size is not decidable
+
+    @property
+    def sized(self) -> bool:
+        return not self.undecided
+
+    @property
+    def total_bytes(self) -> int:
+        return self.dynamic_bytes + self.static_bytes
+
+
+def shared_layout(kernel: Kernel, target_class: TargetClass) -> SharedLayout:
+    layout = SharedLayout(target_class)
+    if target_class not in SIZED_CLASSES:
+        layout.undecided.append(f"tilecheck does not size shared memory for the {target_class.value} class")
+        return layout
+    if _kernel_launches(kernel) != 1:
+        layout.undecided.append("the function does not launch exactly one `T.Kernel`")
+    for buffer in kernel.buffers:
+        if buffer.scope not in ("shared", "shared.dyn"):
+            if buffer.scope.startswith("shared") or buffer.scope == "?":
+                layout.undecided.append(
+                    f"`{buffer.name}` has a scope tilecheck does not size ({buffer.scope})"
+                )
+            continue
+        shared = _shared_buffer(buffer, layout.undecided)
+        if shared is not None:
+            layout.buffers.append(shared)
+    by_buffer = {id(s.buffer): s for s in layout.buffers}
+    for number, item in enumerate(kernel.body):
+        _check_modeled(item, layout.undecided)
+        for buffer in _touched(item):
+            shared = by_buffer.get(id(buffer))
+            if shared is not None:
+                first = shared.live[0] if shared.live is not None else number
+                shared.live = (first, number)
+    for _, loop in _pipelines(kernel.body):
+        _version(loop, by_buffer, layout.undecided)
+    if layout.undecided:
+        return layout
+    layout.static_bytes = sum(s.bytes for s in layout.buffers if s.static)
+    layout.dynamic_bytes = _plan_arena([s for s in layout.buffers if not s.static and s.live is not None])
+    return layout
+
+
+def _kernel_launches(kernel: Kernel) -> int:
+    import libcst as cst
+
+    count = 0
+
+    class Launches(cst.CSTVisitor):
+        def visit_With(self, node: cst.With) -> None:
+            nonlocal count
+            for item in node.items:
+                call = item.item
+                if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute):
+                    count += call.func.attr.value == "Kernel"
+
+    kernel.node.visit(Launches())
+    return count
+
+
+def _shared_buffer(buffer: Buffer, undecided: list[str]) -> SharedBuffer | None:
+    name = buffer.name or "a shared buffer"
+    dims = [int_value(v) for v in buffer.shape] if buffer.shape is not None else None
+    if dims is None or any(d is None for d in dims):
+        undecided.append(f"the shape of `{name}` is not a constant")
+        return None
+    element = ELEMENT_BYTES.get(buffer.dtype or "")
+    if element is None:
+        undecided.append(
+            f"the dtype of `{name}` is not a constant tilecheck knows ({buffer.dtype or 'unresolved'})"
+        )
+        return None
+    shape = tuple(d for d in dims if d is not None)
+    return SharedBuffer(
+        buffer, name, buffer.dtype or "", shape, math.prod(shape) * element, static=buffer.scope == "shared"
+    )
+
+
+def _touched(item: Item) -> Iterator[Buffer]:
+    """Every buffer `item` (and what it contains) reads or writes, in source order."""
+    for inner, _ in walk([item]):
+        if isinstance(inner, Loop):
+            yield from (access.buffer for access in inner.header_accesses)
+        elif isinstance(inner, Stmt):
+            for call in inner.calls:
+                yield from (b for b in call.operands if b is not None)
+            yield from (access.buffer for access in inner.accesses)
+
+
+def _check_modeled(item: Item, undecided: list[str]) -> None:
+    for inner, _ in walk([item]):
+        if not inner.certain:
+            undecided.append("a statement exists only for some values of a Python-level condition")
+            return
+        if isinstance(inner, Stmt) and inner.kind is StmtKind.UNKNOWN:
+            undecided.append(f"a call tilecheck cannot see into ({inner.label or 'unknown'})")
+            return
+
+
+def _pipelines(items: list[Item]) -> Iterator[tuple[tuple[Item, ...], Loop]]:
+    for item, ancestors in walk(items):
+        if isinstance(item, Loop) and item.pipeline is not None and item.pipeline.state is not Request.BARE:
+            yield ancestors, item
+
+
+def _copy_stage_writes(item: Item) -> list[Buffer]:
+    """The shared buffers `item` fills from global memory (a `T.copy(global, shared)` or a
+    loop storing global loads): a copy stage, which the pipeline planner puts in stage 0.
+    Empty when `item` is not a copy stage."""
+    reads_global = False
+    writes: list[Buffer] = []
+    for inner, _ in walk([item]):
+        if not isinstance(inner, Stmt):
+            continue
+        for call in inner.calls:
+            if call.api == "copy" and len(call.operands) == 2:
+                source, target = call.operands
+                reads_global |= source is not None and source.scope == "global"
+                if target is not None and target.scope.startswith("shared"):
+                    writes.append(target)
+        for access in inner.accesses:
+            reads_global |= not access.write and access.buffer.scope == "global"
+            if access.write and access.buffer.scope.startswith("shared"):
+                writes.append(access.buffer)
+    return writes if reads_global else []
+
+
+def _version(loop: Loop, by_buffer: dict[int, SharedBuffer], undecided: list[str]) -> None:
+    request = loop.pipeline
+    assert request is not None
+    if request.state is Request.UNKNOWN:
+        undecided.append("a pipeline's schedule is not known statically")
+        return
+    if request.has_order or request.has_stage:
+        if request.stage_values is None or request.order_values is None:
+            undecided.append("a pipeline's manual `order=`/`stage=` is not a literal list")
+            return
+        if len(request.stage_values) != len(loop.body):
+            undecided.append("a manual `stage=` list does not match the loop's statements")
+            return
+        stages = list(request.stage_values)
+    else:
+        depth = request.stages
+        if depth is None:
+            undecided.append("a pipeline's `num_stages` is not a constant")
+            return
+        last = max(depth - 1, 0)
+        stages = [0 if _copy_stage_writes(s) else last for s in loop.body]
+    for number, statement in enumerate(loop.body):
+        for target in _copy_stage_writes(statement):
+            shared = by_buffer.get(id(target))
+            if shared is not None:
+                _add_versions(shared, number, stages, loop)
+
+
+def _add_versions(shared: SharedBuffer, writer: int, stages: list[int], loop: Loop) -> None:
+    """One version per stage from the writer's to the last reader's."""
+    readers = [
+        stages[other]
+        for other, item in enumerate(loop.body)
+        if other != writer and any(b is shared.buffer for b in _touched(item))
+    ]
+    if readers:
+        shared.versions = max(shared.versions, max(readers) - stages[writer] + 1)
+
+
+def _plan_arena(buffers: list[SharedBuffer]) -> int:
+    """Place the used dynamic buffers in one arena, reusing freed space; returns its bytes.
+
+    Statement by statement, the buffers first touched there are placed (in order of first
+    touch) at the lowest aligned offset where they fit among the buffers still live; a free
+    tail of the arena grows. The buffers last touched there are freed after the statement.
+    """
+    order = sorted(buffers, key=lambda b: (b.live or (0, 0))[0])
+    if len(order) == 1:
+        order[0].offset = 0
+        return order[0].bytes
+    live: list[SharedBuffer] = []
+    end = 0
+    last = max((b.live[1] for b in order if b.live is not None), default=-1)
+    for number in range(last + 1):
+        for shared in (b for b in order if b.live is not None and b.live[0] == number):
+            shared.offset = _lowest_fit(shared.bytes, live)
+            live.append(shared)
+            end = max(end, shared.offset + shared.bytes)
+        live = [b for b in live if b.live is not None and b.live[1] > number]
+    return end
+
+
+def _lowest_fit(size: int, live: list[SharedBuffer]) -> int:
+    offset = 0
+    for other in sorted(live, key=lambda b: b.offset or 0):
+        start = other.offset or 0
+        if offset + size <= start:
+            return offset
+        offset = max(offset, _aligned(start + other.bytes))
+    return offset
+
+
+def _aligned(offset: int) -> int:
+    return -(-offset // ALIGNMENT) * ALIGNMENT

@@ -1,0 +1,90 @@
+"""Compare tilecheck's shared-memory sizes with TileLang's (the judge's cache), byte for byte.
+
+Usage: python tools/oracle/smem/compare.py [--cache build/oracle/smem/cache.json] DIR_OR_FILES...
+Prints agreement per target and every disagreement (path, tilecheck, TileLang); writes
+`--report` as JSON. Exit status 0 when every sized kernel agrees, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import libcst as cst
+
+from tilecheck.tilelang.frontend import analyze
+from tilecheck.tilelang.shared_memory import TargetClass, shared_layout
+
+CLASSES = {"sm_80": TargetClass.CP_ASYNC, "sm_90a": TargetClass.WARP_SPECIALIZED}
+VERSION = "0.1.15"
+
+
+def tilelang_bytes(verdict: dict[str, Any]) -> int | None:
+    kernels = verdict.get("kernels") or {}
+    if verdict.get("status") != "ok" or len(kernels) != 1:
+        return None
+    (only,) = kernels.values()
+    return int(only["dynamic"]) + int(only.get("static", 0))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("paths", nargs="+")
+    parser.add_argument("--cache", type=Path, default=Path("build/oracle/smem/cache.json"))
+    parser.add_argument("--report", type=Path, default=None)
+    options = parser.parse_args()
+    cache: dict[str, Any] = json.loads(options.cache.read_text()) if options.cache.exists() else {}
+    files: list[Path] = []
+    for item in options.paths:
+        path = Path(item)
+        files.extend(sorted(path.glob("*.py")) if path.is_dir() else [path])
+    counts: dict[str, collections.Counter[str]] = {arch: collections.Counter() for arch in CLASSES}
+    disagreements: list[dict[str, Any]] = []
+    for path in files:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        model = analyze(cst.parse_module(path.read_text()))
+        for arch, target_class in CLASSES.items():
+            verdict = cache.get(f"{digest}:{arch}:{VERSION}")
+            if verdict is None:
+                counts[arch]["not judged"] += 1
+                continue
+            expected = tilelang_bytes(verdict)
+            if expected is None:
+                counts[arch]["TileLang did not lower"] += 1
+                continue
+            if len(model.kernels) != 1:
+                counts[arch]["not one kernel"] += 1
+                continue
+            layout = shared_layout(model.kernels[0], target_class)
+            if not layout.sized:
+                counts[arch]["not sized"] += 1
+                continue
+            if layout.total_bytes == expected:
+                counts[arch]["agree"] += 1
+            else:
+                counts[arch]["disagree"] += 1
+                disagreements.append(
+                    {"path": str(path), "target": arch, "tilecheck": layout.total_bytes, "tilelang": expected,
+                     "tilelang_detail": verdict["kernels"],
+                     "buffers": [(s.name, s.bytes, s.versions, s.live, s.offset) for s in layout.buffers]}
+                )  # fmt: skip
+    for arch, counter in counts.items():
+        sized = counter["agree"] + counter["disagree"]
+        share = f"{100 * counter['agree'] / sized:.1f} %" if sized else "n/a"
+        print(f"[smem] {arch}: {counter['agree']}/{sized} byte-exact ({share}); {dict(counter)}")
+    for item in disagreements:
+        print(
+            f"[smem]   DISAGREE {item['target']} {item['path']}: tilecheck {item['tilecheck']}, TileLang {item['tilelang']}"
+        )
+    if options.report is not None:
+        options.report.write_text(json.dumps({"counts": counts, "disagreements": disagreements}, indent=1))
+    return 1 if disagreements else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,146 @@
+"""Generate GEMM-like TileLang kernels whose shared-memory size TileLang is the judge of.
+
+Each kernel varies what decides the size: tile shapes, dtypes, `num_stages`, manual
+`order=`/`stage=` schedules, an epilogue tile after the pipeline, never-used buffers,
+`scope="shared"` buffers, odd-sized buffers (alignment) and a second pipelined loop.
+Every file is a module with one `KERNEL` (a PrimFunc); the seed fixes the output.
+
+Usage: python tools/oracle/smem/generate.py --seed 7 --count 200 --out build/oracle/smem/kernels
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import tempfile
+from pathlib import Path
+
+DTYPES = ["float16", "bfloat16"]
+COPY_DTYPES = ["float16", "bfloat16", "float32", "int8"]
+STAGES = ["none", "0", "1", "2", "3", "4"]
+SCHEDULES = [
+    ("[0, 1, 2]", "[0, 0, 1]"),
+    ("[0, 1, 2]", "[0, 0, 2]"),
+    ("[0, 1, 2]", "[0, 1, 1]"),
+    ("[0, 1, 2]", "[0, 0, 0]"),
+]
+
+
+def kernel_source(rng: random.Random) -> str:
+    mode = rng.choice(["gemm", "gemm", "gemm", "copy", "parallel-producer"])
+    dtype = rng.choice(DTYPES if mode != "copy" else COPY_DTYPES)
+    bm, bn = rng.choice([32, 64, 128]), rng.choice([32, 64, 128, 256])
+    bk = rng.choice([16, 32, 64]) if mode != "copy" else rng.choice([8, 16, 32, 64])
+    stages = rng.choice(STAGES)
+    schedule = rng.choice(SCHEDULES) if mode == "gemm" and rng.random() < 0.2 else None
+    epilogue = rng.random() < 0.35
+    unused = rng.random() < 0.2
+    static = rng.choice(["none", "none", "none", "pipeline", "extra"])
+    odd = rng.random() < 0.3
+    second = rng.random() < 0.2 and mode == "gemm"
+    acc = "float32" if dtype != "int8" else "int32"
+    header = f"for k in T.Pipelined(K // {bk}, num_stages={stages}):"
+    if stages == "none":
+        header = f"for k in T.serial(K // {bk}):"
+    if schedule is not None:
+        order, stage = schedule
+        header = f"for k in T.Pipelined(K // {bk}, num_stages={max(int(stages), 1) if stages != 'none' else 2}, order={order}, stage={stage}):"
+    a_scope = ', scope="shared"' if static == "pipeline" else ""
+    lines = [
+        "import tilelang.language as T",
+        "",
+        "M, N, K = 512, 512, 512",
+        "",
+        "",
+        "@T.prim_func",
+        f'def main(A: T.Tensor((M, K), "{dtype}"), B: T.Tensor((K, N), "{dtype}"), C: T.Tensor((M, N), "{dtype}")):',
+        f"    with T.Kernel(N // {bn}, M // {bm}, threads=128) as (bx, by):",
+        f'        A_s = T.alloc_shared(({bm}, {bk}), "{dtype}"{a_scope})',
+    ]
+    if mode == "gemm":
+        lines.append(f'        B_s = T.alloc_shared(({bk}, {bn}), "{dtype}")')
+    lines.append(f'        C_l = T.alloc_fragment(({bm}, {bn}), "{acc}")')
+    if unused:
+        lines.append(f'        U_s = T.alloc_shared(({rng.choice([16, 64, 128])}, 64), "{dtype}")')
+    if epilogue:
+        lines.append(f'        C_s = T.alloc_shared(({bm}, {bn}), "{dtype}")')
+    if static == "extra":
+        lines.append(f'        X_s = T.alloc_shared((4, {bn}), "{dtype}", scope="shared")')
+    if odd:
+        r, c = rng.choice([(3, 5), (1, 7), (5, 9), (2, 3)])
+        lines.append(f'        O_s = T.alloc_shared(({r}, {c}), "{dtype}")')
+    if second:
+        bk2 = rng.choice([16, 32])
+        lines.append(f'        D_s = T.alloc_shared(({bm}, {bk2}), "{dtype}")')
+        lines.append(f'        E_s = T.alloc_shared(({bk2}, {bn}), "{dtype}")')
+    lines.append("        T.clear(C_l)")
+    if static == "extra":
+        lines.append(f"        T.copy(B[0:4, bx * {bn}], X_s)")
+    if odd:
+        lines.append(f"        T.copy(A[by * {bm}, 0], O_s)")
+    lines.append(f"        {header}")
+    if mode == "parallel-producer":
+        lines += [
+            f"            for i, j in T.Parallel({bm}, {bk}):",
+            f"                A_s[i, j] = A[by * {bm} + i, k * {bk} + j]",
+            f"            for i, j in T.Parallel({bm}, {bn}):",
+            "                C_l[i, j] += A_s[i, j % " + str(bk) + "]",
+        ]
+    elif mode == "copy":
+        lines += [
+            f"            T.copy(A[by * {bm}, k * {bk}], A_s)",
+            f"            for i, j in T.Parallel({bm}, {bn}):",
+            "                C_l[i, j] += A_s[i, j % " + str(bk) + "]",
+        ]
+    else:
+        lines += [
+            f"            T.copy(A[by * {bm}, k * {bk}], A_s)",
+            f"            T.copy(B[k * {bk}, bx * {bn}], B_s)",
+            "            T.gemm(A_s, B_s, C_l)",
+        ]
+    if second:
+        s2 = rng.choice(["1", "2", "3"])
+        lines += [
+            f"        for k in T.Pipelined(K // {bk2}, num_stages={s2}):",
+            f"            T.copy(A[by * {bm}, k * {bk2}], D_s)",
+            f"            T.copy(B[k * {bk2}, bx * {bn}], E_s)",
+            "            T.gemm(D_s, E_s, C_l)",
+        ]
+    if static == "extra":
+        lines += [f"        for i, j in T.Parallel({bm}, {bn}):", "            C_l[i, j] += X_s[i % 4, j]"]
+    if odd:
+        lines += [f"        for i, j in T.Parallel({bm}, {bn}):", "            C_l[i, j] += O_s[0, 0]"]
+    if epilogue:
+        lines += [
+            "        T.copy(C_l, C_s)",
+            f"        T.copy(C_s, C[by * {bm}, bx * {bn}])",
+        ]
+    else:
+        lines.append(f"        T.copy(C_l, C[by * {bm}, bx * {bn}])")
+    lines += ["", "", "KERNEL = main", ""]
+    return "\n".join(lines)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    with os.fdopen(fd, "w") as handle:
+        handle.write(text)
+    os.replace(tmp, path)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=20261202)
+    parser.add_argument("--count", type=int, default=200)
+    parser.add_argument("--out", type=Path, default=Path("build/oracle/smem/kernels"))
+    options = parser.parse_args()
+    rng = random.Random(options.seed)
+    options.out.mkdir(parents=True, exist_ok=True)
+    for number in range(options.count):
+        write_atomic(options.out / f"smem_{number:04d}.py", kernel_source(rng))
+    print(f"[smem] wrote {options.count} kernels to {options.out}")
+
+
+if __name__ == "__main__":
+    main()
