@@ -28,6 +28,8 @@ from tilecheck.tilelang.values import PyConst
 
 SHIPPED = (
     "cuda-sm80",
+    "cuda-sm86",
+    "cuda-sm89",
     "cuda-sm90",
     "cuda-sm100",
     "cuda-sm120",
@@ -75,8 +77,17 @@ def test_every_shipped_value_cites_the_reference():
             index = next(i for i, line in enumerate(lines) if line.startswith(f"{key} ="))
             # the value's own comment, or the comment block right above it, cites a section (§N)
             context = [lines[index], *lines[max(index - 5, 0) : index]]
-            cited = any("#" in line and re.search(r"§\d", line) for line in context)
-            assert cited or key in ("description", "drop_reason", "drop_effect", "nested_behaviour"), (
+            cited = any(
+                "#" in line and re.search(r"§\d|CUDA C\+\+ Programming Guide", line) for line in context
+            )
+            self_cited = (
+                "description",
+                "drop_reason",
+                "drop_effect",
+                "nested_behaviour",
+                "shared_memory_source",
+            )
+            assert cited or key in self_cited, (
                 entry.name,
                 key,
             )
@@ -86,6 +97,8 @@ def test_every_shipped_value_cites_the_reference():
     ("name", "num_stages", "manual", "hierarchical", "warp"),
     [
         ("cuda-sm80", PLANNED, PLANNED, False, False),
+        ("cuda-sm86", PLANNED, PLANNED, False, False),
+        ("cuda-sm89", PLANNED, PLANNED, False, False),
         ("cuda-sm90", PLANNED, PLANNED, False, True),
         ("cuda-sm100", PLANNED, PLANNED, False, True),
         ("cuda-sm120", PLANNED, PLANNED, False, True),
@@ -282,3 +295,32 @@ def test_blackwell_profiles_say_which_values_were_verified_by_lowering(name, pro
     )
     outcome = run(capsys, "k.py", "--backend", name, "--output-format", "json", "--isolated")
     assert [(d["line"], d["column"], d["code"]) for d in json.loads(outcome.out)] == [(8, 23, "TL201")]
+
+
+@pytest.mark.parametrize(
+    ("name", "budget"),
+    [
+        ("cuda-sm80", 166912),
+        ("cuda-sm86", 101376),
+        ("cuda-sm89", 101376),
+        ("cuda-sm90", 232448),
+        ("cuda-sm100", 232448),
+        ("cuda-sm120", 101376),
+        ("hip-gfx942", 0),
+        ("hip-gfx950", 0),
+        ("metal", 0),
+        ("webgpu", 0),
+        ("cpu", 0),
+        ("ascend", 0),
+    ],
+)
+def test_shared_memory_budget_per_block(name, budget):
+    profile = get_profile(name)
+    assert profile.shared_memory_per_block == budget
+    assert ("CUDA C++ Programming Guide" in profile.shared_memory_source) is (budget > 0)
+
+
+@pytest.mark.parametrize("value", [True, -1, "99 KB"])
+def test_shared_memory_budget_must_be_a_byte_count(value):
+    with pytest.raises(ProfileError, match="`shared_memory_per_block` must be a non-negative integer"):
+        load_profiles({"my-gpu": {"base": "cuda-sm80", "shared_memory_per_block": value}})

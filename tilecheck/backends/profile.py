@@ -22,6 +22,9 @@ A profile without `base` must give every required field. Fields (see `FIELDS`):
 - `async_copy`, `warp_specialization`, `vectorize_innermost_only` (bool);
 - `manual_rejected_with` (optional): the name of a scope API (`"Stage"` for `T.Stage`) that,
   used directly in the loop body, turns an ignored manual schedule into a build error;
+- `shared_memory_per_block` (optional integer, bytes): the most shared memory (dynamic and
+  static together) one thread block may use on the target, 0 when unknown; with
+  `shared_memory_source`, where that number is published;
 - optional texts used in messages: `drop_reason`, `drop_effect` (what a dropped request
   becomes), `nested_behaviour` (what happens to nested pipelines), `manual_rejection` and
   `manual_stage_rejection` (the backend's errors for `order` and `stage`).
@@ -82,6 +85,8 @@ class Profile:
     manual_rejected_with: str = ""
     manual_rejection: str = ""
     manual_stage_rejection: str = ""
+    shared_memory_per_block: int = 0  # bytes; 0: no budget known
+    shared_memory_source: str = ""
     origin: str = "shipped"  # "shipped", or where a user definition came from
 
     def __eq__(self, other: object) -> bool:
@@ -182,8 +187,10 @@ FIELDS: dict[str, tuple[type, bool, tuple[str, ...]]] = {
     "manual_rejected_with": (str, False, ()),
     "manual_rejection": (str, False, ()),
     "manual_stage_rejection": (str, False, ()),
+    "shared_memory_per_block": (int, False, ()),
+    "shared_memory_source": (str, False, ()),
 }
-_TYPE_NAMES = {str: "a string", bool: "a boolean"}
+_TYPE_NAMES = {str: "a string", bool: "a boolean", int: "a non-negative integer"}
 
 
 @cache
@@ -204,6 +211,8 @@ def names(overrides: dict[str, dict[str, object]] | None = None) -> tuple[str, .
     """Shipped profile names in a stable order, then user-defined ones."""
     order = (
         "cuda-sm80",
+        "cuda-sm86",
+        "cuda-sm89",
         "cuda-sm90",
         "cuda-sm100",
         "cuda-sm120",
@@ -298,7 +307,10 @@ def _build(name: str, data: dict[str, object], base: Profile | None, where: str,
             known = ", ".join(["base", *FIELDS])
             raise ProfileError(f"{where}: unknown field `{key}` (known: {known})")
         kind, _, allowed = spec
-        if not isinstance(value, kind):
+        wrong = not isinstance(value, kind)
+        if kind is int and (isinstance(value, bool) or (isinstance(value, int) and value < 0)):
+            wrong = True  # a TOML boolean is a Python int; a budget is never negative
+        if wrong:
             raise ProfileError(f"{where}: `{key}` must be {_TYPE_NAMES[kind]}, got {value!r}")
         if allowed and value not in allowed:
             raise ProfileError(
