@@ -28,7 +28,9 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from tilecheck.tilelang.model import Item, Kernel, Loop, Request, Stmt, StmtKind, walk
+import libcst as cst
+
+from tilecheck.tilelang.model import Item, Kernel, Loop, Request, Site, Stmt, StmtKind, walk
 from tilecheck.tilelang.values import Buffer, int_value
 
 ELEMENT_BYTES = {
@@ -89,12 +91,33 @@ class SharedLayout:
         return self.dynamic_bytes + self.static_bytes
 
 
-def shared_layout(kernel: Kernel, target_class: TargetClass) -> SharedLayout:
+def target_class(backend: str, warp_specialization: bool) -> TargetClass | None:
+    """The class of a TileLang backend's targets (None: not a CUDA backend)."""
+    if backend != "cuda":
+        return None
+    return TargetClass.WARP_SPECIALIZED if warp_specialization else TargetClass.CP_ASYNC
+
+
+def kernel_launch(kernel: Kernel) -> Site | None:
+    """The `T.Kernel(...)` call of a kernel, when it launches exactly one."""
+    calls = _kernel_launches(kernel)
+    return Site(calls[0], kernel.top) if len(calls) == 1 else None
+
+
+def pipelines(kernel: Kernel) -> list[Loop]:
+    """The kernel's pipeline-requested loops, in source order."""
+    return [loop for _, loop in _pipelines(kernel.body)]
+
+
+def shared_layout(
+    kernel: Kernel, target_class: TargetClass, stages: dict[int, int] | None = None
+) -> SharedLayout:
+    """`stages` maps a pipelined loop (`id(loop)`) to a `num_stages` to size it with instead."""
     layout = SharedLayout(target_class)
     if target_class not in SIZED_CLASSES:
         layout.undecided.append(f"tilecheck does not size shared memory for the {target_class.value} class")
         return layout
-    if _kernel_launches(kernel) != 1:
+    if len(_kernel_launches(kernel)) != 1:
         layout.undecided.append("the function does not launch exactly one `T.Kernel`")
     for buffer in kernel.buffers:
         if buffer.scope not in ("shared", "shared.dyn"):
@@ -115,7 +138,7 @@ def shared_layout(kernel: Kernel, target_class: TargetClass) -> SharedLayout:
                 first = shared.live[0] if shared.live is not None else number
                 shared.live = (first, number)
     for _, loop in _pipelines(kernel.body):
-        _version(loop, by_buffer, layout.undecided)
+        _version(loop, by_buffer, layout.undecided, (stages or {}).get(id(loop)))
     if layout.undecided:
         return layout
     layout.static_bytes = sum(s.bytes for s in layout.buffers if s.static)
@@ -123,21 +146,23 @@ def shared_layout(kernel: Kernel, target_class: TargetClass) -> SharedLayout:
     return layout
 
 
-def _kernel_launches(kernel: Kernel) -> int:
-    import libcst as cst
-
-    count = 0
+def _kernel_launches(kernel: Kernel) -> list[cst.Call]:
+    launches: list[cst.Call] = []
 
     class Launches(cst.CSTVisitor):
         def visit_With(self, node: cst.With) -> None:
-            nonlocal count
             for item in node.items:
                 call = item.item
-                if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute):
-                    count += call.func.attr.value == "Kernel"
+                func = call.func if isinstance(call, cst.Call) else None
+                if (
+                    isinstance(call, cst.Call)
+                    and isinstance(func, cst.Attribute)
+                    and func.attr.value == "Kernel"
+                ):
+                    launches.append(call)
 
     kernel.node.visit(Launches())
-    return count
+    return launches
 
 
 def _shared_buffer(buffer: Buffer, undecided: list[str]) -> SharedBuffer | None:
@@ -207,7 +232,9 @@ def _copy_stage_writes(item: Item) -> list[Buffer]:
     return writes if reads_global else []
 
 
-def _version(loop: Loop, by_buffer: dict[int, SharedBuffer], undecided: list[str]) -> None:
+def _version(
+    loop: Loop, by_buffer: dict[int, SharedBuffer], undecided: list[str], stages_instead: int | None
+) -> None:
     request = loop.pipeline
     assert request is not None
     if request.state is Request.UNKNOWN:
@@ -222,7 +249,7 @@ def _version(loop: Loop, by_buffer: dict[int, SharedBuffer], undecided: list[str
             return
         stages = list(request.stage_values)
     else:
-        depth = request.stages
+        depth = request.stages if stages_instead is None else stages_instead
         if depth is None:
             undecided.append("a pipeline's `num_stages` is not a constant")
             return

@@ -1,0 +1,231 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
+from tilecheck.core.types import Grade
+from tilecheck.tilelang.shared_memory import (
+    SIZED_CLASSES,
+    SharedLayout,
+    TargetClass,
+    kernel_launch,
+    pipelines,
+    shared_layout,
+    target_class,
+)
+
+from ._loops import backend, header, line
+
+if TYPE_CHECKING:
+    from tilecheck.backends import Profile
+    from tilecheck.lint.context import Context
+    from tilecheck.tilelang.model import Kernel
+
+_GEMM = """import tilelang.language as T
+
+
+@T.prim_func
+def main(A: T.Tensor((1024, 1024), "float16"), B: T.Tensor((1024, 1024), "float16"), C: T.Tensor((1024, 1024), "float16")):
+    with T.Kernel(8, 8, threads=128) as (bx, by):
+        A_s = T.alloc_shared((128, 64), "float16")
+        B_s = T.alloc_shared((64, 128), "float16")
+        C_l = T.alloc_fragment((128, 128), "float32")
+        T.clear(C_l)
+        for k in T.Pipelined(16, num_stages=STAGES):
+            T.copy(A[by * 128, k * 64], A_s)
+            T.copy(B[k * 64, bx * 128], B_s)
+            T.gemm(A_s, B_s, C_l)
+        T.copy(C_l, C[by * 128, bx * 128])
+"""
+_ONE_BUFFER = """import tilelang.language as T
+
+
+@T.prim_func
+def main(A: T.Tensor((1024, 1024), "int8")):
+    with T.Kernel(8, threads=128) as bx:
+        S = T.alloc_shared((1, BYTES), "int8")
+        S[0, 0] = A[bx, 0]
+        A[bx, 1] = S[0, 0]
+"""
+
+
+class SharedMemoryExceedsLimit(Rule):
+    """A kernel needs more shared memory per thread block than the selected GPU allows.
+
+    ## What it does
+    With a CUDA backend selected whose profile gives `shared_memory_per_block`, sizes each
+    `T.Kernel` the way TileLang 0.1.15 lowers it (the `dyn_shared_memory_buf` arena plus the
+    static `__shared__` arrays) and reports the kernel when the total exceeds the limit. The
+    diagnostic is at the `T.Kernel` call; the largest buffers are related locations at their
+    `T.alloc_shared`, with shape x dtype x versions.
+
+    How the bytes add up: each `T.alloc_shared` takes `prod(shape) x element size` per
+    version; a buffer filled from global memory inside `T.Pipelined(..., num_stages=S)` keeps
+    `S` versions (a manual `stage=` list: one per stage between its writer and its last
+    reader); a buffer never accessed takes nothing; buffers whose lifetimes (in top-level
+    statements) do not overlap share space, so an epilogue tile reuses the pipeline's; with
+    two or more buffers each offset is aligned to 16 bytes. `scope="shared"` buffers are
+    static arrays and count against the same limit.
+
+    Not reported: kernels whose size tilecheck cannot decide (a symbolic or unresolved shape
+    or dtype, a manual schedule that is not a literal list, code it does not model, more than
+    one `T.Kernel` in a function), warp-specialised targets (sm_90a, sm_100a, sm_120: their
+    layout is not sized yet), profiles without a budget, and anything with no backend selected.
+
+    ## Why is this bad?
+    TileLang lowers such a kernel without a word; it fails only when it is initialised on
+    the GPU, as `cudaFuncSetAttribute` refuses the dynamic shared memory size (`Failed to set
+    the allowed dynamic shared memory size`, [`tilelang/jit/adapter/wrapper.py`](https://github.com/tile-ai/tilelang/blob/v0.1.15/tilelang/jit/adapter/wrapper.py)).
+    The per-block limits are NVIDIA's (CUDA C++ Programming Guide, technical specifications
+    per compute capability): 166,912 bytes on sm_80 and sm_87, 101,376 on sm_86, sm_89 and
+    sm_120, 232,448 on sm_90 and sm_100. A tile configuration tuned on an A100 or an H100
+    fails on an RTX 4090, an L4 or an A10.
+
+    ## Example
+    ```python
+    A_s = T.alloc_shared((128, 64), "float16")   # 16,384 bytes per version
+    B_s = T.alloc_shared((64, 128), "float16")   # 16,384 bytes per version
+    for k in T.Pipelined(16, num_stages=4):       # 4 versions of each: 131,072 bytes
+        T.copy(A[by * 128, k * 64], A_s)
+        T.copy(B[k * 64, bx * 128], B_s)
+        T.gemm(A_s, B_s, C_l)
+    ```
+    Under `--backend cuda-sm86`: (16,384 + 16,384) x 4 = 131,072 bytes, the limit is 101,376.
+
+    ## Use instead
+    ```python
+    for k in T.Pipelined(16, num_stages=3):       # (16,384 + 16,384) x 3 = 98,304 bytes
+        ...
+    ```
+    Fewer stages, or smaller tiles (`block_K = 32` halves both buffers). The help names the
+    largest `num_stages` that fits, or the buffer to shrink.
+
+    ## Backends
+    Reported under the cp.async CUDA profiles with a budget: `cuda-sm80`, `cuda-sm86` and
+    `cuda-sm89`. Not yet on `cuda-sm90`, `cuda-sm100` and `cuda-sm120` (warp-specialised
+    layouts are not sized), nor on HIP, Metal, WebGPU, CPU or Ascend (no budget in their
+    profiles).
+    """
+
+    CODE = "TL501"
+    NAME = "shared-memory-exceeds-limit"
+    GRADE = Grade.CONTRACT
+    HELP = "Lower num_stages or shrink the largest shared tiles until the kernel fits the target's limit."
+    CHECKLIST = Checklist(
+        grade="Contract: the kernel is legal TileLang and lowers; the selected GPU cannot launch it, because "
+        "its shared memory per block exceeds the target's opt-in limit.",
+        shape="A device kernel (T.Kernel) whose merged dyn_shared_memory_buf plus static __shared__ arrays, "
+        "after pipeline versioning and lifetime reuse, exceeds the profile's shared_memory_per_block.",
+        smallest_invalid='One `T.alloc_shared((1, 101377), "int8")` that is used, under --backend cuda-sm86.',
+        closest_valid='`T.alloc_shared((1, 101376), "int8")`: exactly the limit fits.',
+        siblings="Buffers used by sibling top-level statements whose lifetimes do not overlap share space.",
+        neutral_wrappers="Loops and blocks do not change the size; only top-level statements bound a lifetime.",
+        generated_ir="Sized from the lowered layout TileLang would produce (versions, reuse, alignment), "
+        "checked byte for byte against TileLang 0.1.15 by the oracle.",
+        proof="Proven when every shared buffer's shape and dtype are constants and every pipeline schedule is "
+        "known; any undecidable part and the size is not reported.",
+        first_pass="MergeSharedMemoryAllocations sizes the arena; the launch (cudaFuncSetAttribute) rejects it.",
+        rewrite="The largest num_stages that fits, else shrink the largest buffer.",
+    )
+    VALID = [
+        Valid(_GEMM.replace("STAGES", "4")),
+        Valid(_GEMM.replace("STAGES", "3"), backend="cuda-sm86"),
+        Valid(_GEMM.replace("STAGES", "4"), backend="cuda-sm80"),
+        Valid(_GEMM.replace("STAGES", "4"), backend="cuda-sm90"),
+        Valid(_GEMM.replace("STAGES", "4"), backend="hip-gfx942"),
+        Valid(_ONE_BUFFER.replace("BYTES", "101376"), backend="cuda-sm86"),
+        Valid(_ONE_BUFFER.replace("BYTES", "166912"), backend="cuda-sm80"),
+        Valid(_ONE_BUFFER.replace("BYTES", "n"), backend="cuda-sm86"),
+    ]
+    INVALID = [
+        Invalid(
+            _GEMM.replace("STAGES", "4"),
+            at=((6, 10),),
+            backend="cuda-sm86",
+            message="`T.Kernel` of `main` needs 131,072 bytes of shared memory per block on cuda-sm86, "
+            "the limit is 101,376",
+        ),
+        Invalid(
+            _GEMM.replace("STAGES", "6"), at=((6, 10),), backend="cuda-sm80", message="needs 196,608 bytes"
+        ),
+        Invalid(
+            _ONE_BUFFER.replace("BYTES", "101377"), at=((6, 10),), backend="cuda-sm89", message="101,377"
+        ),
+        Invalid(
+            _ONE_BUFFER.replace("BYTES", "166913"), at=((6, 10),), backend="cuda-sm80", message="166,913"
+        ),
+    ]
+
+    def check(self, ctx: Context) -> None:
+        profile = backend(ctx)
+        if profile is None or profile.shared_memory_per_block <= 0:
+            return
+        kind = target_class(profile.backend, profile.warp_specialization)
+        if kind not in SIZED_CLASSES:
+            return
+        assert kind is not None
+        for kernel in ctx.model.kernels:
+            launch = kernel_launch(kernel)
+            if launch is None or kernel.conditions:
+                continue
+            layout = shared_layout(kernel, kind)
+            if not layout.sized or layout.total_bytes <= profile.shared_memory_per_block:
+                continue
+            limit = profile.shared_memory_per_block
+            largest = sorted((b for b in layout.buffers if b.bytes), key=lambda b: -b.bytes)[:3]
+            ctx.report(
+                launch,
+                f"`T.Kernel` of `{kernel.name}` needs {layout.total_bytes:,} bytes of shared memory per block on "
+                f"{profile.name}, the limit is {limit:,} ({_arithmetic(layout)})",
+                related=tuple(
+                    ctx.related(b.buffer.node, b.buffer.top, b.buffer.path, b.describe())
+                    for b in largest
+                    if b.buffer.node is not None and b.buffer.top is not None
+                ),
+                help=_rewrite(ctx, kernel, kind, layout, profile),
+            )
+
+
+def _arithmetic(layout: SharedLayout) -> str:
+    parts = []
+    if layout.dynamic_bytes:
+        parts.append(f"{layout.dynamic_bytes:,} dynamic")
+    if layout.static_bytes:
+        parts.append(f"{layout.static_bytes:,} static")
+    return " + ".join(parts)
+
+
+def _rewrite(ctx: Context, kernel: Kernel, kind: TargetClass, layout: SharedLayout, profile: Profile) -> str:
+    """The largest uniform num_stages that fits, else the buffer to shrink."""
+    limit = profile.shared_memory_per_block
+    staged = [
+        loop
+        for loop in pipelines(kernel)
+        if loop.pipeline is not None
+        and loop.pipeline.stages is not None
+        and loop.pipeline.stages > 1
+        and not (loop.pipeline.has_order or loop.pipeline.has_stage)
+    ]
+    deepest = max((loop.pipeline.stages or 0 for loop in staged if loop.pipeline is not None), default=0)
+    for stages in range(deepest - 1, 0, -1):
+        trial = shared_layout(
+            kernel,
+            kind,
+            {
+                id(loop): min(loop.pipeline.stages or 0, stages)
+                for loop in staged
+                if loop.pipeline is not None
+            },
+        )
+        if trial.sized and trial.total_bytes <= limit:
+            where = ", ".join(f"`{header(ctx, loop)}` (line {line(ctx, loop)})" for loop in staged)
+            return (
+                f"Use num_stages={stages} on {where}: the kernel then needs {trial.total_bytes:,} bytes, "
+                f"within {profile.name}'s {limit:,}; or shrink the tiles."
+            )
+    largest = max(layout.buffers, key=lambda b: b.bytes)
+    over = layout.total_bytes - limit
+    return (
+        f"Shrink the tiles: the kernel needs {over:,} byte{'' if over == 1 else 's'} less to fit {profile.name}; the largest buffer is "
+        f"{largest.describe()}."
+    )
