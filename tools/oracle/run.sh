@@ -11,6 +11,7 @@
 #   ORACLE_OUT    kernel directory          (default build/oracle/kernels)
 #   ORACLE_JOBS   TileLang worker processes (default 2)
 #   ORACLE_SKIP_SETUP=1  do not run setup.sh (the venv must exist)
+#   ORACLE_SMEM_SEED / ORACLE_SMEM_COUNT  the shared-memory family's generator (default 20261202 / 200)
 #   TILECHECK / TILECHECK_SUBCOMMAND / TILECHECK_EXTRA_ARGS  see compare.py
 # Exit status: that of compare.py (0 agree, 1 disagreement, 2 could not run),
 # or 0 after the TileLang step when the tilecheck CLI does not exist yet.
@@ -56,4 +57,16 @@ if [ -z "${TILECHECK:-}" ] && [ ! -x "$ROOT/.venv/bin/tilecheck" ] \
     exit 0
 fi
 
-exec "$PY" "$HERE/compare.py" --cache "$CACHE" --jobs "$JOBS" --report build/oracle/report.json "$OUT"
+loops_status=0
+"$PY" "$HERE/compare.py" --cache "$CACHE" --jobs "$JOBS" --report build/oracle/report.json "$OUT" || loops_status=$?
+
+# The shared-memory family: TileLang's own size of each kernel's shared memory per block
+# (`dyn_shared_memory_buf` + static __shared__ arrays) for sm_80 and sm_90a, against tilecheck's.
+SMEM_OUT="build/oracle/smem/kernels"
+"$PY" "$HERE/smem/generate.py" --seed "${ORACLE_SMEM_SEED:-20261202}" --count "${ORACLE_SMEM_COUNT:-200}" --out "$SMEM_OUT"
+"$VENV/bin/python" "$HERE/smem/judge.py" --jobs "$JOBS" --cache build/oracle/smem/cache.json \
+    --out build/oracle/smem/verdicts.jsonl "$SMEM_OUT"
+smem_status=0
+"$PY" "$HERE/smem/compare.py" --cache build/oracle/smem/cache.json --report build/oracle/smem/report.json \
+    "$SMEM_OUT" || smem_status=$?
+exit $(( loops_status > smem_status ? loops_status : smem_status ))
