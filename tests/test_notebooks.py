@@ -202,3 +202,27 @@ def test_the_codec_round_trips_a_cell():
         diagnostic.cell.number,
         diagnostic.cell.line(diagnostic.span.line),
     ) == (3, 7)
+
+
+def test_stdin_named_as_a_notebook_is_checked_and_fixed_as_one(project, capsys, monkeypatch):
+    import io
+    import sys
+
+    data = (json.dumps(kernel_notebook(), indent=1) + "\n").encode()
+
+    def stdin(*args):
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+        return run(capsys, "check", "-", "--stdin-filename", "k.ipynb", "--no-cache", *args)
+
+    checked = stdin("--output-format", "concise")
+    assert checked.status == 1 and checked.out.startswith("k.ipynb:cell 3:7:13: error: TL104 ")
+    fixed = stdin("--fix", "--unsafe-fixes")
+    assert fixed.out == data.replace(b"T.alloc_local((64,)", b"T.alloc_fragment((64,)").decode()
+
+
+def test_lower_says_it_does_not_read_notebooks(project, capsys):
+    write(project / "k.ipynb", kernel_notebook())
+    done = run(capsys, "lower", "k.ipynb")
+    assert done.status == 1
+    assert "k.ipynb:1:1: error: TL003 [meta] Cannot read file: it is a notebook;" in done.out + done.err
+    assert '"cells"' not in done.out  # its JSON is never echoed as the lowered source
