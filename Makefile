@@ -2,7 +2,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint typecheck format docs oracle bench visibility fuzz sweep clean
+.PHONY: demo test lint typecheck format docs oracle bench visibility fuzz sweep clean release-tag
 
 # Runtime install (for the demo) and dev install (for the tests), each redone when pyproject.toml changes.
 $(VENV)/.runtime: pyproject.toml
@@ -62,6 +62,10 @@ fuzz: $(VENV)/.dev
 
 sweep: $(VENV)/.dev
 	$(BIN)/python tools/sweep.py
+
+# The release tag pre-commit's `rev:` names: `v` + the version of pyproject.toml, on HEAD.
+release-tag:
+	git tag -a "v$$($(PYTHON) -c 'import tomllib; print(tomllib.load(open("pyproject.toml", "rb"))["project"]["version"])')" -m "tilecheck release"
 
 clean:
 	rm -rf build dist *.egg-info .pytest_cache .ruff_cache

@@ -173,16 +173,12 @@ def test_rule_explanation(project, capsys):
         "## Example",
         "## Use instead",
         "## Backends",
-        "## Design notes",
     ):
         assert f"\n{heading}\n" in text
+    assert "Design notes" not in text and "Legal rewrite" not in text  # maintainers' notes stay in the code
     assert run(capsys, "rule", "nested-parallel").out.startswith("# nested-parallel (TL101)\n")
     data = json.loads(run(capsys, "rule", "TL101", "--output-format", "json").out)
-    assert (data["code"], data["grade"], sorted(data["checklist"])[:2]) == (
-        "TL101",
-        "semantic",
-        ["closest_valid", "first_pass"],
-    )
+    assert (data["code"], data["grade"], "checklist" in data) == ("TL101", "semantic", False)
     everything = json.loads(run(capsys, "rule", "--all", "--output-format", "json").out)
     assert [r["code"] for r in everything] == [rule.CODE for rule in builtin_rules()]
 

@@ -120,12 +120,42 @@ def test_cited_paths_exist_in_tilelang_0_1_15():
         assert local.is_file(), path
 
 
-def test_unsafe_fixes_say_why_and_design_notes_come_last():
+def test_unsafe_fixes_say_why_and_pages_end_with_the_backends():
     from tilecheck.core.docs import markdown
     from tilecheck.core.registry import by_code
 
     for code in ("TL104", "TL903"):
         assert "unsafe because" in markdown(by_code(code))
     page = markdown(by_code("TL101"))
-    assert page.index("## Design notes") > page.index("## Backends")
-    assert page.rstrip().splitlines()[-1].startswith("10. **Legal rewrite**")
+    assert page.split("\n## ")[-1].startswith("Backends\n")
+
+
+@pytest.mark.parametrize("rule", [r for r in builtin_rules() if r.CHECKLIST], ids=lambda rule: rule.CODE)
+def test_design_notes_stay_beside_the_code_and_out_of_what_users_read(rule):
+    from tilecheck.core.docs import as_json, brief, markdown
+    from tilecheck.report.sarif import rule_descriptor
+
+    assert rule.CHECKLIST is not None  # the maintainers' notes, in the rule's class
+    shape = rule.CHECKLIST.shape
+    for text in (markdown(rule), brief(rule), str(as_json(rule)), str(rule_descriptor(rule))):
+        assert "Design notes" not in text and "Legal rewrite" not in text
+        assert "What IR shape identifies it" not in text and shape not in text
+
+
+def test_brief_is_one_paragraph_the_fix_and_the_command():
+    from tilecheck.core.docs import brief
+    from tilecheck.core.registry import by_code
+
+    text = brief(by_code("TL101"))
+    assert text.split("\n\n") == [
+        "Reports a `T.Parallel` loop inside another `T.Parallel` loop when the inner loop is\n"
+        "not the entire body of the outer one. The message says what broke the chain: a\n"
+        "statement before or after the inner loop, a sibling loop, a wrapper loop (`T.serial`,\n"
+        "`T.grid`, `range`, ...), a runtime `if`, an assignment that becomes a Bind statement,\n"
+        "or a macro argument that does.",
+        "**Fix:** Make the inner `T.Parallel` the only statement of the outer one: move other statements"
+        " into a loop of their own, or fuse both loops into one `T.Parallel(M, N)`.",
+        "Full documentation: `tilecheck rule TL101`\n",
+    ]
+    linked = brief(by_code("TL101"), href="https://example.org/rules.md#nested-parallel-tl101")
+    assert linked.endswith("\n\n[Full documentation](https://example.org/rules.md#nested-parallel-tl101)\n")

@@ -116,3 +116,54 @@ def test_pre_commit_try_repo(tmp_path):
     output = passing.stdout + passing.stderr
     assert passing.returncode == 0, output
     assert "tilecheck................................................................Passed" in output
+
+
+def _readme_remote_config() -> str:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = [block for block in readme.split("```yaml\n")[1:] if "rev:" in block.split("```")[0]]
+    assert len(blocks) == 1
+    return blocks[0].split("```")[0]
+
+
+def _project_version() -> str:
+    import tomllib
+
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+
+
+def test_the_documented_rev_is_the_release_tag_of_this_version():
+    tag = f"v{_project_version()}"
+    assert f"    rev: {tag}   #" in _readme_remote_config()
+    assert f"#     rev: {tag}   #" in MANIFEST.read_text()
+    assert "<tag>" not in MANIFEST.read_text()
+
+
+@pytest.mark.skipif(shutil.which("git") is None or shutil.which("make") is None, reason="needs git and make")
+def test_the_readme_config_runs_at_the_tag_make_release_tag_creates(tmp_path):
+    snapshot = tmp_path / "tilecheck"
+    _snapshot(snapshot)
+    env = {
+        **os.environ,
+        "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
+        "PRE_COMMIT_COLOR": "never",
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
+    env.pop("TILECHECK_OUTPUT_FORMAT", None)
+    subprocess.run(["make", "release-tag", f"PYTHON={sys.executable}"], cwd=snapshot, env=env, check=True)
+    tags = subprocess.run(["git", "tag", "--list"], cwd=snapshot, capture_output=True, text=True, check=True)
+    assert tags.stdout.split() == [f"v{_project_version()}"]
+    project = tmp_path / "project"
+    project.mkdir()
+    _git(project, "init", "-q")
+    (project / "k.py").write_text(KERNEL)
+    config = _readme_remote_config().replace("https://github.com/OWNER/tilecheck", str(snapshot))
+    (project / ".pre-commit-config.yaml").write_text(config)
+    _git(project, "add", "-A")
+    command = [sys.executable, "-m", "pre_commit", "run", "--all-files"]
+    done = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True, timeout=600)
+    output = done.stdout + done.stderr
+    assert done.returncode == 1, output
+    assert "k.py:10:13: error: TL104 [semantic]" in output

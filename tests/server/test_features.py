@@ -24,6 +24,8 @@ from tests.server.support import (
     start,
     summary,
 )
+from tilecheck.core.docs import brief, what_it_does
+from tilecheck.core.registry import by_code
 
 SOFTMAX = DATA / "softmax_mistakes.py"
 PIPELINED = DATA / "pipelined.py"
@@ -64,7 +66,9 @@ async def test_position_encodings_with_emoji_and_cjk_before_the_column(encodings
         hover = await client.text_document_hover_async(
             types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(8, column + 1))
         )
-        assert hover is not None and hover.contents.value.startswith("# parallel-indexed-local (TL104)")
+        assert hover is not None and hover.contents.value.startswith(
+            "**TL104** `parallel-indexed-local` (semantic): Local buffer"
+        )
         await client.shutdown_session()
     finally:
         await client.stop()
@@ -107,8 +111,13 @@ async def test_code_actions_for_a_diagnostic(client: LanguageClient):
     shown = await client.workspace_execute_command_async(
         types.ExecuteCommandParams(command=command["command"], arguments=command["arguments"])
     )
-    assert shown == _cli("rule", "TL104")
-    assert client.messages[-1].message == shown  # no documentation URL configured: shown as a message
+    assert shown == _cli("rule", "TL104")  # the command's result: the whole page
+    # no documentation URL configured: a message, short, ending with the command that prints the page
+    message = client.messages[-1].message
+    assert message == brief(by_code("TL104"))
+    assert message.startswith("Reports a load or store of a local buffer (scope exactly `local`, from\n")
+    assert message.endswith("\n\nFull documentation: `tilecheck rule TL104`\n")
+    assert len(message.splitlines()) == 9 and "## " not in message
 
 
 @pytest.mark.asyncio
@@ -150,7 +159,17 @@ async def test_hover_on_loop_header_diagnostic_and_suppression(client: LanguageC
         )
         return None if result is None else result.contents.value
 
-    assert await hover(21, 20) == _cli("rule", "TL104")
+    tl104 = await hover(21, 20)
+    assert tl104 == (
+        "**TL104** `parallel-indexed-local` (semantic): Local buffer `row_max` is indexed by T.Parallel"
+        " loop variable `i`; local buffers are thread-private and do not take part in parallel layout"
+        " inference\n\n"
+        + what_it_does(by_code("TL104"))
+        + "\n\n**Fix:** Allocate `row_max` with `T.alloc_fragment` to spread it over the threads that run"
+        " `i`, or index it with a `T.serial`/`T.unroll` loop variable instead of `i`.\n\n"
+        "Full documentation: `tilecheck rule TL104`\n"
+    )
+    assert "## " not in tl104 and "Design notes" not in tl104
     loop = await hover(20, 14)  # `for i in T.Parallel(block_M):`
     assert loop == (
         "**for i in T.Parallel(block_M)**\n\n"

@@ -66,7 +66,9 @@ async def test_a_rule_that_never_returns_costs_a_budget_diagnostic_not_the_serve
             ),
             60,
         )
-        assert hover is not None and hover.contents.value.startswith("# parallel-indexed-local (TL104)")
+        assert hover is not None and hover.contents.value.startswith(
+            "**TL104** `parallel-indexed-local` (semantic): Local buffer"
+        )
         (budget,) = await diagnostics(client, first, version=1)
         assert (budget.code, budget.message) == ("TL004", BUDGET)
         assert [d.code for d in await diagnostics(client, second, version=1)] == [

@@ -125,7 +125,9 @@ async def test_a_hover_is_answered_while_the_worker_checks_another_document(tmp_
             types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(21, 20))
         )
         waited = time.monotonic() - began
-        assert on_code.contents.value.startswith("# parallel-indexed-local (TL104)")
+        assert on_code.contents.value.startswith(
+            "**TL104** `parallel-indexed-local` (semantic): Local buffer"
+        )
         assert waited < 5  # not behind the eight-second check
         # a loop header's description is the worker's (within the budget): after the check
         on_loop = await client.text_document_hover_async(

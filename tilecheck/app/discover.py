@@ -24,7 +24,7 @@ SKIPPED_DIRECTORIES = frozenset(
     {".git", ".hg", ".svn", "__pycache__", "node_modules", "build", ".venv", "venv", ".tox", ".nox",
      ".mypy_cache", ".ruff_cache", ".pytest_cache", ".tilecheck_cache", ".eggs", "site-packages"}
 )  # fmt: skip
-SOURCE_SUFFIXES = (".py", ".pyi")
+SOURCE_SUFFIXES = (".py", ".pyi", ".ipynb")  # notebooks: tilecheck.source.notebook
 
 Excluded = Callable[[str, bool], bool]
 
@@ -45,15 +45,18 @@ def discover(
     excluded: Excluded | None = None,
     force_exclude: bool = False,
     respect_gitignore: bool = True,
+    included: Callable[[str], bool] | None = None,
 ) -> Iterator[str]:
-    """Files to check, in a stable order, each once. A missing path is yielded too (it gets TL003)."""
+    """Files to check, in a stable order, each once. A missing path is yielded too (it gets TL003).
+    A walk yields the files `included` accepts (default: Python sources and notebooks)."""
     test = excluded or _default_excluded
+    accept = included or _default_included
     ignores = IgnoreFiles() if respect_gitignore else None
     seen: set[str] = set()
     for path in paths:
         if force_exclude and test(path, True):
             continue
-        found = _walk(path, test, ignores) if os.path.isdir(path) else iter((path,))
+        found = _walk(path, test, ignores, accept) if os.path.isdir(path) else iter((path,))
         for file in found:
             key = os.path.normpath(file)
             if key not in seen:
@@ -61,7 +64,13 @@ def discover(
                 yield file
 
 
-def _walk(root: str, excluded: Excluded, ignores: IgnoreFiles | None) -> Iterator[str]:
+def _default_included(path: str) -> bool:
+    return path.endswith(SOURCE_SUFFIXES)
+
+
+def _walk(
+    root: str, excluded: Excluded, ignores: IgnoreFiles | None, included: Callable[[str], bool]
+) -> Iterator[str]:
     # os.walk does not follow symlinked directories, so a symlink loop cannot recurse forever.
     for directory, subdirectories, files in os.walk(root):
         subdirectories[:] = sorted(
@@ -74,7 +83,7 @@ def _walk(root: str, excluded: Excluded, ignores: IgnoreFiles | None) -> Iterato
         for name in sorted(files):
             path = os.path.join(directory, name)
             if (
-                name.endswith(SOURCE_SUFFIXES)
+                included(path)
                 and not excluded(path, False)
                 and not (ignores is not None and ignores.ignored(path, False))
             ):

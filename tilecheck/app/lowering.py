@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING
 from tilecheck.app.scheduling import file_size, largest_first, worker_count
 from tilecheck.app.supervisor import run_isolated
 from tilecheck.core import meta
-from tilecheck.core.meta import ALWAYS_REPORTED
+from tilecheck.core.meta import ALWAYS_REPORTED, Problem
 from tilecheck.lint.engine import FileAnalysis
 from tilecheck.lint.suppressions import Suppressions, may_have_suppressions
 from tilecheck.pypto.api import LowerResult, lower_source
+from tilecheck.source.notebook import is_notebook
 from tilecheck.source.reading import read_source
 
 if TYPE_CHECKING:
@@ -72,6 +73,9 @@ def lower_files(workspace: Workspace, paths: Sequence[str]) -> list[FileAnalysis
     order = largest_first(sizes)
 
     def lower_one(path: str) -> FileAnalysis:
+        if is_notebook(path):  # never its JSON echoed as if it were the lowered source
+            message = "Cannot read file: it is a notebook; `tilecheck lower` lowers Python files"
+            return FileAnalysis(path, [meta.at_start(Problem.UNREADABLE_FILE, path, message)])
         data, failure = read_source(path)
         if failure is not None or data is None:
             return FileAnalysis(path, [failure] if failure is not None else [])

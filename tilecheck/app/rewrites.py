@@ -14,11 +14,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from tilecheck.app.notebooks import located
 from tilecheck.app.scheduling import file_size, largest_first, worker_count
 from tilecheck.app.supervisor import run_isolated
 from tilecheck.core.types import Diagnostic
 from tilecheck.lint.engine import FileAnalysis
 from tilecheck.lint.prefilter import cannot_have_findings
+from tilecheck.source.notebook import Notebook, is_notebook, read_notebook
 from tilecheck.source.reading import read_source
 
 if TYPE_CHECKING:
@@ -43,6 +45,10 @@ class PlannedRewrite(FileAnalysis):
     count: int = 0  # diagnostics fixed, or suppression comments added
     applied: list[Diagnostic] = field(default_factory=list)  # the diagnostics whose fix was applied
     after: FileAnalysis | None = None  # the check of `rewritten`
+    encoded: bytes | None = (
+        None  # the bytes to write, when not `rewritten` encoded as `data` was (a notebook)
+    )
+    refusal: str = ""  # why `rewritten` cannot be written (a notebook whose formatting is not reproducible)
 
 
 def plan_rewrite(workspace: Workspace, path: str, request: RewriteRequest) -> FileAnalysis:
@@ -51,10 +57,17 @@ def plan_rewrite(workspace: Workspace, path: str, request: RewriteRequest) -> Fi
     data, failure = read_source(path)
     if failure is not None or data is None:
         return FileAnalysis(path, [failure] if failure else [])
+    if is_notebook(path):
+        return _plan_notebook(workspace, path, request, data)
     clean_text = cannot_have_findings(data, workspace.file_settings(path))
     if clean_text is not None:  # no kernel, no suppression: nothing to rewrite (tilecheck.lint.prefilter)
         return FileAnalysis(path, [], False, clean_text)
-    first = workspace.check_text(data, path)
+    return _plan(workspace, path, request, data, workspace.check_text(data, path))
+
+
+def _plan(
+    workspace: Workspace, path: str, request: RewriteRequest, data: bytes, first: FileAnalysis
+) -> PlannedRewrite:
     plan = PlannedRewrite(
         path, first.diagnostics, first.internal_error, first.text, measured=first.coverage, data=data
     )
@@ -71,6 +84,24 @@ def plan_rewrite(workspace: Workspace, path: str, request: RewriteRequest) -> Fi
         text, count, after, applied = outcome.text, len(outcome.fixed), outcome.result, outcome.fixed
     if text != original:
         plan.rewritten, plan.count, plan.applied, plan.after = text, count, applied, after.detached()
+    return plan
+
+
+def _plan_notebook(workspace: Workspace, path: str, request: RewriteRequest, data: bytes) -> FileAnalysis:
+    """`plan_rewrite` of a notebook: its code cells' text is rewritten, then put back in the
+    notebook, formatted as it was (`tilecheck.source.notebook`)."""
+    notebook = read_notebook(data, path)
+    if not isinstance(notebook, Notebook):
+        return FileAnalysis(path, [notebook])
+    plan = _plan(workspace, path, request, data, located(workspace.check_text(notebook.text, path), notebook))
+    if plan.after is not None:
+        plan.after = located(plan.after, notebook)
+    if plan.rewritten is not None:
+        encoded = notebook.rewrite(plan.rewritten, data)
+        if isinstance(encoded, str):
+            plan.refusal = encoded
+        else:
+            plan.encoded = encoded
     return plan
 
 
@@ -103,8 +134,11 @@ def write_planned(plan: PlannedRewrite) -> str:
     from tilecheck.app.files import WriteError, encode_like, write_atomic
 
     assert plan.rewritten is not None
+    if plan.refusal:
+        return f"not modified: {plan.refusal}"
     try:
-        write_atomic(plan.path, encode_like(plan.data, plan.rewritten), expected=plan.data)
+        data = plan.encoded if plan.encoded is not None else encode_like(plan.data, plan.rewritten)
+        write_atomic(plan.path, data, expected=plan.data)
     except WriteError as error:
         return f"not modified: {error}"
     return ""

@@ -13,6 +13,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, BinaryIO
 
+from tilecheck.source.notebook import is_notebook
+
 if TYPE_CHECKING:
     from tilecheck.app.workspace import Workspace
     from tilecheck.lint.engine import FileAnalysis
@@ -29,6 +31,32 @@ class StdinCheck:
     problems: list[str] = field(default_factory=list)
 
 
+def _check_notebook(
+    workspace: Workspace, data: bytes, name: str, *, fix: bool, diff: bool, unsafe: bool
+) -> StdinCheck:
+    from tilecheck.app.notebooks import located
+    from tilecheck.source.notebook import Notebook, read_notebook
+
+    notebook = read_notebook(data, name)
+    if not isinstance(notebook, Notebook):
+        from tilecheck.lint.engine import FileAnalysis
+
+        return StdinCheck(FileAnalysis(name, [notebook]), output=data if fix else None)
+    first = located(workspace.check_text(notebook.text, name), notebook)
+    if not (fix or diff) or first.text is None:
+        return StdinCheck(first, output=data if fix else None)
+    outcome = workspace.fix_text(first.text, name, unsafe=unsafe, first=first)
+    assert isinstance(outcome.result, type(first))
+    if diff:
+        before, after = first.text.splitlines(keepends=True), outcome.text.splitlines(keepends=True)
+        text = "".join(difflib.unified_diff(before, after, f"a/{name}", f"b/{name}"))
+        return StdinCheck(first, len(outcome.fixed), diff=text)
+    rewritten = notebook.rewrite(outcome.text, data) if outcome.fixed else data
+    if isinstance(rewritten, str):  # formatting not reproducible: unchanged, its findings all left
+        return StdinCheck(first, output=data)
+    return StdinCheck(located(outcome.result, notebook), len(outcome.fixed), output=rewritten)
+
+
 def read_stdin(stream: BinaryIO | None = None) -> bytes:
     return (stream or sys.stdin.buffer).read()
 
@@ -43,6 +71,8 @@ def check_stdin(
     unsafe: bool = False,
 ) -> StdinCheck:
     name = path or STDIN_PATH
+    if is_notebook(name):  # a notebook's check; its fixed JSON is what --fix prints
+        return _check_notebook(workspace, data, name, fix=fix, diff=diff, unsafe=unsafe)
     first = workspace.check_text(data, name)
     if not (fix or diff) or first.text is None:
         return StdinCheck(first, output=data if fix else None)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tilecheck.app.discover import discover
+from tilecheck.app.notebooks import check_notebook
 from tilecheck.app.scheduling import file_size, largest_first, worker_count
 from tilecheck.app.supervisor import DEFAULT_MEMORY, DEFAULT_TIMEOUT, Budget, run_isolated
 from tilecheck.config.resolver import CLI_NAMES, OptionNames, Overrides, Resolver, Settings
@@ -24,6 +25,7 @@ from tilecheck.core.errors import UsageError
 from tilecheck.core.types import Diagnostic, Grade
 from tilecheck.lint.engine import FileAnalysis, lint_source
 from tilecheck.lint.prefilter import cannot_have_findings
+from tilecheck.source.notebook import is_notebook
 from tilecheck.source.reading import read_source
 
 if TYPE_CHECKING:
@@ -131,6 +133,11 @@ class Workspace:
         with self._lock:
             return self.resolver.for_directory(parent).is_excluded(path, whole=explicit)
 
+    def is_included(self, path: str) -> bool:
+        parent = os.path.dirname(os.path.abspath(path))
+        with self._lock:
+            return self.resolver.for_directory(parent).is_included(path)
+
     def validate_selectors(self, paths: Iterable[str] = ()) -> None:
         """Each `select`/`extend_select`/`ignore` option must name a rule of the configuration of
         one of `paths`, or of any resolved so far (or of the working directory's): UsageError otherwise."""
@@ -153,7 +160,13 @@ class Workspace:
         """The files a check of `paths` covers, in a stable order."""
         respect = self.respects_gitignore()
         return list(
-            discover(list(paths), self.is_excluded, force_exclude=force_exclude, respect_gitignore=respect)
+            discover(
+                list(paths),
+                self.is_excluded,
+                force_exclude=force_exclude,
+                respect_gitignore=respect,
+                included=self.is_included,
+            )
         )
 
     def output_format(self, flag: str | None = None) -> str:
@@ -188,6 +201,8 @@ class Workspace:
         data, failure = read_source(path)
         if failure is not None or data is None:
             return FileAnalysis(path, [failure] if failure else [])
+        if is_notebook(path):
+            return check_notebook(data, path, self.file_settings(path))
         return self.check_text(data, path)
 
     def check_paths(
@@ -324,6 +339,8 @@ def check_task(task: Task) -> FileAnalysis:
         data, failure = read_source(path)
         if failure is not None or data is None:
             return FileAnalysis(path, [failure] if failure else [])
+    if is_notebook(path):  # its JSON is not the text to prefilter
+        return check_notebook(data, path, settings).detached()
     clean_text = cannot_have_findings(data, settings)
     if clean_text is not None:  # no kernel, no suppression: no CST needed (tilecheck.lint.prefilter)
         return FileAnalysis(path, [], False, clean_text)

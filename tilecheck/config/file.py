@@ -103,6 +103,7 @@ SCHEMA: dict[str, tuple[Callable[[object], str | None], str]] = {
     "per-file-ignores": (_table_of(_strings), "a table of glob pattern = array of rule codes"),
     "exclude": (_strings, "an array of glob patterns"),
     "extend-exclude": (_strings, "an array of glob patterns"),
+    "extend-include": (_strings, "an array of glob patterns"),
     "backend": (_string, "a backend profile name (string)"),
     "plugins": (_strings, "an array of module names"),
     "respect-gitignore": (_boolean, "a boolean"),

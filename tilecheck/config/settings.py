@@ -20,11 +20,13 @@ from tilecheck.core.errors import ConfigError, ProfileError
 from tilecheck.core.meta import ALWAYS_REPORTED, Problem
 from tilecheck.core.rule import Rule
 from tilecheck.core.types import Grade, Severity
+from tilecheck.source.notebook import SUFFIX as NOTEBOOK_SUFFIX
 
 if TYPE_CHECKING:
     from tilecheck.backends.profile import Profile
     from tilecheck.config.resolver import Resolver
 
+SOURCE_SUFFIXES = (".py", ".pyi", NOTEBOOK_SUFFIX)  # what a directory walk checks, before `extend-include`
 GRADES = tuple(grade.value for grade in Grade if grade is not Grade.META)
 
 # Ruff's default exclusions, plus what tilecheck always skipped.
@@ -96,6 +98,15 @@ class Settings:
             if extra:
                 patterns.append(PathPatterns(extra, config.directory))
         return patterns
+
+    @cached_property
+    def extend_include(self) -> list[PathPatterns]:
+        """Files a directory walk checks beyond `*.py`, `*.pyi` and `*.ipynb` (every file of the chain adds)."""
+        return [
+            PathPatterns(config.strings("extend-include") or (), config.directory)
+            for config in self.chain
+            if config.strings("extend-include")
+        ]
 
     @cached_property
     def per_file_ignores(self) -> tuple[PatternTable, list[tuple[str, ...]]] | None:
@@ -178,6 +189,13 @@ class Settings:
         _ = self.backend, self.exclude  # resolve (and so validate) them now
 
     # per path -----------------------------------------------------------------------------
+    def is_included(self, path: str) -> bool:
+        """Whether a directory walk checks the file `path`: by its suffix, or `extend-include`."""
+        if path.endswith(SOURCE_SUFFIXES):
+            return True
+        absolute = os.path.abspath(path)
+        return any(patterns.match(absolute, whole=False) for patterns in self.extend_include)
+
     def is_excluded(self, path: str, *, whole: bool = True) -> bool:
         absolute = os.path.abspath(path)
         return any(patterns.match(absolute, whole=whole) for patterns in self.exclude)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tilecheck.core.types import Diagnostic, Edit, Fix, Grade, Related, Severity, Span
+from tilecheck.core.types import Diagnostic, Edit, Fix, Grade, NotebookCell, Related, Severity, Span
 
 
 def span_record(span: Span) -> dict[str, int]:
@@ -57,6 +57,7 @@ def encode(
                 "path": own if item.path is None else shown(item.path),
                 **span_record(item.span),
                 "message": item.message,
+                **cell_record(item.cell, item.span),
             }
             for item in diagnostic.related
         ],
@@ -71,7 +72,22 @@ def encode(
     if diagnostic.caused_by is not None:
         code, span = diagnostic.caused_by
         record["caused_by"] = {"code": code, **span_record(span)}
+    record.update(cell_record(diagnostic.cell, diagnostic.span))
     return record
+
+
+def cell_record(cell: NotebookCell | None, span: Span) -> dict[str, Any]:
+    """A notebook location's cell, and its lines counted from the cell (as ruff's JSON has them);
+    `line`/`end_line` beside it stay those of the notebook's Python text, as the fix edits' are."""
+    if cell is None:
+        return {}
+    shown = {"number": cell.number, "line": cell.line(span.line), "end_line": cell.line(span.end_line)}
+    return {"cell": {**shown, "first_line": cell.first_line}}
+
+
+def _cell_of(record: dict[str, Any]) -> NotebookCell | None:
+    cell = record.get("cell")
+    return None if cell is None else NotebookCell(int(cell["number"]), int(cell["first_line"]))
 
 
 def decode(record: dict[str, Any], path: str | None = None) -> Diagnostic:
@@ -98,8 +114,14 @@ def decode(record: dict[str, Any], path: str | None = None) -> Diagnostic:
         ),
         notes=tuple(str(note) for note in record["notes"]),
         related=tuple(
-            Related(span_of(item), str(item["message"]), None if item["path"] == own else str(item["path"]))
+            Related(
+                span_of(item),
+                str(item["message"]),
+                None if item["path"] == own else str(item["path"]),
+                _cell_of(item),
+            )
             for item in record["related"]
         ),
         caused_by=None if caused_by is None else (str(caused_by["code"]), span_of(caused_by)),
+        cell=_cell_of(record),
     )

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tilecheck.core.registry import builtin_rules
-from tilecheck.core.rule import Checklist, Rule
+from tilecheck.core.rule import Rule
 
 
 def markdown(rule: type[Rule]) -> str:
@@ -22,12 +22,24 @@ def markdown_of(record: Mapping[str, Any]) -> str:
     lines.append("")
     for heading, body in record["sections"].items():
         lines += [f"## {heading}", body, ""]
-    if record["checklist"] is not None:  # how the rule was designed: last, after what a kernel author needs
-        lines += ["## Design notes", ""]
-        for number, (key, answer) in enumerate(record["checklist"].items(), 1):
-            lines.append(f"{number}. **{Checklist.QUESTIONS[key]}** {answer}")
-        lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def what_it_does(rule: type[Rule]) -> str:
+    """The first paragraph of the rule's `What it does` (its summary line when there is none)."""
+    return rule.sections().get("What it does", "").split("\n\n", 1)[0].strip() or rule.summary()
+
+
+def brief(rule: type[Rule], href: str | None = None, help: str | None = None) -> str:
+    """What an editor shows in place of the whole page (`brief_of` the rule)."""
+    return brief_of(rule.CODE, what_it_does(rule), help or rule.HELP, href)
+
+
+def brief_of(code: str, what: str, fix: str | None, href: str | None) -> str:
+    """What the rule finds (one paragraph), the fix, and where the full page is: `href`, else
+    the command that prints it."""
+    where = f"[Full documentation]({href})" if href else f"Full documentation: `tilecheck rule {code}`"
+    return "\n\n".join([what, *([f"**Fix:** {fix}"] if fix else []), where]) + "\n"
 
 
 def as_json(rule: type[Rule]) -> dict[str, object]:
@@ -40,7 +52,6 @@ def as_json(rule: type[Rule]) -> dict[str, object]:
         "fixable": rule.fixable(),
         "help": rule.HELP,
         "sections": rule.sections(),
-        "checklist": {key: answer for key, _, answer in rule.CHECKLIST.answers()} if rule.CHECKLIST else None,
     }
 
 

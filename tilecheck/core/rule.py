@@ -1,8 +1,10 @@
 """The rule API: one class per rule, its docstring is its documentation, its examples are its tests.
 
 A rule declares its identity (`CODE`, kebab-case `NAME`), its `GRADE`, the model it reads
-(`MODEL`), and answers TileLang's ten rule-design questions in `CHECKLIST`. `check(ctx)`
-reads the kernel model and calls `ctx.report(...)`.
+(`MODEL`), and answers TileLang's ten rule-design questions in `CHECKLIST`: the design notes,
+maintainers' material kept beside the rule's code and never rendered into what users read (the
+rule page, `tilecheck rule`, hovers, SARIF help). `check(ctx)` reads the kernel model and calls
+`ctx.report(...)`.
 """
 
 from __future__ import annotations

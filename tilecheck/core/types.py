@@ -64,6 +64,21 @@ class Related:
     span: Span
     message: str
     path: str | None = None
+    cell: NotebookCell | None = None  # in a notebook: the code cell the span is in
+
+
+@dataclass(frozen=True, slots=True)
+class NotebookCell:
+    """Where a span of a notebook's Python text (its code cells joined) lies in the notebook:
+    the cell's number (1-based, counting every cell, as Jupyter and ruff show it) and the line
+    of the Python text its first line is. Spans stay in the Python text (fixes and suppressions
+    work there); only what is shown to a user is counted from the cell."""
+
+    number: int
+    first_line: int
+
+    def line(self, line: int) -> int:
+        return line - self.first_line + 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +96,7 @@ class Diagnostic:
     related: tuple[Related, ...] = field(default=())
     # (code, span) of the finding whose legal rewrite removes this one: reported as its note.
     caused_by: tuple[str, Span] | None = None
+    cell: NotebookCell | None = None  # in a notebook: the code cell the span is in
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.span.line, self.span.column, self.code, self.message)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from tilecheck.core import meta
 from tilecheck.core.meta import Problem
-from tilecheck.core.types import Diagnostic, Severity
+from tilecheck.core.types import Diagnostic, NotebookCell, Severity, Span
 
 if TYPE_CHECKING:
     from tilecheck.core.rule import Rule
@@ -117,7 +117,18 @@ def fix_hint(run: Run) -> str:
 
 
 def location(diagnostic: Diagnostic) -> str:
-    return f"{display_path(diagnostic.path)}:{diagnostic.span.line}:{diagnostic.span.column + 1}"
+    return where(diagnostic.path, diagnostic.span, diagnostic.cell)
+
+
+def where(path: str, span: Span, cell: NotebookCell | None = None) -> str:
+    """`k.py:3:5`, or in a notebook `k.ipynb:cell 2:3:5` (the line counted in the cell, as ruff)."""
+    if cell is None:
+        return f"{display_path(path)}:{span.line}:{span.column + 1}"
+    return f"{display_path(path)}:cell {cell.number}:{cell.line(span.line)}:{span.column + 1}"
+
+
+def shown_line(span: Span, cell: NotebookCell | None = None) -> int:
+    return span.line if cell is None else cell.line(span.line)
 
 
 def headline(diagnostic: Diagnostic) -> str:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from tilecheck.core.types import Diagnostic, Span
-from tilecheck.report import Run, display_path, headline, summary
+from tilecheck.core.types import Diagnostic, NotebookCell, Span
+from tilecheck.report import Run, headline, shown_line, summary, where
 
 
 def _underline(lines: list[str], span: Span) -> tuple[str, int, int] | None:
@@ -24,27 +24,37 @@ def _underline(lines: list[str], span: Span) -> tuple[str, int, int] | None:
     return text, start, max(1, min(end, len(text)) - start)
 
 
-def snippet(source: str | None, span: Span, mark: str = "^", label: str = "", width: int = 0) -> list[str]:
-    """` |` / `N | text` / ` |   ^^^^ label` for the first line of `span`; `width` is the gutter's."""
+def snippet(
+    source: str | None,
+    span: Span,
+    mark: str = "^",
+    label: str = "",
+    width: int = 0,
+    cell: NotebookCell | None = None,
+) -> list[str]:
+    """` |` / `N | text` / ` |   ^^^^ label` for the first line of `span`; `width` is the gutter's;
+    in a notebook, N counts from the `cell`'s first line."""
     if source is None:
         return []
     found = _underline(source.splitlines(), span)
     if found is None:
         return []
     text, start, length = found
-    gutter = max(width, len(str(span.line)))
+    number = shown_line(span, cell)
+    gutter = max(width, len(str(number)))
     pad = " " * gutter
     underline = f"{' ' * start}{mark * length}{' ' + label if label else ''}".rstrip()
-    return [f"{pad} |", f"{span.line:>{gutter}} | {text}", f"{pad} | {underline}"]
+    return [f"{pad} |", f"{number:>{gutter}} | {text}", f"{pad} | {underline}"]
 
 
 def related_blocks(diagnostic: Diagnostic, run: Run, width: int) -> list[str]:
     rows: list[str] = []
     for item in diagnostic.related:
         path = item.path or diagnostic.path
-        where = f"{display_path(path)}:{item.span.line}:{item.span.column + 1}"
-        block = snippet(run.sources.get(path), item.span, "-", item.message, width)
-        rows.append(f"{' ' * width}::: {where}" + ("" if block else f": {item.message}"))
+        block = snippet(run.sources.get(path), item.span, "-", item.message, width, item.cell)
+        rows.append(
+            f"{' ' * width}::: {where(path, item.span, item.cell)}" + ("" if block else f": {item.message}")
+        )
         rows += block
     return rows
 
@@ -52,8 +62,12 @@ def related_blocks(diagnostic: Diagnostic, run: Run, width: int) -> list[str]:
 def render(run: Run, out: TextIO) -> None:
     for diagnostic in run.diagnostics:
         out.write(headline(diagnostic) + "\n")
-        width = len(str(max([diagnostic.span.line, *(r.span.line for r in diagnostic.related)])))
-        rows = snippet(run.sources.get(diagnostic.path), diagnostic.span, width=width)
+        lines = [
+            shown_line(diagnostic.span, diagnostic.cell),
+            *(shown_line(r.span, r.cell) for r in diagnostic.related),
+        ]
+        width = len(str(max(lines)))
+        rows = snippet(run.sources.get(diagnostic.path), diagnostic.span, width=width, cell=diagnostic.cell)
         rows += related_blocks(diagnostic, run, width)
         for row in rows:
             out.write(row + "\n")

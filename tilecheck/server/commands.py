@@ -9,7 +9,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
 
-from tilecheck.core.docs import markdown
+from tilecheck.core.docs import brief, markdown
 from tilecheck.core.registry import by_code
 from tilecheck.server.code_actions import SHOW_DOCUMENTATION
 from tilecheck.server.convert import documentation_url, repository_url
@@ -61,10 +61,11 @@ def register(server: LanguageServer, session: Session) -> None:
         ):
             server.window_show_document(types.ShowDocumentParams(uri=href, external=True))
         else:
+            # a message area is no place for a page: what the rule finds, the fix, and the command
             server.window_show_message(
-                types.ShowMessageParams(type=types.MessageType.Info, message=markdown(rule))
+                types.ShowMessageParams(type=types.MessageType.Info, message=brief(rule))
             )
-        return markdown(rule)
+        return markdown(rule)  # the whole page, for a client that renders the command's result
 
 
 def _arguments(arguments: tuple[object, ...]) -> tuple[object, ...]:

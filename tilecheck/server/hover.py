@@ -1,5 +1,6 @@
 """Hover: a rule code inside a suppression comment shows the rule's summary; a diagnostic's
-range shows its rule's documentation (the Markdown of `tilecheck rule CODE`); a loop header
+range shows its message, what the rule finds (one paragraph), the fix and where the full page is
+(its URL, or `tilecheck rule CODE`), never the whole page; a loop header
 shows the loop's classification from the kernel model (described as `tilecheck explain` does).
 The texts come with the check from the worker (`hover_data`): a hover costs no parsing or
 modelling in the server, and is answered at once, whatever the worker is doing."""
@@ -9,7 +10,9 @@ from __future__ import annotations
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
+from tilecheck.core.docs import brief_of
 from tilecheck.core.types import Span
+from tilecheck.server.convert import documentation_url, repository_url
 from tilecheck.server.positions import contains
 from tilecheck.server.session import Checked, Session
 
@@ -48,14 +51,17 @@ def hover_at(checked: Checked, line: int, column: int) -> tuple[str, types.Hover
     parts: list[str] = []
     spans: list[Span] = []
     assert checked.analysis is not None
-    documentation = dict(hovers.documentation)
-    codes: list[str] = []
+    documentation = {rule.code: rule for rule in hovers.documentation}
+    repository = repository_url()
     for diagnostic in checked.analysis.diagnostics:
-        if contains(diagnostic.span, line, column) and diagnostic.code not in codes:
-            codes.append(diagnostic.code)
-            if diagnostic.code in documentation:
-                parts.append(documentation[diagnostic.code])
-                spans.append(diagnostic.span)
+        rule = documentation.get(diagnostic.code)
+        if contains(diagnostic.span, line, column) and rule is not None:
+            href = documentation_url(rule.code, repository)
+            parts.append(
+                f"**{rule.code}** `{rule.name}` ({rule.grade}): {diagnostic.message}\n\n"
+                + brief_of(rule.code, rule.what, diagnostic.help or rule.help, href)
+            )
+            spans.append(diagnostic.span)
     if not parts:
         return None
     return "diagnostics", _hover("\n---\n\n".join(parts), checked, spans[0])

@@ -19,22 +19,39 @@ if TYPE_CHECKING:  # the worker imports them at its first check; the server neve
 
 
 @dataclass(frozen=True)
+class RuleBrief:
+    """What a diagnostic's hover says of its rule (plugin rules too: made where they are loaded)."""
+
+    code: str
+    name: str
+    grade: str
+    what: str  # the first paragraph of `What it does`
+    help: str  # the rule's HELP, for a diagnostic that has no help of its own
+
+
+@dataclass(frozen=True)
 class HoverData:
     """The hover texts of one checked text, each with the span it covers."""
 
     suppressions: tuple[tuple[Span, str], ...] = ()  # a rule code in a suppression comment
-    documentation: tuple[tuple[str, str], ...] = ()  # (code, Markdown) of each diagnostic's rule
+    documentation: tuple[RuleBrief, ...] = ()  # each diagnostic's rule
     loop_headers: tuple[Span, ...] = ()  # where a hover asks the worker to describe a loop
 
 
 def hover_data(analysis: FileAnalysis, settings: FileSettings) -> HoverData:
     """The hovers of a checked text (in the worker, while its context is at hand)."""
-    from tilecheck.core.docs import markdown
+    from tilecheck.core.docs import what_it_does
 
     text = analysis.text or ""
     rules = {rule.CODE: rule for rule in settings.known}
     codes = dict.fromkeys(d.code for d in analysis.diagnostics)
-    documentation = tuple((code, markdown(rules[code])) for code in codes if code in rules)
+    documentation = tuple(
+        RuleBrief(
+            code, rules[code].NAME, rules[code].GRADE.value, what_it_does(rules[code]), rules[code].HELP
+        )
+        for code in codes
+        if code in rules
+    )
     headers = _loop_headers(analysis.context) if analysis.context is not None else ()
     return HoverData(_suppressions(text, settings.known), documentation, headers)
 

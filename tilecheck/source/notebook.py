@@ -1,0 +1,199 @@
+"""Jupyter notebooks (`.ipynb`): their code cells as one Python text, and back.
+
+The code cells are joined, one line after another, into the Python text tilecheck checks
+(`Notebook.text`), as ruff does; IPython syntax that is not Python (a line magic `%time`, a
+shell escape `!ls`, `x = !ls`, a cell magic `%%bash` and the cell under it) is masked, line for
+line, so that every other line keeps its number. Diagnostics keep their spans in that text (fixes
+and suppression comments work there) and learn their cell here (`locate`), the one place that
+maps a position back to the notebook. `rewrite` writes a fixed text back into the cells,
+restores the masked lines and serializes the notebook as it was formatted (indent, key order,
+escaping, trailing newline); a notebook whose formatting it cannot reproduce exactly is not
+written.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from tilecheck.core import meta
+from tilecheck.core.meta import Problem
+from tilecheck.core.types import Diagnostic, NotebookCell
+
+SUFFIX = ".ipynb"
+# `%magic`, `!cmd`, `??name`, `name?`, and an assignment from a magic or a shell escape.
+_IPYTHON_LINE = re.compile(r"\s*(?:[%!]|\?\?|[\w.]+\?\??\s*$|[\w.,\s()\[\]]+=\s*[%!])")
+_MASK = "pass  # IPython syntax, masked"
+
+
+def is_notebook(path: str) -> bool:
+    return path.endswith(SUFFIX)
+
+
+@dataclass(frozen=True)
+class CodeCell:
+    number: int  # 1-based, counting every cell
+    first_line: int  # the line of the Python text this cell's first line is
+    lines: tuple[str, ...]  # the cell's source lines, as written (without line endings)
+    masked: frozenset[int]  # indices of `lines` masked in the Python text
+
+
+@dataclass(frozen=True)
+class Notebook:
+    document: dict[str, Any]  # the parsed notebook, keys in their order
+    cells: tuple[CodeCell, ...]
+    text: str  # the code cells' Python text
+
+    def cell_at(self, line: int) -> NotebookCell | None:
+        found = None
+        for cell in self.cells:
+            if cell.first_line <= line:
+                found = cell
+        return None if found is None else NotebookCell(found.number, found.first_line)
+
+    def locate(self, diagnostic: Diagnostic) -> Diagnostic:
+        """The diagnostic with its cell, and its same-file related locations with theirs."""
+        related = tuple(
+            item if item.path is not None else dataclasses.replace(item, cell=self.cell_at(item.span.line))
+            for item in diagnostic.related
+        )
+        return dataclasses.replace(diagnostic, cell=self.cell_at(diagnostic.span.line), related=related)
+
+    def rewrite(self, fixed: str, original: bytes) -> bytes | str:
+        """The notebook's bytes with `fixed` (an edit of `text`) in its code cells, formatted as
+        `original` was; or why it cannot be written."""
+        layout = _layout(original, self.document)
+        if isinstance(layout, str):
+            return layout
+        if not self.cells or fixed == self.text:
+            return original
+        old_lines = self.text.removesuffix("\n").split("\n")
+        new_lines = fixed.removesuffix("\n").split("\n")
+        owner = [(cell, index) for cell in self.cells for index in range(len(cell.lines))]
+        rebuilt: dict[int, list[str]] = {cell.number: [] for cell in self.cells}
+        matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+        for _, i1, i2, j1, j2 in matcher.get_opcodes():
+            for offset, new in enumerate(new_lines[j1:j2]):
+                at = (
+                    min(i1 + offset, i2 - 1) if i2 > i1 else max(i1 - 1, 0)
+                )  # an insertion joins the line before
+                cell, index = owner[at]
+                if index in cell.masked and new == _masked(cell.lines[index]):
+                    new = cell.lines[index]  # the IPython line the mask stood for
+                rebuilt[cell.number].append(new)
+        document = json.loads(json.dumps(self.document))
+        for cell in self.cells:
+            entry = document["cells"][cell.number - 1]
+            joined = "\n".join(rebuilt[cell.number])
+            entry["source"] = _split_like(entry["source"], joined)
+        return _serialize(document, layout)
+
+
+def read_notebook(data: bytes, path: str) -> Notebook | Diagnostic:
+    """The notebook of `data`, or the diagnostic that says why tilecheck cannot check it
+    (never a silent pass): TL002 for bytes that are not UTF-8, TL001 for anything else."""
+    try:
+        document = json.loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError as error:
+        message = f"Cannot decode notebook as UTF-8: {error.reason} (byte {error.start})"
+        return meta.at_start(Problem.ENCODING_ERROR, path, message)
+    except ValueError as error:
+        return meta.at_start(Problem.SYNTAX_ERROR, path, f"Cannot read notebook: not valid JSON ({error})")
+    problem = _not_checkable(document)
+    if problem is not None:
+        return meta.at_start(Problem.SYNTAX_ERROR, path, f"Cannot read notebook: {problem}")
+    cells: list[CodeCell] = []
+    texts: list[str] = []
+    line = 1
+    for number, entry in enumerate(document["cells"], 1):
+        if not isinstance(entry, dict) or entry.get("cell_type") != "code":
+            continue
+        source = entry.get("source", "")
+        if isinstance(source, list) and all(isinstance(part, str) for part in source):
+            source = "".join(source)
+        if not isinstance(source, str):
+            return meta.at_start(
+                Problem.SYNTAX_ERROR, path, f"Cannot read notebook: cell {number} has a malformed `source`"
+            )
+        lines = tuple(source.split("\n"))
+        masked = _masked_lines(lines)
+        cells.append(CodeCell(number, line, lines, masked))
+        texts.append(
+            "\n".join(_masked(text) if index in masked else text for index, text in enumerate(lines))
+        )
+        line += len(lines)
+    return Notebook(document, tuple(cells), "\n".join(texts) + ("\n" if texts else ""))
+
+
+def _not_checkable(document: object) -> str | None:
+    if not isinstance(document, dict) or not isinstance(document.get("cells"), list):
+        return "not a Jupyter notebook (no `cells` list)"
+    language = _language(document)
+    if language is not None and language.lower() != "python":
+        return f"a {language} notebook, not a Python one"
+    return None
+
+
+def _language(document: dict[str, Any]) -> str | None:
+    metadata = document.get("metadata")
+    if not isinstance(metadata, dict):
+        return None
+    for key in ("language_info", "kernelspec"):
+        entry = metadata.get(key)
+        if isinstance(entry, dict):
+            name = entry.get("name" if key == "language_info" else "language")
+            if isinstance(name, str):
+                return name
+    return None
+
+
+def _masked_lines(lines: tuple[str, ...]) -> frozenset[int]:
+    if lines and lines[0].lstrip().startswith("%%"):
+        return frozenset(range(len(lines)))  # a cell magic: the whole cell is another language
+    return frozenset(index for index, line in enumerate(lines) if _IPYTHON_LINE.match(line))
+
+
+def _masked(line: str) -> str:
+    indent = line[: len(line) - len(line.lstrip())]
+    return indent + _MASK
+
+
+def _split_like(source: object, text: str) -> object:
+    """`text` as the cell stored its source: one string, or lines that keep their `\\n`."""
+    if isinstance(source, str):
+        return text
+    parts = text.split("\n")
+    return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+
+@dataclass(frozen=True)
+class _Layout:
+    indent: int | None
+    ensure_ascii: bool
+    separators: tuple[str, str]
+    trailing_newline: bool
+
+
+def _layout(original: bytes, document: dict[str, Any]) -> _Layout | str:
+    """How `original` was serialized, found by reproducing it exactly (else why not)."""
+    text = original.decode("utf-8-sig")
+    trailing = text.endswith("\n")
+    match = re.search(r"\n( +)\"", text)
+    indent = len(match[1]) if match else None
+    for ensure_ascii in (False, True):
+        for separators in ((",", ": "), (", ", ": ")):
+            layout = _Layout(indent, ensure_ascii, separators, trailing)
+            if _serialize(document, layout).decode("utf-8") == text:
+                return layout
+    return "its JSON formatting could not be reproduced exactly, so it was not rewritten"
+
+
+def _serialize(document: dict[str, Any], layout: _Layout) -> bytes:
+    text = json.dumps(
+        document, indent=layout.indent, ensure_ascii=layout.ensure_ascii, separators=layout.separators
+    )
+    return (text + ("\n" if layout.trailing_newline else "")).encode("utf-8")
