@@ -300,7 +300,7 @@ def test_backend_from_configuration(project, capsys, monkeypatch):
         (
             {"tilecheck.toml": 'output-format = "xml"\n'},
             [],
-            "tilecheck.toml: `output-format` must be one of full, concise, json, json-lines, sarif, github, got `xml`",
+            "tilecheck.toml: `output-format` must be one of full, concise, grouped, json, json-lines, sarif, github, gitlab, junit, got `xml`",
         ),
         (
             {"tilecheck.toml": 'backend = "cuda-sm70"\n'},
@@ -364,7 +364,7 @@ def test_environment_output_format(project, capsys, monkeypatch):
     assert (outcome.status, outcome.err.strip()) == (
         2,
         "tilecheck: error: TILECHECK_OUTPUT_FORMAT: unknown output format `yaml` "
-        "(choose from full, concise, json, json-lines, sarif, github)",
+        "(choose from full, concise, grouped, json, json-lines, sarif, github, gitlab, junit)",
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from tilecheck.core.types import Diagnostic, Span
-from tilecheck.report import Run, display_path, headline, summary
+from tilecheck.report import BLUE, BOLD, CYAN, RED, Run, closing, display_path, headline, paint
 
 
 def _underline(lines: list[str], span: Span) -> tuple[str, int, int] | None:
@@ -24,7 +24,9 @@ def _underline(lines: list[str], span: Span) -> tuple[str, int, int] | None:
     return text, start, max(1, min(end, len(text)) - start)
 
 
-def snippet(source: str | None, span: Span, mark: str = "^", label: str = "", width: int = 0) -> list[str]:
+def snippet(
+    source: str | None, span: Span, mark: str = "^", label: str = "", width: int = 0, color: bool = False
+) -> list[str]:
     """` |` / `N | text` / ` |   ^^^^ label` for the first line of `span`; `width` is the gutter's."""
     if source is None:
         return []
@@ -34,8 +36,12 @@ def snippet(source: str | None, span: Span, mark: str = "^", label: str = "", wi
     text, start, length = found
     gutter = max(width, len(str(span.line)))
     pad = " " * gutter
-    underline = f"{' ' * start}{mark * length}{' ' + label if label else ''}".rstrip()
-    return [f"{pad} |", f"{span.line:>{gutter}} | {text}", f"{pad} | {underline}"]
+    marks = paint(
+        f"{mark * length}{' ' + label if label else ''}".rstrip(), color, BOLD, RED if mark == "^" else BLUE
+    )
+    bar = paint("|", color, BOLD, BLUE)
+    number = paint(f"{span.line:>{gutter}}", color, BOLD, BLUE)
+    return [f"{pad} {bar}", f"{number} {bar} {text}", f"{pad} {bar} {' ' * start}{marks}"]
 
 
 def related_blocks(diagnostic: Diagnostic, run: Run, width: int) -> list[str]:
@@ -43,25 +49,28 @@ def related_blocks(diagnostic: Diagnostic, run: Run, width: int) -> list[str]:
     for item in diagnostic.related:
         path = item.path or diagnostic.path
         where = f"{display_path(path)}:{item.span.line}:{item.span.column + 1}"
-        block = snippet(run.sources.get(path), item.span, "-", item.message, width)
-        rows.append(f"{' ' * width}::: {where}" + ("" if block else f": {item.message}"))
+        block = snippet(run.sources.get(path), item.span, "-", item.message, width, run.color)
+        arrow = paint(":::", run.color, BOLD, BLUE)
+        rows.append(f"{' ' * width}{arrow} {where}" + ("" if block else f": {item.message}"))
         rows += block
     return rows
 
 
 def render(run: Run, out: TextIO) -> None:
     for diagnostic in run.diagnostics:
-        out.write(headline(diagnostic) + "\n")
+        out.write(headline(diagnostic, run.color) + "\n")
         width = len(str(max([diagnostic.span.line, *(r.span.line for r in diagnostic.related)])))
-        rows = snippet(run.sources.get(diagnostic.path), diagnostic.span, width=width)
+        rows = snippet(run.sources.get(diagnostic.path), diagnostic.span, width=width, color=run.color)
         rows += related_blocks(diagnostic, run, width)
         for row in rows:
             out.write(row + "\n")
+        equals = paint("=", run.color, BOLD, BLUE)
         for note in diagnostic.notes:
-            out.write(f"  = note: {note}\n")
+            out.write(f"  {equals} {paint('note', run.color, BOLD)}: {note}\n")
         if diagnostic.help:
-            out.write(f"  = help: {diagnostic.help}\n")
+            out.write(f"  {equals} {paint('help', run.color, BOLD, CYAN)}: {diagnostic.help}\n")
         if diagnostic.fix is not None:
-            out.write(f"  = fix: {diagnostic.fix.title}{'' if diagnostic.fix.safe else ' (unsafe)'}\n")
+            unsafe = "" if diagnostic.fix.safe else " (unsafe)"
+            out.write(f"  {equals} {paint('fix', run.color, BOLD)}: {diagnostic.fix.title}{unsafe}\n")
         out.write("\n")
-    out.write(summary(run) + "\n")
+    out.write(closing(run))
