@@ -86,8 +86,8 @@ class Selection:
         for rule in rules:
             on = True
             for layer in self.layers:
-                wanted = _specificity([*(layer.select or ()), *layer.extend_select], rule)
-                unwanted = _specificity(list(layer.ignore), rule)
+                wanted = specificity([*(layer.select or ()), *layer.extend_select], rule)
+                unwanted = specificity(list(layer.ignore), rule)
                 if wanted is not None and (unwanted is None or wanted > unwanted):
                     on = True
                 elif unwanted is not None or layer.select is not None:
@@ -105,7 +105,7 @@ def select(
     return Selection([layer]).enabled(rules)
 
 
-def _specificity(selectors: list[str], rule: type[Rule]) -> int | None:
+def specificity(selectors: list[str], rule: type[Rule]) -> int | None:
     best = None
     for selector in selectors:
         if matches(selector, rule):
