@@ -178,3 +178,42 @@ def test_diff_with_only_unsafe_fixes_hints_unsafe_fixes(project, capsys):
     assert outcome.status == 1
     assert outcome.err == "Would fix 1 diagnostic (1 more fix available with `--unsafe-fixes`).\n"
     assert run(capsys, "k.py", "--diff", "--unsafe-fixes", "--no-cache").err == "Would fix 2 diagnostics.\n"
+
+
+# -- explain -o, explain FILE:LINE past the end, debug-config without FILE ----------------------
+
+
+def test_explain_writes_the_picture_to_a_file(project, capsys):
+    write(project, {"k.py": KERNEL})
+    outcome = run(capsys, "explain", "k.py", "-o", "pictures/k.html", "--output-format", "html")
+    assert (outcome.status, outcome.out) == (0, "")
+    assert (project / "pictures" / "k.html").read_text().startswith("<!DOCTYPE html>")
+    outcome = run(capsys, "explain", "k.py:15", "--output-file", "pictures/k.html")
+    assert (project / "pictures" / "k.html").read_text().splitlines()[
+        0
+    ] == "k.py:15  (backend: none selected)"
+    assert [p.name for p in (project / "pictures").iterdir()] == ["k.html"]  # no temporary left
+
+
+def test_explain_a_line_past_the_end_is_an_error(project, capsys):
+    write(project, {"k.py": KERNEL})
+    for target, line in (("k.py:99", 99), ("k.py:0", 0)):
+        outcome = run(capsys, "explain", target)
+        assert (outcome.status, outcome.out, outcome.err) == (
+            2,
+            "",
+            f"tilecheck: error: {target}: no line {line} in k.py (it has 16 lines)\n",
+        )
+    assert run(capsys, "explain", "k.py:16").status == 0
+
+
+def test_debug_config_without_a_file_shows_the_working_directory(project, capsys):
+    write(project, {"tilecheck.toml": 'select = ["TL1"]\n'})
+    outcome = run(capsys, "debug-config")
+    assert outcome.status == 0
+    lines = outcome.out.splitlines()
+    assert lines[:2] == ["File: .", "Configuration: tilecheck.toml"]
+    assert '  select                  = ["TL1"]  # tilecheck.toml' in lines
+    outcome = run(capsys, "debug-config", "--config", 'select = ["TL2"]')
+    assert '  select                  = ["TL2"]  # command line' in outcome.out.splitlines()
+    assert outcome.out.splitlines()[1] == "Configuration: tilecheck.toml"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import difflib
 import io
-import os
 import sys
 from types import TracebackType
 from typing import TextIO
@@ -343,14 +342,12 @@ class Output:
     ) -> None:
         if not self.path or kind is not None:
             return
+        from tilecheck.app.files import WriteError, write_output
+
         try:
-            directory = os.path.dirname(self.path)
-            if directory:
-                os.makedirs(directory, exist_ok=True)
-            with open(self.path, "w", encoding="utf-8") as handle:
-                handle.write(self.buffer.getvalue())
-        except OSError as error:
-            raise UsageError(f"--output-file: cannot write {self.path}: {error.strerror or error}") from None
+            write_output(self.path, self.buffer.getvalue().encode("utf-8"))
+        except WriteError as error:
+            raise UsageError(f"--output-file: cannot write {self.path}: {error}") from None
 
 
 class Rewrite:

@@ -32,6 +32,7 @@ class Run:
     fixes: list[Diagnostic] = field(default_factory=list)  # what --fix applied, for --show-fixes
     show_fixes: bool = False
     coverage: dict[str, Coverage] = field(default_factory=dict)  # path -> what the model saw, per file
+    fix_hints: bool = True  # the command can fix (`lower` cannot: no `[*]`, no "fixable with")
     color: bool = False  # ANSI colours (a terminal; `--color`, NO_COLOR, FORCE_COLOR)
     quiet: bool = False  # the diagnostics only: no summary line (`-q`)
 
@@ -131,6 +132,8 @@ def fix_hint(run: Run) -> str:
 
     After --fix only the unsafe fixes that were held back are left to mention.
     """
+    if not run.fix_hints:
+        return ""
     safe = sum(1 for d in run.diagnostics if d.fix is not None and (d.fix.safe or run.unsafe_fixes))
     hidden = sum(1 for d in run.diagnostics if d.fix is not None and not d.fix.safe and not run.unsafe_fixes)
     if not run.show_fix_hint:

@@ -20,7 +20,7 @@ from tilecheck.report import BOLD, CYAN, LEVEL_COLOURS, Run, closing, display_pa
 
 
 def _fixable(diagnostic: Diagnostic, run: Run) -> bool:
-    return diagnostic.fix is not None and (diagnostic.fix.safe or run.unsafe_fixes)
+    return run.fix_hints and diagnostic.fix is not None and (diagnostic.fix.safe or run.unsafe_fixes)
 
 
 def render(run: Run, out: TextIO) -> None:
