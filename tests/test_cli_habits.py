@@ -217,3 +217,22 @@ def test_debug_config_without_a_file_shows_the_working_directory(project, capsys
     outcome = run(capsys, "debug-config", "--config", 'select = ["TL2"]')
     assert '  select                  = ["TL2"]  # command line' in outcome.out.splitlines()
     assert outcome.out.splitlines()[1] == "Configuration: tilecheck.toml"
+
+
+def test_tl006_on_a_plain_helper_says_to_make_it_a_macro(project, capsys):
+    helper = (
+        "import tilelang.language as T\n\n\ndef fill(A):\n    for i in T.Parallel(8):\n        A[i] = 0\n\n\n"
+        '@T.prim_func\ndef main(A: T.Tensor((8,), "float32")):\n    with T.Kernel(1) as bx:\n        fill(A)\n'
+    )
+    write(project, {"h.py": helper})
+    (found,) = __import__("json").loads(run(capsys, "h.py", "--output-format", "json").out)
+    assert (found["code"], found["line"], found["column"]) == ("TL006", 5, 14)
+    assert found["help"] == (
+        "Make `fill` a `@T.macro`, which TileLang inlines into the kernel that calls it (and tilecheck "
+        "checks there); or move its loops into the `@T.prim_func`."
+    )
+    write(project, {"h.py": helper.replace("import tilelang.language as T", "from mypkg.tl import T")})
+    (found,) = __import__("json").loads(run(capsys, "h.py", "--output-format", "json").out)
+    assert found["help"].startswith(
+        "Import TileLang as `import tilelang.language as T`"
+    )  # that is the fix there
