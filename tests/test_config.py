@@ -300,7 +300,7 @@ def test_backend_from_configuration(project, capsys, monkeypatch):
         (
             {"tilecheck.toml": 'output-format = "xml"\n'},
             [],
-            "tilecheck.toml: `output-format` must be one of full, concise, json, json-lines, sarif, github, got `xml`",
+            "tilecheck.toml: `output-format` must be one of full, concise, grouped, json, json-lines, sarif, github, gitlab, junit, got `xml`",
         ),
         (
             {"tilecheck.toml": 'backend = "cuda-sm70"\n'},
@@ -364,7 +364,7 @@ def test_environment_output_format(project, capsys, monkeypatch):
     assert (outcome.status, outcome.err.strip()) == (
         2,
         "tilecheck: error: TILECHECK_OUTPUT_FORMAT: unknown output format `yaml` "
-        "(choose from full, concise, json, json-lines, sarif, github)",
+        "(choose from full, concise, grouped, json, json-lines, sarif, github, gitlab, junit)",
     )
 
 
@@ -389,11 +389,11 @@ def test_debug_config_shows_origins(project, capsys):
         "  extends: pyproject.toml [tool.tilecheck]",
         "Excluded: no",
     ]
-    assert '  select            = ["TL1"]  # pyproject.toml [tool.tilecheck]' in lines
-    assert '  ignore            = ["TL104"]  # sub/tilecheck.toml' in lines
-    assert '  extend-select     = ["TL9"]  # command line' in lines
-    assert '  backend           = "cuda-sm90"  # pyproject.toml [tool.tilecheck]' in lines
-    assert '  per-file-ignores  = {"k.py": ["TL105"]}  # sub/tilecheck.toml' in lines
+    assert '  select                  = ["TL1"]  # pyproject.toml [tool.tilecheck]' in lines
+    assert '  ignore                  = ["TL104"]  # sub/tilecheck.toml' in lines
+    assert '  extend-select           = ["TL9"]  # command line' in lines
+    assert '  backend                 = "cuda-sm90"  # pyproject.toml [tool.tilecheck]' in lines
+    assert '  per-file-ignores        = {"k.py": ["TL105"]}  # sub/tilecheck.toml' in lines
     rules = lines[lines.index("Rules enabled for this file (13):") + 1 :]
     assert rules[0] == "  TL001  syntax-error  [meta, error]"
     assert [row.split()[0] for row in rules] == [
@@ -571,7 +571,7 @@ def test_a_large_per_file_ignores_table_costs_only_the_candidates(project):
         {"pyproject.toml": "[tool.tilecheck.per-file-ignores]\n" + entries + '"*_old.py" = ["TL1"]\n'},
     )
     settings = Resolver(cwd=str(project)).for_directory(str(project))
-    table, codes = settings.per_file_ignores
+    ((table, codes),) = settings.per_file_ignores
     assert codes[7] == ("TL104", "nested-parallel")
     assert table.hits(str(project / "kernels" / "gen_7" / "k.py")) == [7]
     assert table.hits(str(project / "kernels" / "gen_7" / "k_old.py")) == [7, 20_000]

@@ -315,8 +315,9 @@ def test_a_kernel_built_twice_draws_what_either_build_has(tmp_path, monkeypatch,
     assert (first["title"], first["certain"], first["details"]) == (
         "for i in T.Parallel(M)",
         False,
-        ["parallel; extent `M` = 32 (constant)", partial],
+        ["parallel; extent `M` = 32 (constant)  [make(flag=True, M=32)]", partial],
     )
+    assert kernel["details"] == ["built by 2 factory calls: make(flag=True, M=32); make(flag=False, M=64)"]
     assert (second["title"], second["certain"], second["details"][1]) == (
         "for k in T.serial(M)",
         False,
@@ -327,6 +328,46 @@ def test_a_kernel_built_twice_draws_what_either_build_has(tmp_path, monkeypatch,
     assert [(d["code"], d["line"], d["column"]) for d in inner["diagnostics"]] == [("TL103", 14, 25)]
     assert (common["title"], common["certain"]) == ("for t in T.serial(4)", True)
     assert common["details"] == ["serial; extent 4 (constant)"]
+
+
+TWO_SIZES = """import tilelang.language as T
+
+
+def make(block_M, dtype="float32"):
+    @T.prim_func
+    def main(A: T.Tensor((128,), dtype)):
+        with T.Kernel(1) as bx:
+            for i in T.Parallel(block_M):
+                A[i] = 0
+
+    return main
+
+
+a = make(128)
+b = make(64)
+c = make(64, dtype="float16")
+"""
+
+
+def test_each_build_of_a_factory_is_labelled_by_its_arguments(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, {"f.py": TWO_SIZES})
+    assert run(capsys, "explain", "f.py").out.splitlines()[2:7] == [
+        "kernel main  (line 6)",
+        "  built by 3 factory calls: make(block_M=128, dtype='float32'); make(block_M=64, dtype='float32'); "
+        "make(block_M=64, dtype='float16')",
+        "└── for i in T.Parallel(block_M)  [line 8]",
+        "      parallel; extent `block_M` = 128 (constant)  [make(block_M=128, dtype='float32')]",
+        "      parallel; extent `block_M` = 64 (constant)  [make(block_M=64, dtype='float32'), "
+        "make(block_M=64, dtype='float16')]",
+    ]
+    write(tmp_path, {"f.py": TWO_SIZES.replace('b = make(64)\nc = make(64, dtype="float16")\n', "")})
+    # one build: nothing to tell apart
+    assert run(capsys, "explain", "f.py").out.splitlines()[2:5] == [
+        "kernel main  (line 6)",
+        "└── for i in T.Parallel(block_M)  [line 8]",
+        "      parallel; extent `block_M` = 128 (constant)",
+    ]
 
 
 FACTORY_IF = """import tilelang.language as T

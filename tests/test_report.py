@@ -296,7 +296,7 @@ def test_statistics_marks_safe_and_unsafe_fixes_and_totals(project, capsys):
     ]
     diff = run(capsys, ".", "--statistics", "--diff")
     assert diff.out == outcome.out and diff.status == 1
-    assert diff.err == "Would fix 1 diagnostic.\n"
+    assert diff.err == "Would fix 1 diagnostic (1 more fix available with `--unsafe-fixes`).\n"
     assert (project / "u.py").read_text() == "x = 1  # tilecheck: ignore[TL101]\n"  # --diff changes nothing
 
 

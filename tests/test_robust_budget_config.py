@@ -106,8 +106,8 @@ def test_debug_config_shows_the_budgets_and_where_they_come_from(tmp_path, capsy
     _project(tmp_path, monkeypatch, "tilecheck.toml", "per-file-timeout = 2.5\n")
     assert main(["debug-config", "a.py"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert "  per-file-timeout  = 2.5  # tilecheck.toml" in lines
-    assert "  per-file-memory   = 2048  # default" in lines
+    assert "  per-file-timeout        = 2.5  # tilecheck.toml" in lines
+    assert "  per-file-memory         = 2048  # default" in lines
     assert main(["debug-config", "a.py", "--output-format", "json"]) == 0
     settings = json.loads(capsys.readouterr().out)["settings"]
     assert settings["per-file-timeout"] == {"value": 2.5, "origin": "tilecheck.toml"}

@@ -56,7 +56,9 @@ class UnmodeledKernelCode(Rule):
     ```python
     import tilelang.language as T
     ```
-    in the kernel's module, or keep the note: it is information, not an error.
+    in the kernel's module; for a loop in a plain helper function the kernel calls, make the helper
+    a `@T.macro` (TileLang inlines it, and tilecheck checks it there). Or keep the note: it is
+    information, not an error.
 
     ## Backends
     All. Reported by the engine's model coverage, whatever the backend.
@@ -154,11 +156,16 @@ class UnmodeledKernelCode(Rule):
             "or a `@tilelang.jit` function that opens `with T.Kernel(...)`"
         )
         _, line, column, _, _ = found[0]
-        only_macros = macros and not plain and not decorated and not any(reasons[: len(names)])
+        resolved = not any(reasons[: len(names)])  # each alias is TileLang's: importing it is not the fix
+        help = None
+        if plain and not decorated and resolved:
+            help = _PLAIN_HELPER_HELP.format(names=_names(plain))
+        elif macros and not decorated and resolved:
+            help = _UNCALLED_MACRO_HELP
         ctx.report_at(
             Span.point(line, column),
             f"TileLang code that tilecheck did not check: {listed}{more} ({why})",
-            help=_UNCALLED_MACRO_HELP if only_macros else None,
+            help=help,
         )
 
 
@@ -308,6 +315,10 @@ def _walk_from(node: ast.AST, function: str | None) -> Iterator[tuple[ast.AST, s
         yield from _walk_from(child, inner)
 
 
+_PLAIN_HELPER_HELP = (
+    "Make {names} a `@T.macro`, which TileLang inlines into the kernel that calls it (and tilecheck "
+    "checks there); or move its loops into the `@T.prim_func`."
+)
 _UNCALLED_MACRO_HELP = (
     "Nothing to change here: check the files whose kernels call the macro (or the factory that "
     "returns it); tilecheck checks a macro's body inlined at each call, as TileLang builds it."

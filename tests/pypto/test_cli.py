@@ -29,7 +29,8 @@ def test_diff_prints_a_unified_diff(tmp_path):
     path = tmp_path / "k.py"
     path.write_text(GOOD)
     code, out, _ = run_lower_command(["lower", "--diff", str(path)])
-    assert code == 0
+    assert code == 1  # as `check --diff`: there is something to apply
+    assert run_lower_command(["lower", "--diff", "--exit-zero", str(path)])[0] == 0
     assert out.splitlines()[2:] == [
         "@@ -3,5 +3,6 @@",
         " ",

@@ -143,9 +143,18 @@ async def test_fix_all_applies_the_safe_fixes_and_is_idempotent(client: Language
         )
     )
     assert await diagnostics(client, uri, version=2) == []
-    (again,) = await client.text_document_code_action_async(fix_all_request(uri))
-    again = await resolved(client, again)
-    assert len(again.edit.changes[uri]) == 0  # nothing left to fix
+    # nothing left that is safely fixable: fix-all is not offered (as ruff's server)
+    assert list(await client.text_document_code_action_async(fix_all_request(uri)) or []) == []
+
+
+@pytest.mark.asyncio
+async def test_fix_all_is_not_offered_when_only_unsafe_fixes_exist(client: LanguageClient):
+    uri = open_document(client, EMOJI)
+    items = await diagnostics(client, uri)
+    assert [code for code, _, _ in summary(items)] == [
+        "TL104"
+    ]  # its fix (alloc_local -> alloc_fragment) is unsafe
+    assert list(await client.text_document_code_action_async(fix_all_request(uri)) or []) == []
 
 
 @pytest.mark.asyncio

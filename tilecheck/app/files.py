@@ -62,6 +62,26 @@ def write_atomic(path: str, data: bytes, expected: bytes | None = None) -> None:
         _replace(target, info, data, expected)
 
 
+def write_output(path: str, data: bytes) -> None:
+    """Write a report or picture (`-o FILE`): atomically, creating the file (and its directory)
+    when it does not exist, with the permissions a new file gets."""
+    directory = os.path.dirname(path)
+    try:
+        if directory:
+            os.makedirs(directory, exist_ok=True)
+        if not os.path.lexists(path):
+            umask = os.umask(0)
+            os.umask(umask)
+            info = os.stat_result(
+                (stat.S_IFREG | (0o666 & ~umask), 0, 0, 1, os.getuid(), os.getgid(), 0, 0, 0, 0)
+            )
+            _replace(path, info, data, None, must_exist=False)
+            return
+    except OSError as error:
+        raise WriteError(error.strerror or str(error)) from None
+    write_atomic(path, data)
+
+
 def _unchanged(current: bytes, expected: bytes | None) -> None:
     if expected is not None and current != expected:
         raise WriteError("the file changed while it was being checked; it was not modified")
@@ -80,7 +100,9 @@ def _write_in_place(target: str, data: bytes, expected: bytes | None) -> None:
         raise WriteError(error.strerror or str(error)) from None
 
 
-def _replace(target: str, info: os.stat_result, data: bytes, expected: bytes | None) -> None:
+def _replace(
+    target: str, info: os.stat_result, data: bytes, expected: bytes | None, *, must_exist: bool = True
+) -> None:
     directory, name = os.path.split(target)
     try:
         handle, temporary = tempfile.mkstemp(
@@ -97,8 +119,9 @@ def _replace(target: str, info: os.stat_result, data: bytes, expected: bytes | N
         if hasattr(os, "chown") and (info.st_uid, info.st_gid) != (os.getuid(), os.getgid()):
             with contextlib.suppress(OSError):
                 os.chown(temporary, info.st_uid, info.st_gid)
-        with open(target, "rb") as current:
-            _unchanged(current.read(), expected)
+        if must_exist:
+            with open(target, "rb") as current:
+                _unchanged(current.read(), expected)
         os.replace(temporary, target)
     except OSError as error:
         with contextlib.suppress(OSError):

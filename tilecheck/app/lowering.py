@@ -64,6 +64,15 @@ class Lowered(FileAnalysis):
 
     data: bytes = b""
     result: LowerResult = field(default_factory=lambda: LowerResult(""))
+    nothing_lowered: bool = False  # no loop was lowered, and no finding of the lowering says why
+
+
+def with_check_findings(workspace: Workspace, data: bytes, path: str, result: LowerResult) -> LowerResult:
+    """A file in which nothing was lowered (TileLang code only, say) gets what `check` finds in
+    it as well, so that `lower` is never quiet about a file's errors (a TL101, say)."""
+    seen = {(d.code, d.span) for d in result.diagnostics}
+    found = [d for d in workspace.check_text(data, path).diagnostics if (d.code, d.span) not in seen]
+    return dataclasses.replace(result, diagnostics=[*result.diagnostics, *found])
 
 
 def lower_files(workspace: Workspace, paths: Sequence[str]) -> list[FileAnalysis]:
@@ -79,7 +88,12 @@ def lower_files(workspace: Workspace, paths: Sequence[str]) -> list[FileAnalysis
         data, failure = read_source(path)
         if failure is not None or data is None:
             return FileAnalysis(path, [failure] if failure is not None else [])
-        return Lowered(path, data=data, result=workspace.lower_text(data, path))
+        result = workspace.lower_text(data, path)
+        unchanged = not result.changed and not result.blocked and result.original is not None
+        quiet = unchanged and not result.diagnostics  # no loop was lowered, and none said why not
+        if unchanged:
+            result = with_check_findings(workspace, data, path, result)
+        return Lowered(path, data=data, result=result, nothing_lowered=quiet)
 
     done = run_isolated(
         [paths[index] for index in order],

@@ -60,6 +60,9 @@ class Options:
     per_file_timeout: float | None = None
     per_file_memory: int | None = None
     names: OptionNames = CLI_NAMES  # how messages name these options (the CLI's flags)
+    # Configuration keys the front end sets (`--config KEY=VALUE`, `--exclude`, ...), in order;
+    # they override every configuration file.
+    config_values: tuple[tuple[str, object], ...] = ()
 
     def overrides(self) -> Overrides:
         return Overrides(
@@ -70,6 +73,7 @@ class Options:
             backend=self.backend,
             grades=self.grades,
             output_format=self.output_format,
+            values=dict(self.config_values),
         )
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import difflib
 import io
-import os
 import sys
 from types import TracebackType
 from typing import TextIO
@@ -13,10 +12,11 @@ from typing import TextIO
 from tilecheck.cli.options import add_budget_options, add_config_options, require_paths, workspace_from
 from tilecheck.cli.progress import ProgressLine
 from tilecheck.cli.progress import wanted as progress_wanted
+from tilecheck.cli.style import add_color_option, wants_color
 from tilecheck.core.errors import UsageError
-from tilecheck.core.types import Diagnostic, Grade, Severity
+from tilecheck.core.types import Diagnostic
 from tilecheck.lint.engine import FileAnalysis
-from tilecheck.report import OUTPUT_FORMATS, Run, display_path, statistics
+from tilecheck.report import OUTPUT_FORMATS, Run, display_path, fails, plural, statistics
 from tilecheck.source.reading import read_text
 
 
@@ -45,7 +45,15 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     check.add_argument(
         "--exit-non-zero-on-fix", action="store_true", help="exit with 1 when a fix was applied"
     )
-    check.add_argument("--fix", action="store_true", help="apply safe fixes")
+    check.add_argument("--fix", action="store_true", default=None, help="apply safe fixes")
+    check.add_argument(
+        "--no-fix", dest="fix", action="store_false", help="do not fix (overrides an earlier --fix)"
+    )
+    check.add_argument(
+        "--fix-only",
+        action="store_true",
+        help="apply fixes, but do not report or exit non-zero for what is left (implies --fix)",
+    )
     check.add_argument("--unsafe-fixes", action="store_true", help="apply (with --fix) unsafe fixes as well")
     check.add_argument("--diff", action="store_true", help="print the fixes as a diff; change nothing")
     check.add_argument(
@@ -61,6 +69,21 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     _add_discovery_and_cache_options(check)
     add_config_options(check)
+    _add_verbosity_options(check)
+
+
+def _add_verbosity_options(check: argparse.ArgumentParser) -> None:
+    add_color_option(check)
+    verbosity = check.add_mutually_exclusive_group()
+    verbosity.add_argument(
+        "-q", "--quiet", action="store_true", help="print the diagnostics, but nothing else (no summary)"
+    )
+    verbosity.add_argument(
+        "-s",
+        "--silent",
+        action="store_true",
+        help="print nothing but errors (the exit status still says whether there were diagnostics)",
+    )
 
 
 def _add_discovery_and_cache_options(check: argparse.ArgumentParser) -> None:
@@ -91,12 +114,24 @@ def _add_discovery_and_cache_options(check: argparse.ArgumentParser) -> None:
     )
 
 
-def is_failure(diagnostic: Diagnostic) -> bool:
-    """Errors and warnings fail a run; notes (optimization findings) never do."""
-    return diagnostic.severity is not Severity.INFO and diagnostic.grade is not Grade.OPTIMIZATION
+is_failure = fails  # errors and warnings fail a run; notes (optimization findings) never do
+
+
+def _settle_fix_flags(args: argparse.Namespace) -> None:
+    """`--fix-only` implies `--fix`; `--no-fix` turns both off (the last of --fix/--no-fix wins)."""
+    if args.fix_only and args.fix is False:
+        raise UsageError("--fix-only and --no-fix cannot be combined")
+    args.fix = bool(args.fix or args.fix_only)
+
+
+def say(args: argparse.Namespace, message: str) -> None:
+    """A status line on stderr (`Would fix ...`), which `-q` and `-s` leave out."""
+    if not (args.quiet or args.silent):
+        print(message, file=sys.stderr)
 
 
 def run(args: argparse.Namespace) -> int:
+    _settle_fix_flags(args)
     if args.diff and args.add_ignore is not None:
         raise UsageError("--diff and --add-ignore cannot be combined")
     if args.fix and args.add_ignore is not None:
@@ -116,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
         for path in files:
             print(display_path(path))
         return 0
-    if not files:
+    if not files and not args.silent:
         print("tilecheck: warning: No Python files found under the given path(s)", file=sys.stderr)
     workspace.validate_selectors(files)
     output_format = workspace.output_format(args.output_format)
@@ -171,7 +206,7 @@ def run(args: argparse.Namespace) -> int:
     failed = internal_error or bool(write_errors)
 
     if args.add_ignore is not None:
-        print(f"Added {changed} suppression comment{'' if changed == 1 else 's'}.", file=sys.stderr)
+        say(args, f"Added {changed} suppression comment{'' if changed == 1 else 's'}.")
         return 2 if failed else 0
     if args.diff:
         with Output(args.output_file) as out:
@@ -188,10 +223,14 @@ def run(args: argparse.Namespace) -> int:
                     output_format,
                     out,
                 )
-            else:
+            elif not args.silent:
                 out.writelines(diffs)
-        print(f"Would fix {changed} diagnostic{'' if changed == 1 else 's'}.", file=sys.stderr)
+        say(args, would_fix(changed, diagnostics, bool(args.unsafe_fixes)))
         return 2 if failed else (1 if diffs else 0)
+    if args.fix_only:
+        if changed:
+            say(args, f"Fixed {plural(changed, 'diagnostic')}.")
+        return 2 if failed else (1 if args.exit_non_zero_on_fix and changed else 0)
 
     diagnostics.sort(key=lambda d: (display_path(d.path), d.span.line, d.span.column, d.code, d.message))
     report = Run(
@@ -211,7 +250,23 @@ def run(args: argparse.Namespace) -> int:
     return _status(args, diagnostics, changed, failed)
 
 
+def would_fix(fixed: int, diagnostics: list[Diagnostic], unsafe_fixes: bool) -> str:
+    """`Would fix 2 diagnostics.`, naming the fixes `--unsafe-fixes` would add (as ruff does)."""
+    held = 0 if unsafe_fixes else sum(1 for d in diagnostics if d.fix is not None and not d.fix.safe)
+    if not held:
+        return f"Would fix {plural(fixed, 'diagnostic')}."
+    fixes = "fix" if held == 1 else "fixes"
+    if not fixed:
+        return f"No diagnostics would be fixed ({held} {fixes} available with `--unsafe-fixes`)."
+    return f"Would fix {plural(fixed, 'diagnostic')} ({held} more {fixes} available with `--unsafe-fixes`)."
+
+
 def _render(report: Run, args: argparse.Namespace, output_format: str, stream: TextIO | None = None) -> None:
+    if args.silent:
+        return
+    report.quiet = bool(args.quiet)
+    target = stream if stream is not None else (None if args.output_file else sys.stdout)
+    report.color = wants_color(args.color, target)
     with Output(args.output_file, stream) as out:
         if args.statistics:
             statistics.render(report, output_format, out)
@@ -247,12 +302,14 @@ def _run_stdin(args: argparse.Namespace) -> int:
     if args.diff:
         with Output(args.output_file) as out:
             out.write(outcome.diff)
-        print(f"Would fix {outcome.fixed} diagnostic{'' if outcome.fixed == 1 else 's'}.", file=sys.stderr)
+        say(args, would_fix(outcome.fixed, list(outcome.analysis.diagnostics), unsafe))
         return 2 if result.internal_error else (1 if outcome.diff else 0)
     if args.fix and outcome.output is not None:
         sys.stdout.flush()
         sys.stdout.buffer.write(outcome.output)
         sys.stdout.flush()
+    if args.fix_only:
+        return 2 if result.internal_error else (1 if args.exit_non_zero_on_fix and outcome.fixed else 0)
     diagnostics = sorted(result.diagnostics, key=lambda d: (d.span.line, d.span.column, d.code, d.message))
     report = Run(
         diagnostics,
@@ -285,14 +342,12 @@ class Output:
     ) -> None:
         if not self.path or kind is not None:
             return
+        from tilecheck.app.files import WriteError, write_output
+
         try:
-            directory = os.path.dirname(self.path)
-            if directory:
-                os.makedirs(directory, exist_ok=True)
-            with open(self.path, "w", encoding="utf-8") as handle:
-                handle.write(self.buffer.getvalue())
-        except OSError as error:
-            raise UsageError(f"--output-file: cannot write {self.path}: {error.strerror or error}") from None
+            write_output(self.path, self.buffer.getvalue().encode("utf-8"))
+        except WriteError as error:
+            raise UsageError(f"--output-file: cannot write {self.path}: {error}") from None
 
 
 class Rewrite:

@@ -13,7 +13,13 @@ from tilecheck.report import display_path
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     debug = subparsers.add_parser("debug-config", help="show the configuration that applies to FILE")
-    debug.add_argument("file", metavar="FILE")
+    debug.add_argument(
+        "file",
+        metavar="FILE",
+        nargs="?",
+        default=".",
+        help="a file or directory (default: the working directory)",
+    )
     debug.add_argument("--output-format", choices=("text", "json"), default="text")
     add_config_options(debug)
 
@@ -27,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     workspace.validate_selectors([path])
     excluded = settings.is_excluded(path)
     rows = describe(settings)
-    chain = [config.label for config in settings.chain]
+    chain = [config.label for config in settings.chain if not config.name]  # files, not the command line
     if args.output_format == "json":
         dump_json(
             {
@@ -61,6 +67,16 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+# Keys every file of the chain adds to (the command line's layer too), rather than the nearest one setting.
+STACKED = (
+    "extend-select",
+    "extend-exclude",
+    "extend-per-file-ignores",
+    "extend-safe-fixes",
+    "extend-unsafe-fixes",
+)
+
+
 def describe(settings: Settings) -> list[tuple[str, object, str]]:
     """(key, value, origin) for every setting of a directory's configuration."""
     overrides = settings.resolver.overrides
@@ -75,9 +91,11 @@ def describe(settings: Settings) -> list[tuple[str, object, str]]:
     for key in KEYS:
         if key == "extend":
             continue
-        if key in ("extend-select", "extend-exclude"):
+        if key in STACKED:
             collected = [(c.strings(key) or (), c.label) for c in settings.chain if key in c.values]
             value: object = [item for values, _ in collected for item in values]
+            if key == "extend-per-file-ignores":
+                value = {p: codes for c in settings.chain for p, codes in c.table(key).items()}
             origin = ", ".join(label for _, label in collected) or "default"
         else:
             value, config = settings.lookup(key)
@@ -95,10 +113,12 @@ def describe(settings: Settings) -> list[tuple[str, object, str]]:
 def _default(key: str) -> object:
     return {
         "select": ["ALL"],
+        "fixable": ["ALL"],
         "exclude": list(DEFAULT_EXCLUDE),
         "output-format": "full",
         "backend": None,
         "per-file-ignores": {},
+        "extend-per-file-ignores": {},
         "severity": {},
         "respect-gitignore": True,
         "backends": {},

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
+from typing import TextIO
 
+from tilecheck.app.workspace import Workspace
+from tilecheck.cli.check import Output
 from tilecheck.cli.options import add_config_options, dump_json, require_paths, workspace_from
 from tilecheck.core.errors import UsageError
 from tilecheck.explain.attach import explain, split_target
+from tilecheck.lint.engine import FileAnalysis
 from tilecheck.report import display_path
 
 
@@ -16,6 +19,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser = subparsers.add_parser("explain", help="draw a file's loop nests with their diagnostics")
     parser.add_argument("target", metavar="FILE[:LINE]")
     parser.add_argument("--output-format", choices=("text", "json", "html", "svg"), default="text")
+    parser.add_argument("-o", "--output-file", metavar="FILE", help="write the picture to FILE (atomically)")
     add_config_options(parser)
 
 
@@ -27,6 +31,24 @@ def run(args: argparse.Namespace) -> int:
     workspace = workspace_from(args)
     workspace.validate_selectors([path])
     analysis = workspace.check_file(path)
+    if line is not None and analysis.text is not None:
+        count = len(analysis.text.splitlines())
+        if not 1 <= line <= count:
+            lines = f"{count} line{'' if count == 1 else 's'}"
+            raise UsageError(f"{args.target}: no line {line} in {display_path(path)} (it has {lines})")
+    with Output(args.output_file) as out:
+        _draw(args, workspace, path, line, analysis, out)
+    return 0
+
+
+def _draw(
+    args: argparse.Namespace,
+    workspace: Workspace,
+    path: str,
+    line: int | None,
+    analysis: FileAnalysis,
+    out: TextIO,
+) -> None:
     roots, rest, problem = explain(analysis, line)
     backend = workspace.file_settings(path).backend
     backend_name = backend.name if backend is not None else None
@@ -42,11 +64,11 @@ def run(args: argparse.Namespace) -> int:
                     for d in rest
                 ],
                 "problem": problem,
-            }
+            },
+            out,
         )
-        return 0
+        return
     from tilecheck.explain import html, svg, text
 
     picture = text.Picture(path, analysis.text or "", line, backend_name, roots, rest, problem)
-    {"text": text, "html": html, "svg": svg}[args.output_format].render(picture, sys.stdout)
-    return 0
+    {"text": text, "html": html, "svg": svg}[args.output_format].render(picture, out)

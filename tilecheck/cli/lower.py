@@ -116,6 +116,7 @@ class _Lowering:
         self.diagnostics: list[Diagnostic] = []
         self.sources: dict[str, str] = {}
         self.status = 0
+        self.unchanged: list[str] = []  # files in which no loop was lowered, with no finding saying why
 
     def file(self, lowered: FileAnalysis) -> None:
         if not isinstance(lowered, Lowered):  # unreadable, or over the budget, or crashed
@@ -130,9 +131,11 @@ class _Lowering:
         if result.blocked or result.original is None:
             return
         args = self.args
+        if lowered.nothing_lowered:
+            self.unchanged.append(path)
         if args.diff:
             name = display_path(path)
-            self.out.writelines(
+            diff = list(
                 difflib.unified_diff(
                     result.original.splitlines(keepends=True),
                     result.source.splitlines(keepends=True),
@@ -140,10 +143,26 @@ class _Lowering:
                     tofile=name + " (lowered)",
                 )
             )
+            self.out.writelines(diff)
+            if diff and not args.exit_zero:  # as `check --diff`: there is something to apply
+                self.status = max(self.status, 1)
         elif args.write or self.target:
             self._save(path, data, result)
         else:
-            self.out.write(result.source)
+            self._echo(data, result.source)
+
+    def _echo(self, original: bytes, text: str) -> None:
+        """The lowered file on stdout, encoded as the input was (a coding cookie's encoding, a
+        BOM), so that `lower k.py > out.py` is the file `-o out.py` writes."""
+        buffer = getattr(self.out, "buffer", None)
+        if buffer is None:  # a text stream (tests, an embedding caller)
+            self.out.write(text)
+            return
+        if text.startswith("\ufeff") and original.startswith(codecs.BOM_UTF8):
+            text = text[1:]  # `encode_like` puts the byte-order mark back
+        self.out.flush()
+        buffer.write(encode_like(original, text))
+        buffer.flush()
 
     def _report(self, diagnostics: list[Diagnostic]) -> None:
         self.diagnostics.extend(diagnostics)
@@ -167,11 +186,18 @@ class _Lowering:
         self.status = max(self.status, status)
 
     def report(self, output_format: str) -> None:
-        if not self.diagnostics and output_format in ("full", "concise", "github"):
+        if output_format in ("full", "concise", "grouped"):
+            for path in self.unchanged:
+                print(
+                    f"tilecheck lower: {display_path(path)}: no `pl.pipeline(..., stage=F)` loop to lower; "
+                    "the file is unchanged",
+                    file=self.err,
+                )
+        if not self.diagnostics and output_format in ("full", "concise", "grouped", "github", "gitlab"):
             return  # nothing to say: stderr stays empty
         self.diagnostics.sort(key=lambda d: (display_path(d.path), d.span.line, d.span.column, d.code))
         rules = self.workspace.enabled_rules(self.args.files)
-        run = Run(self.diagnostics, self.sources, len(self.args.files), rules=rules, show_fix_hint=False)
+        run = Run(self.diagnostics, self.sources, len(self.args.files), rules=rules, fix_hints=False)
         module = f"tilecheck.report.{output_format.replace('-', '_')}"
         reporter = __import__(module, fromlist=["render"])
         reporter.render(run, self.err)

@@ -38,7 +38,34 @@ COMMANDS = {
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # exit code 2 with a one-line message, as argparse does
         self.print_usage(sys.stderr)
-        raise UsageError(message)
+        raise UsageError(_with_suggestions(message, _option_strings(self)))
+
+
+def _option_strings(parser: argparse.ArgumentParser) -> list[str]:
+    """Every `--flag` of `parser` and of its subcommands' parsers."""
+    found: list[str] = []
+    for action in parser._actions:
+        found += [option for option in action.option_strings if option.startswith("--")]
+        if isinstance(action, argparse._SubParsersAction):
+            for child in dict.fromkeys(action.choices.values()):
+                found += _option_strings(child)
+    return list(dict.fromkeys(found))
+
+
+def _with_suggestions(message: str, options: list[str]) -> str:
+    """`unrecognized arguments: --selct` gets `(a similar argument exists: '--select')`, as ruff
+    and newer argparse say it."""
+    prefix = "unrecognized arguments: "
+    if not message.startswith(prefix):
+        return message
+    hints = []
+    for word in message[len(prefix) :].split():
+        flag = word.split("=", 1)[0]
+        if flag.startswith("--"):
+            close = difflib.get_close_matches(flag, options, n=1, cutoff=0.7)
+            if close:
+                hints.append(f"a similar argument exists: '{close[0]}'")
+    return message + (f" ({'; '.join(dict.fromkeys(hints))})" if hints else "")
 
 
 def _module(command: str) -> ModuleType:

@@ -11,6 +11,7 @@ from typing import TextIO
 
 from tilecheck.app.supervisor import DEFAULT_MEMORY, DEFAULT_TIMEOUT
 from tilecheck.app.workspace import Options, Workspace
+from tilecheck.cli.config_flags import add_config_value_options, config_arguments, config_values
 from tilecheck.config.resolver import GRADES
 from tilecheck.config.selection import split
 from tilecheck.core.errors import UsageError
@@ -52,7 +53,12 @@ def add_budget_options(parser: argparse.ArgumentParser | argparse._ArgumentGroup
 def add_trust_options(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
     """Which configuration files apply, and whether their local plugins may run."""
     group = parser.add_argument_group("configuration")
-    group.add_argument("--config", metavar="PATH", help="use this configuration file for every file")
+    group.add_argument(
+        "--config",
+        action="append",
+        metavar="PATH|KEY=VALUE",
+        help='use this configuration file for every file; or set one key (TOML, e.g. `select = ["TL1"]`), over every file\'s',
+    )
     group.add_argument("--isolated", action="store_true", help="ignore all configuration files")
     group.add_argument(
         "--allow-plugins",
@@ -75,6 +81,7 @@ def add_config_options(parser: argparse.ArgumentParser) -> None:
         "--grade", metavar="GRADES", help=f"only rules of these grades ({','.join(GRADES)}; comma-separated)"
     )
     group.add_argument("--backend", metavar="NAME", help="backend capability profile (e.g. cuda-sm90)")
+    add_config_value_options(group)
 
 
 def options_from(args: argparse.Namespace, output_format: str | None = None) -> Options:
@@ -89,6 +96,7 @@ def options_from(args: argparse.Namespace, output_format: str | None = None) -> 
                 f"--grade: unknown grade `{', '.join(unknown)}` (choose from {', '.join(GRADES)})"
             )
     select = getattr(args, "select", None)
+    config_path, assignments = config_arguments(getattr(args, "config", None))
     return Options(
         select=tuple(split(select)) if select else None,
         extend_select=tuple(split(getattr(args, "extend_select", None))),
@@ -96,7 +104,8 @@ def options_from(args: argparse.Namespace, output_format: str | None = None) -> 
         backend=getattr(args, "backend", None),
         grades=grades,
         output_format=output_format,
-        config_path=getattr(args, "config", None),
+        config_path=config_path,
+        config_values=config_values(args, assignments),
         isolated=bool(getattr(args, "isolated", False)),
         allow_plugins=getattr(args, "allow_plugins", None),
         cache=args.command == "check" and not getattr(args, "no_cache", False),

@@ -1,7 +1,7 @@
 """A progress line on stderr for long runs: `Checking files: 120/613`, erased before the report.
 
 Shown only where a person watches: stderr is a terminal, `CI` is not set, and the report is
-for people (not `json`, `json-lines`, `sarif` or `github`); and only once the run has taken
+for people (not `json`, `json-lines`, `sarif`, `github`, `gitlab` or `junit`); and only once the run has taken
 more than `DELAY` seconds, so quick runs never flicker.
 """
 
@@ -15,7 +15,7 @@ from typing import TextIO
 
 DELAY = 1.0  # seconds before the line first appears
 INTERVAL = 0.1  # seconds between redraws
-MACHINE_FORMATS = frozenset({"json", "json-lines", "sarif", "github"})
+MACHINE_FORMATS = frozenset({"json", "json-lines", "sarif", "github", "gitlab", "junit"})
 
 
 def wanted(output_format: str, stream: TextIO | None = None, environ: dict[str, str] | None = None) -> bool:

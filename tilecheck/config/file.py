@@ -101,9 +101,14 @@ SCHEMA: dict[str, tuple[Callable[[object], str | None], str]] = {
     "extend-select": (_strings, _SELECTORS),
     "ignore": (_strings, _SELECTORS),
     "per-file-ignores": (_table_of(_strings), "a table of glob pattern = array of rule codes"),
+    "extend-per-file-ignores": (_table_of(_strings), "a table of glob pattern = array of rule codes"),
     "exclude": (_strings, "an array of glob patterns"),
     "extend-exclude": (_strings, "an array of glob patterns"),
     "extend-include": (_strings, "an array of glob patterns"),
+    "fixable": (_strings, _SELECTORS),
+    "unfixable": (_strings, _SELECTORS),
+    "extend-safe-fixes": (_strings, _SELECTORS),
+    "extend-unsafe-fixes": (_strings, _SELECTORS),
     "backend": (_string, "a backend profile name (string)"),
     "plugins": (_strings, "an array of module names"),
     "respect-gitignore": (_boolean, "a boolean"),
@@ -123,6 +128,7 @@ class ConfigFile:
     path: str  # absolute
     values: dict[str, object]
     extends: ConfigFile | None = None
+    name: str = ""  # how messages name it when it is no file (the command line's `--config KEY=VALUE`)
 
     @property
     def directory(self) -> str:
@@ -130,6 +136,8 @@ class ConfigFile:
 
     @property
     def label(self) -> str:
+        if self.name:
+            return self.name
         table = " [tool.tilecheck]" if os.path.basename(self.path) == "pyproject.toml" else ""
         return display_path(self.path) + table
 
@@ -207,9 +215,10 @@ def read_table(path: str) -> dict[str, object] | None:
     return document
 
 
-def check_values(path: str, table: dict[str, object]) -> dict[str, object]:
-    """Validate the keys and value types of one table (rule names are checked later)."""
-    label = display_path(path)
+def check_values(path: str, table: dict[str, object], label: str = "") -> dict[str, object]:
+    """Validate the keys and value types of one table (rule names are checked later);
+    messages start with `label` (default: the file's path)."""
+    label = label or display_path(path)
     for key, value in table.items():
         if key not in SCHEMA:
             close = difflib.get_close_matches(key, KEYS, n=1)

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from tilecheck.config.file import CONFIG_FILES, KEYS, ConfigFile, config_in, load, read_table
+from tilecheck.config.file import CONFIG_FILES, KEYS, ConfigFile, check_values, config_in, load, read_table
 from tilecheck.config.patterns import PathPatterns
 from tilecheck.config.selection import Layer
 from tilecheck.config.settings import DEFAULT_EXCLUDE, GRADES, FileSettings, Settings
@@ -69,6 +69,9 @@ class Overrides:
     grades: frozenset[str] | None = None  # --grade
     output_format: str | None = None
     names: OptionNames = CLI_NAMES
+    # Configuration keys set on the command line (`--config KEY=VALUE`, `--exclude`, ...): a last
+    # configuration layer over every file's, its patterns relative to the working directory.
+    values: dict[str, object] = field(default_factory=dict)
 
     def layer(self) -> Layer | None:
         if self.select is None and not self.extend_select and not self.ignore:
@@ -99,6 +102,7 @@ class Resolver:
         self._settings: dict[str | None, Settings] = {}
         self._fixed: Settings | None = None
         self._tables: dict[str, dict[str, object]] = {}  # pyproject tables read while searching
+        self.command_line = self._command_line()
         if config_path is not None:
             if not os.path.lexists(config_path):
                 raise ConfigError(f"{self.overrides.names.config}: no such file {config_path}")
@@ -110,6 +114,18 @@ class Resolver:
             self._fixed = self._make(config)
         elif isolated:
             self._fixed = self._make(None)
+
+    def _command_line(self) -> list[ConfigFile]:
+        values = self.overrides.values
+        if not values:
+            return []
+        label = self.overrides.names.layer
+        if "extend" in values:
+            raise ConfigError(
+                f"{label}: `extend` names a file to inherit; use {self.overrides.names.config} PATH"
+            )
+        path = os.path.join(self.cwd, "<command line>")
+        return [ConfigFile(path, check_values(path, dict(values), label), name=label)]
 
     def warn(self, message: str) -> None:
         """Record a warning (once) and pass it to the front end's callback."""

@@ -38,9 +38,22 @@ def validate(selectors: Iterable[str], rules: Iterable[type[Rule]]) -> None:
             raise SelectionError(f"Unknown rule selector: `{selector}`{hint}")
 
 
+# Letters mistyped for the digits they look like, in a code's number (`TL1O1` for `TL101`).
+_LOOK_ALIKE_DIGITS = str.maketrans("OoDQIilL|SsZzB", "00001111155228")
+
+
 def suggest(word: str, rules: Iterable[type[Rule]]) -> str | None:
-    """The rule name closest to a mistyped `word`, if one is close (codes differ by design:
-    `TL777` is not a typo of `TL417`)."""
+    """The code or rule name a mistyped `word` was meant to be: a code or code prefix with
+    look-alike letters in its number (`TL1O1` -> `TL101`), else the closest rule name. Codes are
+    not matched by similarity: `TL777` is not a typo of `TL417`."""
+    rules = list(rules)
+    codes = {rule.CODE for rule in rules}
+    for letters in sorted({code.rstrip("0123456789") for code in codes}, key=len, reverse=True):
+        if word.upper().startswith(letters) and len(word) > len(letters):
+            number = word[len(letters) :].translate(_LOOK_ALIKE_DIGITS)
+            candidate = letters + number
+            if number.isdigit() and candidate != word and any(code.startswith(candidate) for code in codes):
+                return candidate
     close = difflib.get_close_matches(word, [rule.NAME for rule in rules], n=1, cutoff=0.8)
     return close[0] if close else None
 
@@ -73,8 +86,8 @@ class Selection:
         for rule in rules:
             on = True
             for layer in self.layers:
-                wanted = _specificity([*(layer.select or ()), *layer.extend_select], rule)
-                unwanted = _specificity(list(layer.ignore), rule)
+                wanted = specificity([*(layer.select or ()), *layer.extend_select], rule)
+                unwanted = specificity(list(layer.ignore), rule)
                 if wanted is not None and (unwanted is None or wanted > unwanted):
                     on = True
                 elif unwanted is not None or layer.select is not None:
@@ -92,7 +105,7 @@ def select(
     return Selection([layer]).enabled(rules)
 
 
-def _specificity(selectors: list[str], rule: type[Rule]) -> int | None:
+def specificity(selectors: list[str], rule: type[Rule]) -> int | None:
     best = None
     for selector in selectors:
         if matches(selector, rule):

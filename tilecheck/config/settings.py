@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
 from tilecheck.config.file import ConfigFile
 from tilecheck.config.patterns import PathPatterns, PatternTable
-from tilecheck.config.selection import Layer, Selection, SelectionError, matches, validate
+from tilecheck.config.selection import Layer, Selection, SelectionError, matches, specificity, validate
 from tilecheck.core import meta
 from tilecheck.core.errors import ConfigError, ProfileError
 from tilecheck.core.meta import ALWAYS_REPORTED, Problem
@@ -38,6 +38,9 @@ DEFAULT_EXCLUDE = (
 )  # fmt: skip
 
 
+FIX_SELECTOR_KEYS = ("fixable", "unfixable", "extend-safe-fixes", "extend-unsafe-fixes")
+
+
 @dataclass
 class FileSettings:
     """Everything the engine needs for one file."""
@@ -46,6 +49,8 @@ class FileSettings:
     known: tuple[type[Rule], ...]  # every rule a suppression may name
     backend: Profile | None
     severities: dict[str, Severity]  # code -> overridden severity
+    # code -> None: its fixes are not offered; True/False: its fixes count as safe/unsafe
+    fix_policy: dict[str, bool | None] = field(default_factory=dict)
 
     def severity(self, code: str, default: Severity) -> Severity:
         return self.severities.get(code, default)
@@ -57,8 +62,9 @@ class Settings:
     def __init__(self, config: ConfigFile | None, resolver: Resolver) -> None:
         self.config = config
         self.resolver = resolver
-        self.chain = config.chain() if config is not None else []
-        self._per_file: dict[tuple[int, ...], FileSettings] = {}
+        # The command line's `--config KEY=VALUE` and exclude/per-file-ignores flags come last: they win.
+        self.chain = [*(config.chain() if config is not None else []), *resolver.command_line]
+        self._per_file: dict[tuple[tuple[int, int], ...], FileSettings] = {}
         self.skipped_plugins = False  # configured local plugins were not trusted, so not loaded
 
     # value lookups with their origin -------------------------------------------------
@@ -109,13 +115,55 @@ class Settings:
         ]
 
     @cached_property
-    def per_file_ignores(self) -> tuple[PatternTable, list[tuple[str, ...]]] | None:
-        """The patterns of the nearest `per-file-ignores` table, and each one's codes."""
+    def per_file_ignores(self) -> list[tuple[PatternTable, list[tuple[str, ...]]]]:
+        """The nearest `per-file-ignores` table and every `extend-per-file-ignores` of the chain:
+        each table's patterns (relative to its file's directory) and each pattern's codes."""
         _, origin = self.lookup("per-file-ignores")
-        if origin is None:
-            return None
-        table = origin.table("per-file-ignores")
-        return PatternTable(list(table), origin.directory), [tuple(codes) for codes in table.values()]
+        sources = [(origin, "per-file-ignores")] if origin is not None else []
+        sources += [
+            (config, "extend-per-file-ignores")
+            for config in self.chain
+            if config.table("extend-per-file-ignores")
+        ]
+        tables = []
+        for config, key in sources:
+            table = config.table(key)
+            tables.append(
+                (PatternTable(list(table), config.directory), [tuple(codes) for codes in table.values()])
+            )
+        return tables
+
+    @cached_property
+    def fixability(self) -> Selection:
+        """`fixable` (default: all) and `unfixable`, layered along the chain as `select`/`ignore` are."""
+        layers = [Layer(("ALL",))]
+        for config in self.chain:
+            if "fixable" in config.values or "unfixable" in config.values:
+                layers.append(
+                    Layer(config.strings("fixable"), (), config.strings("unfixable") or (), config.label)
+                )
+        return Selection(layers)
+
+    @cached_property
+    def fix_policy(self) -> dict[str, bool | None]:
+        """Code -> None (its fixes are not offered), True (its unsafe fixes count as safe) or
+        False (its safe fixes count as unsafe), for the rules whose fixes the settings change.
+        Between `extend-safe-fixes` and `extend-unsafe-fixes` the more specific selector wins,
+        and a tie is unsafe."""
+        fixable = set(self.fixability.enabled(self.rules))
+        safe = [s for config in self.chain for s in config.strings("extend-safe-fixes") or ()]
+        unsafe = [s for config in self.chain for s in config.strings("extend-unsafe-fixes") or ()]
+        policy: dict[str, bool | None] = {}
+        for rule in self.rules:
+            if rule not in fixable:
+                policy[rule.CODE] = None
+                continue
+            made_safe, made_unsafe = specificity(safe, rule), specificity(unsafe, rule)
+            if made_unsafe is not None and (made_safe is None or made_unsafe >= made_safe):
+                policy[rule.CODE] = False
+            elif made_safe is not None:
+                policy[rule.CODE] = True
+        return policy
 
     @cached_property
     def selection(self) -> Selection:
@@ -167,11 +215,12 @@ class Settings:
         check = _SelectorCheck(rules, lenient=self.skipped_plugins)
         for config in self.chain:
             label = config.label
-            for key in ("select", "extend-select", "ignore"):
+            for key in ("select", "extend-select", "ignore", *FIX_SELECTOR_KEYS):
                 check(config.strings(key) or (), f"{label}: `{key}`")
-            for pattern, codes in config.table("per-file-ignores").items():
-                if not check.known(codes):
-                    check(codes, f'{label}: `per-file-ignores` "{pattern}"')
+            for table in ("per-file-ignores", "extend-per-file-ignores"):
+                for pattern, codes in config.table(table).items():
+                    if not check.known(codes):
+                        check(codes, f'{label}: `{table}` "{pattern}"')
             for key, level in config.table("severity").items():
                 where = f"{label}: `severity`"
                 if key == "optimization" and level != "info":
@@ -202,17 +251,17 @@ class Settings:
 
     def for_file(self, path: str) -> FileSettings:
         absolute = os.path.abspath(path)
-        hits = tuple(self.per_file_ignores[0].hits(absolute)) if self.per_file_ignores else ()
+        hits = tuple(
+            (t, i) for t, (table, _) in enumerate(self.per_file_ignores) for i in table.hits(absolute)
+        )
         cached = self._per_file.get(hits)
         if cached is None:
             cached = self._per_file[hits] = self._file_settings(hits)
         return cached
 
-    def _file_settings(self, hits: tuple[int, ...]) -> FileSettings:
+    def _file_settings(self, hits: tuple[tuple[int, int], ...]) -> FileSettings:
         rules = self.selection.enabled(self.rules)
-        ignored = (
-            [code for i in hits for code in self.per_file_ignores[1][i]] if self.per_file_ignores else []
-        )
+        ignored = [code for t, i in hits for code in self.per_file_ignores[t][1][i]]
         grades = self.resolver.overrides.grades
         rules = [
             rule
@@ -229,7 +278,7 @@ class Settings:
             override = self._severity_of(rule)
             if override is not None:
                 severities[rule.CODE] = override
-        return FileSettings(tuple(rules), self.rules, self.backend, severities)
+        return FileSettings(tuple(rules), self.rules, self.backend, severities, self.fix_policy)
 
     def _severity_of(self, rule: type[Rule]) -> Severity | None:
         if rule.GRADE is Grade.OPTIMIZATION:

@@ -43,6 +43,43 @@ def merge(into: Node, other: Node, present: dict[int, int]) -> None:
         into.children.sort(key=lambda node: (node.line, node.column))
 
 
+def _details_by_path(node: Node, path: tuple[object, ...] = ()) -> dict[tuple[object, ...], list[str]]:
+    key = (*path, _key(node))
+    found = {key: list(node.details)}
+    for child in node.children:
+        found.update(_details_by_path(child, key))
+    return found
+
+
+class BuildLabels:
+    """Which build each detail of a merged tree came from: taken before merging, applied after,
+    so that `extent `block_M` = 128` says it is `make(block_M=128)`'s."""
+
+    def __init__(self, trees: list[Node], labels: list[str]) -> None:
+        self.labels = labels
+        self.per_build = [_details_by_path(tree) for tree in trees]
+
+    def apply(self, root: Node) -> None:
+        if len(self.labels) < 2:
+            return
+        root.details.append(f"built by {len(self.labels)} factory calls: {'; '.join(self.labels)}")
+        self._visit(root, ())
+
+    def _visit(self, node: Node, path: tuple[object, ...]) -> None:
+        key = (*path, _key(node))
+        labelled = []
+        for detail in node.details:
+            having = [
+                self.labels[i] for i, found in enumerate(self.per_build) if detail in found.get(key, ())
+            ]
+            labelled.append(
+                f"{detail}  [{', '.join(having)}]" if having and len(having) < len(self.labels) else detail
+            )
+        node.details = labelled
+        for child in node.children:
+            self._visit(child, key)
+
+
 def mark_partial(root: Node, present: dict[int, int], builds: int) -> None:
     """Nodes that not every build has exist under a Python-level condition that differs between
     the factory's calls: uncertain, and said so on the outermost such node."""

@@ -13,11 +13,24 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from tilecheck.core.types import Diagnostic
-from tilecheck.explain.merge import mark_partial, merge, walk_nodes
+from tilecheck.explain.merge import BuildLabels, mark_partial, merge, walk_nodes
 from tilecheck.lint.context import Context
 from tilecheck.report import display_path
 from tilecheck.tilelang.model import Item, Kernel, Loop, LoopKind, Request, Site, Stmt, StmtKind, walk
 from tilecheck.tilelang.values import Constness, PyConst, PyValue, TirExpr, Value
+
+
+def build_label(kernel: Kernel, number: int) -> str:
+    """`make(block_M=128)`: the factory call that built `kernel` (`?` for a value tilecheck
+    does not know); `build N` outside a factory."""
+    if kernel.factory_call is None:
+        return f"build {number}"
+    name, arguments = kernel.factory_call
+    shown = (
+        f"{parameter}={repr(value.value) if isinstance(value, PyConst) else '?'}"
+        for parameter, value in arguments
+    )
+    return f"{name}({', '.join(shown)})"
 
 
 @dataclass
@@ -149,11 +162,13 @@ class Builder:
         """One tree for a kernel definition built several times (once per distinct factory
         call): the union of the builds' trees, what only some builds have marked so."""
         trees = [self.kernel(kernel) for kernel in builds]
+        labels = BuildLabels(trees, [build_label(kernel, n) for n, kernel in enumerate(builds, 1)])
         root = trees[0]
         present = {id(node): 1 for node in walk_nodes(root)}
         for other in trees[1:]:
             merge(root, other, present)
         mark_partial(root, present, len(trees))
+        labels.apply(root)
         return root
 
     def items(self, items: list[Item], depth: int = 0) -> list[Node]:

@@ -260,7 +260,19 @@ def lint_source(
             else d
             for d in result.diagnostics
         ]
+    if settings.fix_policy:
+        result.diagnostics = [_with_fix_policy(d, settings.fix_policy) for d in result.diagnostics]
     return result
+
+
+def _with_fix_policy(diagnostic: Diagnostic, policy: dict[str, bool | None]) -> Diagnostic:
+    """`unfixable` drops a rule's fix; `extend-safe-fixes` / `extend-unsafe-fixes` set its safety."""
+    if diagnostic.fix is None or diagnostic.code not in policy:
+        return diagnostic
+    safe = policy[diagnostic.code]
+    if safe is None:
+        return dataclasses.replace(diagnostic, fix=None)
+    return dataclasses.replace(diagnostic, fix=dataclasses.replace(diagnostic.fix, safe=safe))
 
 
 def lint_file(path: str, settings: FileSettings) -> FileAnalysis:

@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING
 
 from tilecheck.core import meta
 from tilecheck.core.meta import Problem
-from tilecheck.core.types import Diagnostic, NotebookCell, Severity, Span
+from tilecheck.core.types import Diagnostic, Grade, NotebookCell, Severity, Span
 
 if TYPE_CHECKING:
     from tilecheck.core.rule import Rule
     from tilecheck.lint.coverage import Coverage
 
-OUTPUT_FORMATS = ("full", "concise", "json", "json-lines", "sarif", "github")
+OUTPUT_FORMATS = ("full", "concise", "grouped", "json", "json-lines", "sarif", "github", "gitlab", "junit")
 
 
 @dataclass
@@ -32,6 +32,9 @@ class Run:
     fixes: list[Diagnostic] = field(default_factory=list)  # what --fix applied, for --show-fixes
     show_fixes: bool = False
     coverage: dict[str, Coverage] = field(default_factory=dict)  # path -> what the model saw, per file
+    fix_hints: bool = True  # the command can fix (`lower` cannot: no `[*]`, no "fixable with")
+    color: bool = False  # ANSI colours (a terminal; `--color`, NO_COLOR, FORCE_COLOR)
+    quiet: bool = False  # the diagnostics only: no summary line (`-q`)
 
     def covered(self) -> list[tuple[str, Coverage, bool]]:
         """(path, coverage, some kernel code was not modeled) for each file that has kernel code:
@@ -69,14 +72,41 @@ def counts(diagnostics: list[Diagnostic]) -> str:
     return ", ".join(plural(found[severity], word) for severity, word in words if found[severity])
 
 
+# ANSI SGR codes, as ruff colours its report.
+BOLD, RED, YELLOW, CYAN, BLUE, GREEN = "1", "31", "33", "36", "34", "32"
+LEVEL_COLOURS = {Severity.ERROR: RED, Severity.WARNING: YELLOW, Severity.INFO: CYAN}
+
+
+def paint(text: str, color: bool, *codes: str) -> str:
+    """`text` in the SGR `codes` when `color`; unchanged otherwise (and when empty)."""
+    if not color or not text or not codes:
+        return text
+    return f"\x1b[{';'.join(codes)}m{text}\x1b[0m"
+
+
+def fails(diagnostic: Diagnostic) -> bool:
+    """Errors and warnings fail a run; notes (optimization findings) never do."""
+    return diagnostic.severity is not Severity.INFO and diagnostic.grade is not Grade.OPTIMIZATION
+
+
 def summary(run: Run) -> str:
+    """The closing lines: what was found (or `All checks passed!`), what was fixed, what is
+    fixable; empty with `-q` (ruff's "print diagnostics, but nothing else")."""
+    if run.quiet:
+        return ""
     files = len({d.path for d in run.diagnostics})
     fixed = fixed_summary(run)
     if not run.diagnostics:
-        return fixed + "All checks passed!"
-    text = fixed + f"Found {counts(run.diagnostics)} in {plural(files, 'file')}."
+        return fixed + paint("All checks passed!", run.color, BOLD, GREEN)
+    text = fixed + paint(f"Found {counts(run.diagnostics)} in {plural(files, 'file')}.", run.color, BOLD)
     hint = fix_hint(run)
     return text + ("\n" + hint if hint else "")
+
+
+def closing(run: Run) -> str:
+    """The summary as the last lines of a text report (nothing with `-q`)."""
+    text = summary(run)
+    return text + "\n" if text else ""
 
 
 def fixed_summary(run: Run) -> str:
@@ -102,6 +132,8 @@ def fix_hint(run: Run) -> str:
 
     After --fix only the unsafe fixes that were held back are left to mention.
     """
+    if not run.fix_hints:
+        return ""
     safe = sum(1 for d in run.diagnostics if d.fix is not None and (d.fix.safe or run.unsafe_fixes))
     hidden = sum(1 for d in run.diagnostics if d.fix is not None and not d.fix.safe and not run.unsafe_fixes)
     if not run.show_fix_hint:
@@ -116,25 +148,28 @@ def fix_hint(run: Run) -> str:
     return text + "." if text else ""
 
 
-def location(diagnostic: Diagnostic) -> str:
-    return where(diagnostic.path, diagnostic.span, diagnostic.cell)
+def location(diagnostic: Diagnostic, color: bool = False) -> str:
+    return where(diagnostic.path, diagnostic.span, diagnostic.cell, color)
 
 
-def where(path: str, span: Span, cell: NotebookCell | None = None) -> str:
+def where(path: str, span: Span, cell: NotebookCell | None = None, color: bool = False) -> str:
     """`k.py:3:5`, or in a notebook `k.ipynb:cell 2:3:5` (the line counted in the cell, as ruff)."""
+    shown = paint(display_path(path), color, BOLD)
     if cell is None:
-        return f"{display_path(path)}:{span.line}:{span.column + 1}"
-    return f"{display_path(path)}:cell {cell.number}:{cell.line(span.line)}:{span.column + 1}"
+        return f"{shown}:{span.line}:{span.column + 1}"
+    return f"{shown}:cell {cell.number}:{cell.line(span.line)}:{span.column + 1}"
 
 
 def shown_line(span: Span, cell: NotebookCell | None = None) -> int:
     return span.line if cell is None else cell.line(span.line)
 
 
-def headline(diagnostic: Diagnostic) -> str:
+def headline(diagnostic: Diagnostic, color: bool = False) -> str:
     """`k.py:9:22: error: TL101 [semantic] message`: severity first, so that warnings and notes stand out."""
     grade = diagnostic.grade.value
-    return f"{location(diagnostic)}: {level(diagnostic)}: {diagnostic.code} [{grade}] {diagnostic.message}"
+    word = paint(level(diagnostic), color, BOLD, LEVEL_COLOURS[diagnostic.severity])
+    code = paint(diagnostic.code, color, BOLD, LEVEL_COLOURS[diagnostic.severity])
+    return f"{location(diagnostic, color)}: {word}: {code} [{grade}] {diagnostic.message}"
 
 
 def level(diagnostic: Diagnostic) -> str:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from tilecheck.report import Run, headline, summary
+from tilecheck.report import Run, closing, headline
 
 
 def render(run: Run, out: TextIO) -> None:
     for diagnostic in run.diagnostics:
-        out.write(headline(diagnostic) + "\n")
-    out.write(summary(run) + "\n")  # `All checks passed!` on a clean run, as `full` says
+        out.write(headline(diagnostic, run.color) + "\n")
+    out.write(closing(run))  # `All checks passed!` on a clean run, as `full` says

@@ -91,7 +91,9 @@ def _region(span: Span) -> dict[str, int]:
     }
 
 
-def _fingerprint(diagnostic: Diagnostic, source: str | None, seen: dict[tuple[str, str], int]) -> str:
+def line_fingerprint(diagnostic: Diagnostic, source: str | None, seen: dict[tuple[str, str], int]) -> str:
+    """The rule and the normalised text of the diagnostic's line, numbered among equal ones of
+    its file: stable when lines above it move (SARIF's `primaryLocationLineHash`, GitLab's fingerprint)."""
     lines = source.splitlines() if source is not None else []
     text = lines[diagnostic.span.line - 1] if 0 < diagnostic.span.line <= len(lines) else ""
     digest = hashlib.sha256(f"{diagnostic.code}\0{' '.join(text.split())}".encode()).hexdigest()[:16]
@@ -142,7 +144,7 @@ def document(run: Run, root: str | None = None) -> dict[str, object]:
                     for number, item in enumerate(diagnostic.related, 1)
                 ]
             result["partialFingerprints"] = {
-                "primaryLocationLineHash": _fingerprint(diagnostic, source, seen)
+                "primaryLocationLineHash": line_fingerprint(diagnostic, source, seen)
             }
             if diagnostic.fix is not None:
                 result["fixes"] = [

@@ -51,7 +51,8 @@ def register(server: LanguageServer, session: Session) -> None:
                     actions.append(action)
                     if edit is not None:
                         pending.append((action, edit))
-        if session.settings.fix_all and _wanted(FIX_ALL, only):
+        safely_fixable = any(d.fix is not None and d.fix.safe for d in checked.analysis.diagnostics)
+        if session.settings.fix_all and safely_fixable and _wanted(FIX_ALL, only):
             action = types.CodeAction(title="tilecheck: fix all safe fixes", kind=FIX_ALL)
             actions.append(action)
             pending.append((action, {"action": FIX_ALL}))

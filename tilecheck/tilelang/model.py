@@ -199,6 +199,8 @@ class Kernel:
     body: list[Item] = field(default_factory=list)
     macro_calls: list[MacroCall] = field(default_factory=list)  # every inlined call, in order
     buffers: list[Buffer] = field(default_factory=list)  # parameters and allocations
+    # The factory call that built it (its name, each parameter's value); None outside a factory.
+    factory_call: tuple[str, tuple[tuple[str, Value | None], ...]] | None = None
     # Undecided Python-level `if` statements of the factory around the definition, outermost first.
     conditions: tuple[Site, ...] = ()
 

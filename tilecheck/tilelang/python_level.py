@@ -78,7 +78,12 @@ class PythonLevel:
         self.follow_arguments()
         for factory in self.factories:
             for env in self.instantiations(factory):
-                self.python_block(suite_body(factory.node.body), env, factory.top)
+                names = tuple((p.name.value, env.names.get(p.name.value)) for p in parameters(factory.node))
+                self.state.factory_call = (factory.node.name.value, names)
+                try:
+                    self.python_block(suite_body(factory.node.body), env, factory.top)
+                finally:
+                    self.state.factory_call = None
         return self.state.model
 
     def project_function(self, function: ProjectFunction) -> DefinedFunction | None:

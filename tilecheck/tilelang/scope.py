@@ -48,6 +48,8 @@ class BuildState:
 
     model: FileModel = field(default_factory=FileModel)
     kernel: Kernel | None = None  # the kernel being built, None at the Python level
+    # The factory call whose body is being read: its name and each parameter's value.
+    factory_call: tuple[str, tuple[tuple[str, Value | None], ...]] | None = None
     work: int = 0  # statements interpreted so far (bounded by MAX_WORK)
 
     def count_statement(self) -> None:

@@ -59,7 +59,7 @@ class KernelInterpreter:
     def kernel(self, node: cst.FunctionDef, top: cst.CSTNode, env: Env) -> None:
         kernel_env = Env(env)
         frame = Frame(kernel_env, top)
-        kernel = Kernel(node.name.value, node, top)
+        kernel = Kernel(node.name.value, node, top, factory_call=self.state.factory_call)
         self.state.kernel = kernel
         for param in parameters(node):
             value = self.parameter(param, frame)

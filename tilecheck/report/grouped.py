@@ -1,0 +1,40 @@
+"""`grouped` (ruff's): the diagnostics under a header naming their file, one line each.
+
+```
+k.py:
+  10:13 error: TL104 [*] [semantic] Local buffer `loc` ...
+  15:22 error: TL101 [semantic] Nested `T.Parallel` loop ...
+
+Found 2 errors in 1 file.
+```
+Line and column numbers are aligned within a file; `[*]` marks a fix `--fix` would apply.
+"""
+
+from __future__ import annotations
+
+from itertools import groupby
+from typing import TextIO
+
+from tilecheck.core.types import Diagnostic
+from tilecheck.report import BOLD, CYAN, LEVEL_COLOURS, Run, closing, display_path, level, paint
+
+
+def _fixable(diagnostic: Diagnostic, run: Run) -> bool:
+    return run.fix_hints and diagnostic.fix is not None and (diagnostic.fix.safe or run.unsafe_fixes)
+
+
+def render(run: Run, out: TextIO) -> None:
+    for path, found in groupby(run.diagnostics, key=lambda d: display_path(d.path)):
+        diagnostics = list(found)
+        out.write(paint(path, run.color, BOLD) + ":\n")
+        lines = max(len(str(d.span.line)) for d in diagnostics)
+        columns = max(len(str(d.span.column + 1)) for d in diagnostics)
+        for diagnostic in diagnostics:
+            colour = LEVEL_COLOURS[diagnostic.severity]
+            where = f"{diagnostic.span.line:>{lines}}:{diagnostic.span.column + 1:<{columns}}"
+            word = paint(level(diagnostic) + ":", run.color, BOLD, colour)
+            code = paint(diagnostic.code, run.color, BOLD, colour)
+            mark = paint("[*]", run.color, BOLD, CYAN) + " " if _fixable(diagnostic, run) else ""
+            out.write(f"  {where} {word} {code} {mark}[{diagnostic.grade.value}] {diagnostic.message}\n")
+        out.write("\n")
+    out.write(closing(run))
