@@ -62,8 +62,16 @@ def discover(
 
 
 def _walk(root: str, excluded: Excluded, ignores: IgnoreFiles | None) -> Iterator[str]:
-    # os.walk does not follow symlinked directories, so a symlink loop cannot recurse forever.
-    for directory, subdirectories, files in os.walk(root):
+    """The source files under `root`, and every directory that could not be listed (the engine
+    reports it as unreadable, TL003; the walk goes on). os.walk does not follow symlinked
+    directories, so a symlink loop cannot recurse forever; a symlinked file is checked only when
+    it stays inside `root` (as ruff: a link to /etc/shadow or /proc/self/environ is not quoted)."""
+    unlisted: list[str] = []
+    inside = os.path.realpath(root)
+    for directory, subdirectories, files in os.walk(
+        root, onerror=lambda error: unlisted.append(error.filename)
+    ):
+        yield from _drain(unlisted)
         subdirectories[:] = sorted(
             name
             for name in subdirectories
@@ -77,8 +85,23 @@ def _walk(root: str, excluded: Excluded, ignores: IgnoreFiles | None) -> Iterato
                 name.endswith(SOURCE_SUFFIXES)
                 and not excluded(path, False)
                 and not (ignores is not None and ignores.ignored(path, False))
+                and not _leaves(path, inside)
             ):
                 yield path
+    yield from _drain(unlisted)
+
+
+def _drain(unlisted: list[str]) -> Iterator[str]:
+    while unlisted:
+        yield unlisted.pop(0)
+
+
+def _leaves(path: str, inside: str) -> bool:
+    """Whether `path` is a symbolic link whose target is outside the directory `inside`."""
+    if not os.path.islink(path):
+        return False
+    target = os.path.realpath(path)
+    return not (target == inside or target.startswith(inside.rstrip(os.sep) + os.sep))
 
 
 class IgnoreFiles:
