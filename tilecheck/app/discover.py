@@ -170,12 +170,19 @@ def _decide(spec: GitIgnoreSpec, path: str, base: str, is_directory: bool) -> bo
     return spec.check_file(relative + "/" if is_directory else relative).include
 
 
+MAX_IGNORE_FILE_BYTES = 1024 * 1024
+
+
 def _read_spec(path: str) -> GitIgnoreSpec | None:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            lines = handle.read().splitlines()
-    except OSError:  # absent (the usual case), a directory, unreadable
+    """The patterns of an ignore file; None when there is none to read: absent (the usual case),
+    a directory, unreadable, a FIFO or a device (never blocking), or past 1 MiB (never read whole:
+    `.gitignore -> /dev/zero`)."""
+    from tilecheck.source.reading import ReadFailure, read_bytes
+
+    data = read_bytes(path, MAX_IGNORE_FILE_BYTES)
+    if isinstance(data, ReadFailure):
         return None
+    lines = data.decode("utf-8", "replace").splitlines()
     from pathspec import GitIgnoreSpec  # only when a project has ignore files
 
     return GitIgnoreSpec.from_lines(lines)
