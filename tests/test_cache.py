@@ -185,7 +185,7 @@ def test_corrupt_entries_are_misses_never_errors(project, how):
 def test_an_entry_for_other_content_is_a_miss(project):
     check(project)
     entry = next((project / ".tilecheck_cache").rglob("*.json"))
-    data = json.loads(entry.read_text())
+    data = json.loads(entry.read_bytes().split(b"\n", 1)[1])  # after the format and MAC line
     (project / data["path"]).write_text(KERNEL + "\n")  # same entry file, other bytes
     _, hits, misses, _ = check(project)
     assert (hits, misses) == (2, 1)

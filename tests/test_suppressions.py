@@ -282,3 +282,16 @@ def test_add_ignore_reason_must_be_one_comment_line(tmp_path, capsys, monkeypatc
     assert outcome.status == 2
     assert "--add-ignore reason must be one line without `#`" in outcome.err
     assert (tmp_path / "k.py").read_text() == LOCAL
+
+
+def test_add_ignore_on_a_line_whose_comment_ends_with_a_backslash():
+    """A backslash that ends a comment continues nothing: the line takes the directive."""
+    source = LOCAL + "            loc[i] = A[i, 0]  # C:\\temp\\\n"
+    diagnostics = check_source(source, "k.py").diagnostics
+    assert [d.code for d in diagnostics] == ["TL104"]
+    text, count = add_ignores(source, diagnostics)
+    assert (count, text) == (
+        1,
+        LOCAL + "            loc[i] = A[i, 0]  # C:\\temp\\  # tilecheck: ignore[TL104]\n",
+    )
+    assert found(text) == []

@@ -13,22 +13,28 @@ import sys
 from collections.abc import Sequence
 
 
-def _forget_working_directory() -> None:
-    """`python -m tilecheck` puts the working directory first on sys.path, so a checked tree's
-    `tomllib.py` or `libcst/` would shadow the real ones (and run). Nothing tilecheck imports
-    lives there: drop it, as `python -P` would (the `tilecheck` script never adds it)."""
-    started_as_module = bool(sys.argv) and sys.argv[0].endswith(os.path.join("tilecheck", "__main__.py"))
-    if (
-        started_as_module
-        and not getattr(sys.flags, "safe_path", False)
-        and sys.path
-        and os.path.abspath(sys.path[0] or os.curdir) == os.getcwd()
-    ):
-        del sys.path[0]
+def isolate() -> None:
+    """Run nothing from the working directory (a checked tree is untrusted): `python -m` and
+    `python -c` put it first on sys.path, so a tree's `argparse.py` or `multiprocessing/` would
+    shadow the standard library's (and run). Drop it, as `python -P` would; and have every
+    Python this process starts (the editor's analysis worker, multiprocessing's helpers) start
+    that way too (`PYTHONSAFEPATH`, Python 3.11+), before any of them imports anything.
+
+    Everything imported before this point (this module's imports, `tilecheck/__init__`'s, runpy's)
+    is already loaded when the interpreter starts, so nothing was looked up in the directory."""
+    if not getattr(sys.flags, "safe_path", False) and sys.path:
+        first = sys.path[0]
+        try:
+            here = first == "" or os.path.abspath(first) == os.getcwd()
+        except OSError:  # the working directory is gone: nothing can be imported from it
+            here = True
+        if here:
+            del sys.path[0]
+    os.environ["PYTHONSAFEPATH"] = "1"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    _forget_working_directory()
+    isolate()
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments == ["--version"]:
         from tilecheck import __version__

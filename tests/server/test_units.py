@@ -88,9 +88,17 @@ def test_budget_settings_default_to_the_clis_and_zero_means_unlimited():
     wrong = ClientSettings.from_client({"perFileTimeout": -1, "perFileMemory": True})
     assert (wrong.per_file_timeout, wrong.per_file_memory) == (60.0, 2048)
     assert wrong.problems == (
-        "`tilecheck.perFileTimeout` must be a number, 0 or more (0: unlimited), got -1; using the default",
-        "`tilecheck.perFileMemory` must be a number, 0 or more (0: unlimited), got True; using the default",
+        "`tilecheck.perFileTimeout` must be a number of seconds from 0 to 1000000 (0: unlimited), got -1; using the default",
+        "`tilecheck.perFileMemory` must be a number of MiB from 0 to 1073741824 (0: unlimited), got True; using the default",
     )
+    hostile = ClientSettings.from_client({"perFileTimeout": float("nan"), "perFileMemory": 10**20})
+    assert (hostile.per_file_timeout, hostile.per_file_memory) == (60.0, 2048)
+    assert hostile.problems == (
+        "`tilecheck.perFileTimeout` must be a number of seconds from 0 to 1000000 (0: unlimited), got nan; using the default",
+        "`tilecheck.perFileMemory` must be a number of MiB from 0 to 1073741824 (0: unlimited), got 100000000000000000000; using the default",
+    )
+    assert ClientSettings.from_client({"perFileTimeout": float("inf")}).per_file_timeout == 60.0
+    assert ClientSettings.from_client({"perFileMemory": 512.5}).per_file_memory == 512
 
 
 def test_documentation_links_only_with_a_repository_url():

@@ -9,10 +9,12 @@ A changed file, a changed sibling or a configuration change that alters a file's
 misses for exactly the files it affects; the other entries stay valid.
 
 Layout: `<cache dir>/<tool fingerprint>/<key[:2]>/<key>.json`, with `CACHEDIR.TAG` and a
-`.gitignore` (`*`) at the top, as ruff's `.ruff_cache`. Entries are JSON, never pickles (a
-cache directory can come with a checked-out tree), written to a temporary file and renamed into
-place, so concurrent runs never see half an entry; an entry that cannot be read or does not
-match is a miss, never an error. Results with an internal error, or that gave up on a file
+`.gitignore` (`*`) at the top, as ruff's `.ruff_cache`. Entries are JSON, never pickles, sealed
+with a MAC of the user's (`cache_store`: a cache directory can come with a checked-out tree),
+written to a temporary file and renamed into place, so concurrent runs never see half an entry;
+an entry that cannot be read, is not sealed by this user or does not match is a miss, never an
+error. A cache directory that cannot be used (not a directory, someone else's, unwritable,
+full) costs only the caching: `problem` says why, once. Results with an internal error, or that gave up on a file
 (TL004, TL005: budgets depend on the machine's load), are never stored.
 """
 
@@ -23,13 +25,13 @@ import dataclasses
 import hashlib
 import json
 import os
-import shutil
 import sys
-import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from tilecheck import __version__
+from tilecheck.app import cache_store
+from tilecheck.app.cache_store import CACHEDIR_TAG, FORMAT, NotACache, clean
 from tilecheck.core import codec, meta
 from tilecheck.core.meta import Problem
 from tilecheck.lint.coverage import Coverage
@@ -40,15 +42,20 @@ if TYPE_CHECKING:
     from tilecheck.core.rule import Rule
     from tilecheck.lint.engine import FileAnalysis
 
+__all__ = [
+    "CACHEDIR_TAG",
+    "CACHE_DIR_ENV",
+    "FORMAT",
+    "NotACache",
+    "ResultCache",
+    "clean",
+    "default_cache_dir",
+    "settings_fingerprint",
+    "tool_fingerprint",
+]
+
 CACHE_DIR_NAME = ".tilecheck_cache"
 CACHE_DIR_ENV = "TILECHECK_CACHE_DIR"
-FORMAT = 3  # bump when the entry layout changes (2: the coverage counts; 3: core.codec records)
-CACHEDIR_TAG = (
-    "Signature: 8a477f597d28d172789f06886806bc55\n"
-    "# This file is a cache directory tag created by tilecheck.\n"
-    "# For information about cache directory tags see https://bford.info/cachedir/\n"
-)
-
 Task = tuple[str, "FileSettings", bytes | None]
 Progress = Callable[[int], None]
 CheckMany = Callable[[Sequence[Task], "Progress | None"], list["FileAnalysis"]]
@@ -58,14 +65,6 @@ def default_cache_dir(project_root: str, explicit: str | None = None) -> str:
     """`--cache-dir`, else `TILECHECK_CACHE_DIR`, else `.tilecheck_cache` in the project root."""
     chosen = explicit or os.environ.get(CACHE_DIR_ENV)
     return os.path.abspath(chosen) if chosen else os.path.join(project_root, CACHE_DIR_NAME)
-
-
-def clean(directory: str) -> bool:
-    """Remove a cache directory (`tilecheck clean`); False when there was none."""
-    if not os.path.isdir(directory):
-        return False
-    shutil.rmtree(directory)
-    return True
 
 
 def _digest(*parts: str | bytes) -> str:
@@ -156,6 +155,9 @@ class ResultCache:
         self._settings: dict[int, tuple[FileSettings, str]] = {}
         self.hits = 0
         self.misses = 0
+        self.problem: str | None = None  # why the directory cannot be used (then it is not)
+        self._usable: bool | None = None  # None: not looked at yet
+        self._secret: bytes | None = None
 
     # keys --------------------------------------------------------------------------------
     def _settings_key(self, settings: FileSettings) -> str:
@@ -164,18 +166,35 @@ class ResultCache:
             known = self._settings[id(settings)] = (settings, settings_fingerprint(settings))
         return known[1]
 
-    def _entry_path(self, path: str, settings: FileSettings) -> str:
+    def _entry(self, path: str, settings: FileSettings) -> tuple[str, str]:
+        """The entry's key and its file."""
         key = _digest(self.tool, self._settings_key(settings), os.path.abspath(path))
-        return os.path.join(self.directory, self.tool, key[:2], key + ".json")
+        return key, os.path.join(self.directory, self.tool, key[:2], key + ".json")
+
+    def _secret_key(self) -> bytes:
+        if self._secret is None:
+            self._secret = cache_store.user_secret()
+        return self._secret
+
+    def usable(self) -> bool:
+        """Whether the directory is (or was made) a tilecheck cache; else `problem` says why."""
+        if self._usable is None:
+            self.problem = cache_store.adopt(self.directory)
+            self._usable = self.problem is None
+        return self._usable
 
     # reading -----------------------------------------------------------------------------
     def load(self, path: str, settings: FileSettings, data: bytes) -> FileAnalysis | None:
         """The stored result of checking `data` as `path`, or None (a miss; never raises)."""
         from tilecheck.lint.engine import FileAnalysis
 
+        key, location = self._entry(path, settings)
+        if not os.path.isdir(self.directory):
+            return None
+        entry = cache_store.unseal(self._secret_key(), key, location)
+        if entry is None:
+            return None
         try:
-            with open(self._entry_path(path, settings), encoding="utf-8") as handle:
-                entry = json.load(handle)
             if entry["content"] != hashlib.sha256(data).hexdigest():
                 return None
             if entry["path"] != os.path.abspath(path):
@@ -212,19 +231,15 @@ class ResultCache:
             "diagnostics": [codec.encode(d, "") for d in result.diagnostics],
             "coverage": [result.coverage.kernels, result.coverage.loops],
         }
-        target = self._entry_path(path, settings)
-        with contextlib.suppress(OSError, ValueError):
-            self._prepare(os.path.dirname(target))
-            _write_atomic(target, json.dumps(entry, ensure_ascii=False, separators=(",", ":")))
-
-    def _prepare(self, directory: str) -> None:
-        if not os.path.isdir(self.directory):
-            os.makedirs(self.directory, exist_ok=True)
-            _write_atomic(os.path.join(self.directory, "CACHEDIR.TAG"), CACHEDIR_TAG)
-            _write_atomic(
-                os.path.join(self.directory, ".gitignore"), "# Automatically created by tilecheck.\n*\n"
-            )
-        os.makedirs(directory, exist_ok=True)
+        if not self.usable():
+            return
+        key, target = self._entry(path, settings)
+        try:
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            cache_store.write_atomic(target, cache_store.seal(self._secret_key(), key, entry))
+        except (OSError, ValueError) as error:  # full, or made read-only meanwhile: stop trying
+            self.problem = f"cannot write it: {getattr(error, 'strerror', None) or error}"
+            self._usable = False
 
     # a whole run -------------------------------------------------------------------------
     def check(
@@ -270,16 +285,3 @@ def _read(path: str) -> bytes | None:
 
     data, failure = read_source(path)
     return data if failure is None else None
-
-
-def _write_atomic(path: str, text: str) -> None:
-    directory = os.path.dirname(path)
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".json")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise

@@ -71,8 +71,16 @@ def _default_included(path: str) -> bool:
 def _walk(
     root: str, excluded: Excluded, ignores: IgnoreFiles | None, included: Callable[[str], bool]
 ) -> Iterator[str]:
-    # os.walk does not follow symlinked directories, so a symlink loop cannot recurse forever.
-    for directory, subdirectories, files in os.walk(root):
+    """The source files under `root`, and every directory that could not be listed (the engine
+    reports it as unreadable, TL003; the walk goes on). os.walk does not follow symlinked
+    directories, so a symlink loop cannot recurse forever; a symlinked file is checked only when
+    it stays inside `root` (as ruff: a link to /etc/shadow or /proc/self/environ is not quoted)."""
+    unlisted: list[str] = []
+    inside = os.path.realpath(root)
+    for directory, subdirectories, files in os.walk(
+        root, onerror=lambda error: unlisted.append(error.filename)
+    ):
+        yield from _drain(unlisted)
         subdirectories[:] = sorted(
             name
             for name in subdirectories
@@ -86,8 +94,23 @@ def _walk(
                 included(path)
                 and not excluded(path, False)
                 and not (ignores is not None and ignores.ignored(path, False))
+                and not _leaves(path, inside)
             ):
                 yield path
+    yield from _drain(unlisted)
+
+
+def _drain(unlisted: list[str]) -> Iterator[str]:
+    while unlisted:
+        yield unlisted.pop(0)
+
+
+def _leaves(path: str, inside: str) -> bool:
+    """Whether `path` is a symbolic link whose target is outside the directory `inside`."""
+    if not os.path.islink(path):
+        return False
+    target = os.path.realpath(path)
+    return not (target == inside or target.startswith(inside.rstrip(os.sep) + os.sep))
 
 
 class IgnoreFiles:
@@ -156,12 +179,19 @@ def _decide(spec: GitIgnoreSpec, path: str, base: str, is_directory: bool) -> bo
     return spec.check_file(relative + "/" if is_directory else relative).include
 
 
+MAX_IGNORE_FILE_BYTES = 1024 * 1024
+
+
 def _read_spec(path: str) -> GitIgnoreSpec | None:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            lines = handle.read().splitlines()
-    except OSError:  # absent (the usual case), a directory, unreadable
+    """The patterns of an ignore file; None when there is none to read: absent (the usual case),
+    a directory, unreadable, a FIFO or a device (never blocking), or past 1 MiB (never read whole:
+    `.gitignore -> /dev/zero`)."""
+    from tilecheck.source.reading import ReadFailure, read_bytes
+
+    data = read_bytes(path, MAX_IGNORE_FILE_BYTES)
+    if isinstance(data, ReadFailure):
         return None
+    lines = data.decode("utf-8", "replace").splitlines()
     from pathspec import GitIgnoreSpec  # only when a project has ignore files
 
     return GitIgnoreSpec.from_lines(lines)

@@ -3,7 +3,9 @@
 `--stdin-filename PATH` names the text for configuration (which rules, `per-file-ignores`,
 backend) and for messages; without it the path is `-`. With `--fix` the fixed source is
 printed to stdout (encoded as it came in) and the remaining findings go to stderr; with
-`--diff` the diff is printed instead. Nothing is ever written to a file.
+`--diff` the diff is printed instead. Nothing is ever written to a file. Standard input is
+read up to the limit files have (`source.reading.MAX_FILE_BYTES`): `yes | tilecheck check -`
+is a file too large to check, not a run that grows until it runs out of memory.
 """
 
 from __future__ import annotations
@@ -58,7 +60,19 @@ def _check_notebook(
 
 
 def read_stdin(stream: BinaryIO | None = None) -> bytes:
-    return (stream or sys.stdin.buffer).read()
+    """Standard input, but at most one byte more than a file may have (so it is known to be
+    too large without reading the rest)."""
+    from tilecheck.source.reading import MAX_FILE_BYTES
+
+    source = stream or sys.stdin.buffer
+    chunks, size = [], 0
+    while size <= MAX_FILE_BYTES:
+        chunk = source.read(min(1 << 20, MAX_FILE_BYTES + 1 - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
 
 
 def check_stdin(
@@ -71,6 +85,15 @@ def check_stdin(
     unsafe: bool = False,
 ) -> StdinCheck:
     name = path or STDIN_PATH
+    from tilecheck.source.reading import MAX_FILE_BYTES
+
+    if len(data) > MAX_FILE_BYTES:
+        from tilecheck.core import meta
+        from tilecheck.core.meta import Problem
+        from tilecheck.lint.engine import FileAnalysis
+
+        message = f"File is too large to check (more than {MAX_FILE_BYTES} bytes)"
+        return StdinCheck(FileAnalysis(name, [meta.at_start(Problem.UNREADABLE_FILE, name, message)]))
     if is_notebook(name):  # a notebook's check; its fixed JSON is what --fix prints
         return _check_notebook(workspace, data, name, fix=fix, diff=diff, unsafe=unsafe)
     first = workspace.check_text(data, name)

@@ -28,6 +28,7 @@ from tilecheck.app.workers import (
     Budget,
     WorkerProcess,
     crashed,
+    die_with_parent,
     limit_memory,
     out_of_memory,
     timed_out,
@@ -156,6 +157,7 @@ def _serve(connection: Connection, job: _Job) -> None:
     """A worker's life: limit itself, then check the files it is given until told to stop."""
     budget = job.budget
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles ^C and kills its workers
+    die_with_parent()
     limit_memory(budget.memory)
     while True:
         try:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
+import time
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
@@ -171,6 +173,53 @@ class WorkerProcess:
         self.connection.close()
         exitcode: int | None = self.process.exitcode
         return exitcode
+
+
+def leave_working_directory() -> None:
+    """A spawned worker's first act: the parent's working directory (an editor's workspace, an
+    untrusted tree) is neither its working directory nor on its sys.path, so nothing a lazy
+    import looks up can come from there. Its questions carry absolute paths and their own cwd;
+    it works in the standard library's directory, which no project is under (paths it words
+    stay absolute)."""
+    try:
+        here = os.getcwd()
+    except OSError:
+        here = None
+    sys.path[:] = [entry for entry in sys.path if entry and os.path.abspath(entry) != here]
+    with contextlib.suppress(OSError):
+        os.chdir(os.path.dirname(os.path.abspath(os.__file__)))
+
+
+PARENT_POLL = 0.5  # seconds between a worker's looks at whether its parent is still there
+
+
+def die_with_parent(*, by_signal: bool = True) -> None:
+    """A worker outlives no parent (a `kill -9` of tilecheck would leave it running, blocked on
+    its pipe): on Linux the kernel kills it when the parent ends (PR_SET_PDEATHSIG, `by_signal`);
+    everywhere, a thread notices that its parent changed and ends the process.
+
+    The kernel sends the signal when the parent *thread* that started the worker ends, so
+    `by_signal` is only for workers whose starting thread outlives them (the CLI's pool)."""
+    import multiprocessing
+    import threading
+
+    parent = multiprocessing.parent_process()
+    expected = parent.pid if parent is not None else os.getppid()
+    if by_signal and sys.platform.startswith("linux"):
+        with contextlib.suppress(Exception):  # no libc to load: the thread still watches
+            import ctypes
+
+            pr_set_pdeathsig = 1
+            ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != expected:  # the parent ended before the kernel was told
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == expected:
+            time.sleep(PARENT_POLL)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="tilecheck-parent-watch", daemon=True).start()
 
 
 def limit_memory(memory: int | None) -> None:

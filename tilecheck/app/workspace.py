@@ -232,6 +232,8 @@ class Workspace:
             run.analyses = cache.check(
                 tasks, lambda missed, done: check_tasks(missed, jobs, done, budget), progress
             )
+            if cache.problem is not None:  # the run went on without it; said once
+                self.resolver.warn(f"result cache {cache.directory} not used: {cache.problem}")
         else:
             results = check_tasks(
                 [(path, settings, None) for path, settings in tasks], jobs, progress, budget

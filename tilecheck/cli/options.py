@@ -21,13 +21,12 @@ def _budget(kind: type[int] | type[float]) -> Callable[[str], float]:
     """A per-file budget: a non-negative number, 0 meaning no limit."""
 
     def parse(value: str) -> float:
+        from tilecheck.config import budgets
+
         try:
-            number = kind(value)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
-        if number < 0:
-            raise argparse.ArgumentTypeError("must be 0 (no limit) or more")
-        return number
+            return budgets.parse(value, whole=kind is int)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
 
     return parse
 

@@ -8,6 +8,7 @@ error, never a blocking read), with a size bound that holds while reading.
 from __future__ import annotations
 
 import difflib
+import errno
 import os
 import stat
 import sys
@@ -80,11 +81,13 @@ def _budget(kind: type) -> Callable[[object], str | None]:
     """A per-file budget: a non-negative `kind` (an int is a float too); 0 means no limit."""
 
     def check(value: object) -> str | None:
+        from tilecheck.config import budgets
+
         if not isinstance(value, (int, float)) or isinstance(value, bool):
             return f"got {_shown(value)}"
-        if value < 0 or not isinstance(value, (int, kind)):
-            return f"got {value}"
-        return None
+        reason = budgets.problem(value, whole=kind is int)
+        shown = repr(value) if len(repr(value)) <= 40 else _shown(value)
+        return None if reason is None else f"got {shown} ({reason})"
 
     return check
 
@@ -180,10 +183,11 @@ def read_bytes(path: str) -> bytes:
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as error:
         raise ConfigError(f"Cannot read configuration file {label}: {error.strerror or error}") from None
+    mode = os.fstat(descriptor).st_mode
+    if not stat.S_ISREG(mode):  # before `fdopen`, which refuses a directory with IsADirectoryError
+        os.close(descriptor)
+        raise ConfigError(f"Cannot read configuration file {label}: it is {_kind(mode)}")
     with os.fdopen(descriptor, "rb") as handle:
-        mode = os.fstat(descriptor).st_mode
-        if not stat.S_ISREG(mode):
-            raise ConfigError(f"Cannot read configuration file {label}: it is {_kind(mode)}")
         try:
             data = handle.read(MAX_CONFIG_BYTES + 1)
         except OSError as error:
@@ -201,6 +205,9 @@ def read_table(path: str) -> dict[str, object] | None:
         document = tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise ConfigError(f"Invalid TOML in {label}: {error}") from None
+    except ValueError as error:  # an integer past Python's 4,300 digits: no budget, no code is
+        reason = str(error).split(";")[0]
+        raise ConfigError(f"Invalid TOML in {label}: {reason}") from None
     except RecursionError:
         raise ConfigError(f"Invalid TOML in {label}: nested too deeply to read") from None
     document = dict(document)  # `tomllib` is typed as returning `dict[str, Any]`
@@ -244,7 +251,11 @@ def config_in(directory: str, tables: dict[str, dict[str, object]] | None = None
                     f"Cannot read configuration file {display_path(candidate)}: it is a broken symbolic link"
                 ) from None
             continue
-        except OSError as error:  # a symlink loop, a permission problem
+        except OSError as error:
+            if error.errno != errno.ELOOP:
+                # The directory cannot be searched (no permission), or the path is too long: as
+                # for a directory never reached, there is no configuration here.
+                continue
             raise ConfigError(
                 f"Cannot read configuration file {display_path(candidate)}: {error.strerror or error}"
             ) from None
@@ -268,7 +279,7 @@ def load(
     """Read one file and what it extends; None for a pyproject.toml without the table.
     `tables` holds tables `config_in` has read already."""
     path = os.path.abspath(path)
-    if path in seen:
+    if os.path.realpath(path) in map(os.path.realpath, seen):  # a cycle through a link is one too
         cycle = " -> ".join(display_path(p) for p in (*seen, path))
         raise ConfigError(f"Circular `extend` in configuration: {cycle}")
     known = tables.pop(path, None) if tables is not None else None

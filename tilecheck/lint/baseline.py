@@ -57,9 +57,12 @@ def _line_layout(text: str, lines: list[str]) -> tuple[set[int], dict[int, int]]
     and the last line of the logical line each line belongs to."""
     blocked: set[int] = set()
     logical_end: dict[int, int] = {}
+    commented: set[int] = set()  # a backslash that ends a comment continues nothing
     try:
         start: int | None = None
         for token in tokenize.generate_tokens(python_lines(text)):
+            if token.type == tokenize.COMMENT:
+                commented.add(token.start[0])
             if token.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
                 if start is not None:
                     for line in range(start, token.start[0] + 1):
@@ -73,6 +76,6 @@ def _line_layout(text: str, lines: list[str]) -> tuple[set[int], dict[int, int]]
     except (tokenize.TokenError, SyntaxError):
         pass
     for number, content in enumerate(lines, 1):
-        if content.rstrip().endswith("\\"):
+        if content.rstrip().endswith("\\") and number not in commented:
             blocked.add(number)
     return blocked, logical_end

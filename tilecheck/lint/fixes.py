@@ -17,6 +17,7 @@ import libcst as cst
 
 from tilecheck.core.types import Diagnostic, Edit, Fix
 from tilecheck.source import guards as nesting
+from tilecheck.source import python_ast
 from tilecheck.source.lines import line_starts, newline_of, to_offset
 from tilecheck.source.python_ast import LINE_BREAK
 
@@ -91,6 +92,7 @@ def parses(text: str) -> bool:
         return False
     try:
         cst.parse_module(text)
+        python_ast.compile_module(text)  # a fix must not make a file CPython refuses
     except Exception:
         return False
     return True

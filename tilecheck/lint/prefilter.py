@@ -41,11 +41,13 @@ def cannot_have_findings(data: bytes, settings: FileSettings) -> str | None:
     if any(len(line) >= LONG_LINE for line in text.splitlines()):
         # The engine's own pre-check (CPython's parser and the tree's depth): a large literal
         # without kernel code is clean without libcst's minutes on it; a refused one is reported.
-        from tilecheck.source.guards import refuse
+        from tilecheck.source.guards import compiler_verdict, refuse
 
-        return text if refuse(text) is None else None
+        if refuse(text) is not None:
+            return None
+        return text if compiler_verdict(text, None)[1] is None else None
     try:
-        python_ast.parse(text)
+        python_ast.compile_module(python_ast.parse(text))  # the compiler refuses more than the parser
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
         return None  # let the full path report it, at its position
     return text

@@ -49,14 +49,25 @@ class Run:
 
 
 def display_path(path: str) -> str:
-    """Paths relative to the working directory when they are inside it."""
+    """Paths relative to the working directory when they are inside it, as valid Unicode: the
+    bytes of a name that are not UTF-8 are shown as U+FFFD (as ruff shows them), so no report
+    writes invalid UTF-8 or fails to encode."""
     if path.startswith("<"):
         return path
     try:
         relative = os.path.relpath(path)
     except ValueError:
-        return path
-    return path if relative.startswith("..") else relative
+        relative = ".."
+    return printable(path if relative.startswith("..") else relative)
+
+
+def printable(text: str) -> str:
+    """`text` with the undecodable bytes of a file name (surrogate escapes) as U+FFFD."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(text).decode("utf-8", "replace")
+    return text
 
 
 def plural(count: int, word: str) -> str:

@@ -79,7 +79,7 @@ def _artifact(path: str, root: str) -> dict[str, object]:
     relative = os.path.relpath(absolute, root)
     if relative.startswith(".."):
         return {"uri": pathlib.Path(absolute).as_uri()}
-    return {"uri": quote(relative.replace(os.sep, "/")), "uriBaseId": ROOT}
+    return {"uri": quote(os.fsencode(relative.replace(os.sep, "/"))), "uriBaseId": ROOT}  # bytes: any name
 
 
 def _region(span: Span) -> dict[str, int]:

@@ -2,6 +2,10 @@
 
 import sys
 
-from tilecheck.server import main
+from tilecheck.__main__ import isolate
+
+isolate()  # before anything else is imported: see there
+
+from tilecheck.server import main  # noqa: E402
 
 sys.exit(main())

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import sys
+
 from lsprotocol import types
 
 from tilecheck import __version__
 from tilecheck.server import code_actions, commands, configuration, diagnostics, hover
+from tilecheck.server.framing import FramedInput
 from tilecheck.server.protocol import TilecheckServer
 from tilecheck.server.session import Session
 
@@ -25,8 +28,12 @@ def create_server() -> tuple[TilecheckServer, Session]:
 def serve() -> int:
     server, session = create_server()
     session.worker.start()  # it imports the rules while the client initializes
+
+    def broken(message: str) -> None:  # the editor shows a server's standard error as its log
+        print(f"tilecheck server: error: {message}", file=sys.stderr, flush=True)
+
     try:
-        server.start_io()
+        server.start_io(stdin=FramedInput(sys.stdin.buffer, broken))  # type: ignore[arg-type]
     finally:
         session.executor.shutdown(wait=False, cancel_futures=True)
         session.worker.close()

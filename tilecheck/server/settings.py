@@ -19,6 +19,7 @@ from typing import Any
 
 from tilecheck.app.supervisor import DEFAULT_MEMORY, DEFAULT_TIMEOUT
 from tilecheck.app.workspace import Options
+from tilecheck.config import budgets
 from tilecheck.config.resolver import OptionNames
 
 SECTION = "tilecheck"
@@ -55,12 +56,7 @@ class ClientSettings:
                 return default
             if kind == "bool" and isinstance(value, bool):
                 return value
-            if (
-                kind == "budget"
-                and isinstance(value, (int, float))
-                and not isinstance(value, bool)
-                and value >= 0
-            ):
+            if kind in ("budget", "memory") and _budget_problem(value, kind) is None:
                 return value or None  # 0: unlimited, as on the command line
             if kind == "str" and isinstance(value, str) and value.strip():
                 return value.strip()
@@ -92,7 +88,7 @@ class ClientSettings:
             show_optimization=read("showOptimization", "bool", True),
             lowering_preview=read("loweringPreview", "bool", True),
             per_file_timeout=read("perFileTimeout", "budget", DEFAULT_TIMEOUT),
-            per_file_memory=_mib(read("perFileMemory", "budget", DEFAULT_MEMORY)),
+            per_file_memory=_mib(read("perFileMemory", "memory", DEFAULT_MEMORY)),
             problems=tuple(problems),
         )
 
@@ -124,8 +120,16 @@ _KINDS = {
     "bool": "true or false",
     "str": "a non-empty string",
     "list": "a list of strings",
-    "budget": "a number, 0 or more (0: unlimited)",
+    "budget": f"a number of seconds from 0 to {budgets.MAX_SECONDS} (0: unlimited)",
+    "memory": f"a number of MiB from 0 to {budgets.MAX_MIB} (0: unlimited)",
 }
+
+
+def _budget_problem(value: object, kind: str) -> str | None:
+    """As the command line's flags are checked (`config.budgets`); MiB may be fractional here."""
+    if kind == "memory" and isinstance(value, float) and 0 <= value <= budgets.MAX_MIB:  # not NaN
+        value = int(value)
+    return budgets.problem(value, whole=kind == "memory")
 
 
 def _mib(value: float | None) -> int | None:

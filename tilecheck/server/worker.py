@@ -29,6 +29,8 @@ from tilecheck.app.workers import (
     WorkerProcess,
     crashed,
     did_not_start,
+    die_with_parent,
+    leave_working_directory,
     limit_memory,
     out_of_memory,
     timed_out,
@@ -258,6 +260,8 @@ def serve(connection: Connection, memory: int | None) -> None:
 
     from tilecheck.source.guards import RECURSION_LIMIT
 
+    leave_working_directory()
+    die_with_parent(by_signal=False)  # restarts start it from the server's executor threads
     sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))  # a process of its own
     limit_memory(memory)
     state = _State()

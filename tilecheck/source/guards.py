@@ -90,6 +90,8 @@ def checked_tree(
         if error.msg.startswith("too many"):  # CPython's nesting limits: brackets, indentation, blocks
             message = f"File is too deeply nested to parse: {error.msg}"
             return None, Refusal("complex", error.lineno or 1, column, message)
+        if error.lineno is None and "\0" in text:  # CPython 3.11 does not say where the NUL is
+            return None, Refusal("syntax", *_nul_position(text), f"Syntax error: {error.msg}")
         return None, Refusal("syntax", error.lineno or 1, column, f"Syntax error: {error.msg}")
     except RecursionError:
         return None, Refusal(
@@ -100,13 +102,40 @@ def checked_tree(
             "File is too complex to parse: CPython's parser runs out of memory on it (too deep or too large)"
         )
         return None, Refusal("complex", 1, 0, message)
-    except ValueError as error:  # NUL bytes, on older Pythons
-        return None, Refusal("syntax", 1, 0, f"Syntax error: {error}")
+    except ValueError as error:  # NUL bytes (a comment's too), before Python 3.12
+        return None, Refusal("syntax", *_nul_position(text), f"Syntax error: {error}")
     where = _too_deep_statement(text, tree) if deep else None
     if where is not None:
         message = f"File is too deeply nested to analyze (an expression nests more than {MAX_DEPTH} levels)"
         return None, Refusal("complex", *where, message)
     return tree, None
+
+
+def compiler_verdict(text: str, tree: ast.Module | None) -> tuple[ast.Module | None, Refusal | None]:
+    """What CPython says of a text libcst parsed: its parser's verdict (when `tree`, its tree of
+    `text`, is not known yet) and then its compiler's, which refuses what no parser does
+    (`break` outside a loop, `return` outside a function, a repeated keyword argument, `nonlocal`
+    at module level, ...). The tree is returned for the rules' context to reuse."""
+    if tree is None:
+        tree, refusal = checked_tree(text, deep=True)  # a decimal past CPython's digit limit is no error
+        if tree is None:  # refused, or accepted only with its long decimals rewritten
+            return None, refusal
+    try:
+        python_ast.compile_module(tree)
+    except SyntaxError as error:
+        column = max((error.offset or 1) - 1, 0)
+        return tree, Refusal("syntax", error.lineno or 1, column, f"Syntax error: {error.msg}")
+    except (RecursionError, MemoryError, ValueError):
+        return tree, None  # the compiler gave up: nothing proven against the file
+    return tree, None
+
+
+def _nul_position(text: str) -> tuple[int, int]:
+    offset = text.find("\0")
+    if offset < 0:
+        return 1, 0
+    line_start = text.rfind("\n", 0, offset) + 1
+    return text.count("\n", 0, offset) + 1, offset - line_start
 
 
 def refuse(text: str, path: str = "<string>") -> Refusal | None:

@@ -3,7 +3,8 @@
 Input that could crash or stall libcst's native parser (which segfaults at about 1,270 nested
 brackets) never reaches it: `guards.suspicious` spots it cheaply, and then CPython's own parser
 decides, so the file gets CPython's verdict at CPython's position. Valid Python that libcst
-cannot parse is said to be so, not called a syntax error.
+cannot parse is said to be so, not called a syntax error; what libcst parses and CPython's
+parser or compiler refuses (a repeated keyword argument, `break` outside a loop) is one.
 """
 
 from __future__ import annotations
@@ -69,6 +70,10 @@ def parse_with_tree(
         return None, text, too_deep, None
     except Exception as error:  # never seen; do not let a parser bug take the run down
         return None, text, _cpython_verdict(path, text) or _libcst_limitation(path, error), None
+    tree, refusal = guards.compiler_verdict(text, tree)  # what libcst accepts and CPython refuses
+    failure = refusal_diagnostic(path, refusal)
+    if failure is not None:
+        return None, text, failure, None
     return module, text, None, tree
 
 

@@ -25,6 +25,14 @@ def parse(source: str | bytes, filename: str = "<unknown>") -> ast.Module:
         return ast.parse(source, filename)
 
 
+def compile_module(source: str | ast.Module) -> None:
+    """CPython's compiler over `source` (a text or a tree), for its verdict only: raises the
+    SyntaxError (`break` outside a loop, a repeated keyword argument, ...) or ValueError it
+    raises. Nothing is run; `dont_inherit`: tilecheck's own `__future__` imports do not apply."""
+    with _LOCK:
+        compile(source, "<tilecheck>", "exec", dont_inherit=True)
+
+
 def literal_eval(source: str) -> object:
     """`ast.literal_eval(source)`: a libcst literal's value (`node.evaluated_value` is this
     without the lock)."""

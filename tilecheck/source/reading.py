@@ -25,16 +25,26 @@ class ReadFailure:
 
     reason: str
     too_large: bool = False
+    subject: str = "file"  # "directory": one a walk could not list
 
 
-def read_bytes(path: str, limit: int = MAX_FILE_BYTES) -> bytes | ReadFailure:
+def read_bytes(
+    path: str, limit: int = MAX_FILE_BYTES, *, follow_symlinks: bool = True
+) -> bytes | ReadFailure:
     """The bytes of the regular file `path`; never blocks, never reads more than `limit` bytes
-    however large the file claims or turns out to be."""
+    however large the file claims or turns out to be; without `follow_symlinks`, a symbolic
+    link is refused (a cache entry that points at /dev/zero or a secret is no entry)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    if not follow_symlinks:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
-        problem = _not_regular(os.stat(path).st_mode)  # before opening: opening a device can act
-        if problem:
+        status = os.stat(path) if follow_symlinks else os.lstat(path)
+        problem = "it is a symbolic link" if stat.S_ISLNK(status.st_mode) else _not_regular(status.st_mode)
+        if stat.S_ISDIR(status.st_mode):
+            return _directory_failure(path, problem)
+        if problem:  # before opening: opening a device can act
             return ReadFailure(problem)
-        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+        descriptor = os.open(path, flags)
         with open(descriptor, "rb", buffering=0, closefd=True) as handle:
             problem = _not_regular(os.fstat(descriptor).st_mode)  # it may have been swapped meanwhile
             if problem:
@@ -63,8 +73,18 @@ def read_source(path: str, limit: int | None = None) -> tuple[bytes | None, Diag
     if found.too_large:
         message = f"File is too large to check ({found.reason})"
     else:
-        message = f"Cannot read file: {found.reason}"
+        message = f"Cannot read {found.subject}: {found.reason}"
     return None, meta.at_start(Problem.UNREADABLE_FILE, path, message)
+
+
+def _directory_failure(path: str, problem: str) -> ReadFailure:
+    """A directory where a file was expected: one that cannot be listed (a walk met it and
+    went on) says why it could not be listed."""
+    try:
+        os.scandir(path).close()
+    except OSError as error:
+        return ReadFailure(error.strerror or str(error), subject="directory")
+    return ReadFailure(problem)
 
 
 def _not_regular(mode: int) -> str:

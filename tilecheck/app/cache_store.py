@@ -1,0 +1,208 @@
+"""The cache's files as untrusted input: a cache directory can come with a checked-out tree, be
+a FIFO or a file, be unwritable or full, and hold anything an attacker wrote.
+
+An entry is a regular file (never followed through a link, never blocking, at most
+`MAX_ENTRY_BYTES`) whose first line names the format and a MAC over the entry's key and its
+payload, keyed by a secret of the user's (outside any tree: `secret_path`), so an entry copied
+to another key, corrupted, or written by anyone without the secret is a miss, never a result.
+The payload is JSON nested at most `MAX_NESTING` deep. A directory is used only when tilecheck
+made it (its `CACHEDIR.TAG`) or it is empty, and `clean` removes only such a directory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import json
+import os
+import re
+import secrets
+import stat
+import tempfile
+from typing import Any
+
+from tilecheck.source.reading import ReadFailure, read_bytes
+
+FORMAT = 4  # bump when the entry layout changes (4: the MAC line)
+MAGIC = b"tilecheck-cache"
+MAX_ENTRY_BYTES = 64 * 1024 * 1024  # twice the largest file checked, with its diagnostics
+MAX_NESTING = 64  # an entry's JSON is 5 deep; deeper is not ours
+CACHEDIR_TAG = (
+    "Signature: 8a477f597d28d172789f06886806bc55\n"
+    "# This file is a cache directory tag created by tilecheck.\n"
+    "# For information about cache directory tags see https://bford.info/cachedir/\n"
+)
+GITIGNORE = "# Automatically created by tilecheck.\n*\n"
+SECRET_BYTES = 32
+
+
+class NotACache(Exception):
+    """`clean` refused a directory; the message says why."""
+
+
+def secret_path() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "tilecheck", "cache-key")
+
+
+def user_secret() -> bytes:
+    """The user's MAC key, made on first use (mode 0600); empty when there is no place for one,
+    which still binds an entry to its key (a copied or corrupt entry is a miss) but not to its
+    writer."""
+    path = secret_path()
+    found = read_bytes(path, 1024, follow_symlinks=False)
+    if not isinstance(found, ReadFailure) and len(found) >= SECRET_BYTES:
+        return found
+    with contextlib.suppress(OSError):
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-key-")
+        try:
+            os.write(handle, secrets.token_bytes(SECRET_BYTES))
+            os.close(handle)
+            with contextlib.suppress(FileExistsError):  # another run made one first: use it
+                os.link(temporary, path)
+        finally:
+            os.unlink(temporary)
+        found = read_bytes(path, 1024, follow_symlinks=False)
+        if not isinstance(found, ReadFailure) and len(found) >= SECRET_BYTES:
+            return found
+    return b""
+
+
+def _mac(secret: bytes, key: str, payload: bytes) -> bytes:
+    return hmac.new(secret, key.encode() + b"\0" + payload, hashlib.sha256).hexdigest().encode()
+
+
+def seal(secret: bytes, key: str, entry: dict[str, Any]) -> bytes:
+    payload = json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+    return b"%s %d %s\n%s" % (MAGIC, FORMAT, _mac(secret, key, payload), payload)
+
+
+def unseal(secret: bytes, key: str, path: str) -> dict[str, Any] | None:
+    """The entry stored for `key` at `path`, or None: absent, not a regular file, too large,
+    another format, a MAC that does not match, or JSON that is not an entry."""
+    data = read_bytes(path, MAX_ENTRY_BYTES, follow_symlinks=False)
+    if isinstance(data, ReadFailure):
+        return None
+    header, _, payload = data.partition(b"\n")
+    parts = header.split(b" ")
+    if len(parts) != 3 or parts[0] != MAGIC or parts[1] != b"%d" % FORMAT:
+        return None
+    if not hmac.compare_digest(parts[2], _mac(secret, key, payload)):
+        return None
+    if _nesting(payload) > MAX_NESTING:
+        return None
+    try:
+        entry = json.loads(payload.decode("utf-8", "surrogatepass"))
+    except (ValueError, RecursionError):
+        return None
+    return entry if isinstance(entry, dict) else None
+
+
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NOT_BRACKETS = bytes(byte for byte in range(256) if byte not in b"[]{}")
+MAX_BRACKETS = 1_000_000  # an entry has a few dozen per diagnostic
+
+
+def _nesting(payload: bytes) -> int:
+    """How deep `payload`'s brackets nest outside its strings, without parsing it (a JSON
+    parser recurses, and the CLI's recursion limit is high)."""
+    brackets = _STRING.sub(b"", payload).translate(None, _NOT_BRACKETS)
+    if len(brackets) > MAX_BRACKETS:
+        return MAX_NESTING + 1
+    depth = deepest = 0
+    for byte in brackets:
+        depth += 1 if byte in b"[{" else -1
+        if depth > deepest:
+            deepest = depth
+            if deepest > MAX_NESTING:
+                break
+    return deepest
+
+
+def write_atomic(path: str, data: bytes | str) -> None:
+    directory = os.path.dirname(path)
+    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".json")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data.encode("utf-8") if isinstance(data, str) else data)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def is_tilecheck_cache(directory: str) -> bool:
+    tag = read_bytes(os.path.join(directory, "CACHEDIR.TAG"), 4096, follow_symlinks=False)
+    return not isinstance(tag, ReadFailure) and tag == CACHEDIR_TAG.encode()
+
+
+def adopt(directory: str) -> str | None:
+    """Make `directory` usable as the cache (create and tag it); why not, when it cannot be."""
+    try:
+        status = os.stat(directory)
+    except FileNotFoundError:
+        status = None
+    except OSError as error:
+        return f"cannot look at it: {error.strerror or error}"
+    try:
+        if status is None:
+            _create(directory)
+        elif not stat.S_ISDIR(status.st_mode):
+            return "it is not a directory"
+        elif not is_tilecheck_cache(directory):
+            if os.listdir(directory):
+                return "it is not empty and has no CACHEDIR.TAG written by tilecheck"
+            _tag(directory)
+    except OSError as error:
+        return f"cannot write it: {error.strerror or error}"
+    return None
+
+
+def _tag(directory: str) -> None:
+    write_atomic(os.path.join(directory, "CACHEDIR.TAG"), CACHEDIR_TAG)
+    write_atomic(os.path.join(directory, ".gitignore"), GITIGNORE)
+
+
+def _create(directory: str) -> None:
+    """A new cache directory appears with its tag in it (made aside, renamed into place), so a
+    concurrent run never sees it untagged and refuses it."""
+    import shutil
+
+    parent = os.path.dirname(os.path.abspath(directory))
+    os.makedirs(parent, exist_ok=True)
+    staging = tempfile.mkdtemp(dir=parent, prefix=".tmp-tilecheck-cache-")
+    try:
+        _tag(staging)
+        os.rename(staging, directory)
+    except OSError:
+        if not is_tilecheck_cache(directory):  # not another run's, made meanwhile
+            raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def clean(directory: str) -> bool:
+    """Remove a cache directory (`tilecheck clean`); False when there was none. Raises
+    `NotACache` for anything but a directory tilecheck made (never a symbolic link to one)."""
+    try:
+        status = os.lstat(directory)
+    except FileNotFoundError:
+        return False
+    except OSError as error:
+        raise NotACache(f"cannot look at it: {error.strerror or error}") from None
+    if stat.S_ISLNK(status.st_mode):
+        raise NotACache("it is a symbolic link")
+    if not stat.S_ISDIR(status.st_mode):
+        raise NotACache("it is not a directory")
+    if not is_tilecheck_cache(directory):
+        raise NotACache("it has no CACHEDIR.TAG written by tilecheck, so it is not a tilecheck cache")
+    import shutil
+
+    try:
+        shutil.rmtree(directory)
+    except OSError as error:
+        raise NotACache(f"removing it failed: {error.strerror or error}") from None
+    return True
