@@ -10,7 +10,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _probe():
-    spec = importlib.util.spec_from_file_location("_probe_tool", os.path.join(ROOT, "tools", "probe_misses.py"))
+    spec = importlib.util.spec_from_file_location(
+        "_probe_tool", os.path.join(ROOT, "tools", "probe_misses.py")
+    )
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclasses look their module up
     spec.loader.exec_module(module)
