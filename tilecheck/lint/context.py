@@ -13,12 +13,13 @@ import libcst as cst
 from tilecheck.backends.profile import Profile
 from tilecheck.core.rule import Rule
 from tilecheck.core.types import Diagnostic, Fix, Related, Severity, Span
+from tilecheck.lint.conditions import CONDITION_NOTE
 from tilecheck.source import python_ast
 from tilecheck.source.kernel_code import may_hold_pypto, may_hold_tilelang
 from tilecheck.source.positions import Locator
 from tilecheck.tilelang.frontend import analyze
 from tilecheck.tilelang.imports import ImportTable
-from tilecheck.tilelang.model import FileModel, Site
+from tilecheck.tilelang.model import FileModel, Guard, Site
 from tilecheck.tilelang.project import ProjectModules
 from tilecheck.tilelang.scope import ModelTooLarge
 
@@ -183,6 +184,14 @@ class Context:
         line = self.span(site.node, site.top, inner.path).line
         where = f"{self.display_path(inner.path)}, line" if inner.path else "line"
         return f" (in macro `{inner.name}`, {where} {line})"
+
+    def condition_note(self, when: tuple[Guard, ...]) -> str:
+        """`` (when `use_tc` is false)`` for a finding that holds only in some branches of
+        Python-level `if` statements tilecheck could not decide, else ``""``."""
+        if not when:
+            return ""
+        parts = [f"`{self.text(guard.test, 40)}` is {'true' if guard.holds else 'false'}" for guard in when]
+        return f"{CONDITION_NOTE}{' and '.join(parts)})"
 
     def display_path(self, path: str) -> str:
         """A project module's path relative to the checked file's folder when it is below it."""

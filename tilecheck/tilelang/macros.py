@@ -70,7 +70,12 @@ class MacroInliner:
         if self.interpreter.state.kernel is not None:
             self.interpreter.state.kernel.macro_calls.append(origin)
         inner = Frame(
-            Env(function.env), function.top, (*frame.origin, origin), frame.certain, frame.depth + 1
+            Env(function.env),
+            function.top,
+            (*frame.origin, origin),
+            frame.certain,
+            frame.depth + 1,
+            guards=frame.guards,
         )
         params = parameters(definition)
         arguments: dict[str, tuple[Value, Sink]] = {}
