@@ -183,7 +183,7 @@ class Context:
         inner = site.origin[-1]
         line = self.span(site.node, site.top, inner.path).line
         where = f"{self.display_path(inner.path)}, line" if inner.path else "line"
-        return f" (in macro `{inner.name}`, {where} {line})"
+        return f" (in {inner.kind} `{inner.name}`, {where} {line})"
 
     def condition_note(self, when: tuple[Guard, ...]) -> str:
         """`` (when `use_tc` is false)`` for a finding that holds only in some branches of
@@ -227,11 +227,11 @@ class Context:
         """For an item inlined from a macro: the inner call sites and the item in the definition."""
         related = []
         for outer, inner in zip(site.origin, site.origin[1:], strict=False):
-            message = f"`{outer.name}` calls macro `{inner.name}` here"
+            message = f"`{outer.name}` calls {inner.kind} `{inner.name}` here"
             related.append(self.related(inner.call, inner.call_top, outer.path, message))
         if site.origin:
             inner = site.origin[-1]
-            related.append(self.related(site.node, site.top, inner.path, f"in macro `{inner.name}`"))
+            related.append(self.related(site.node, site.top, inner.path, f"in {inner.kind} `{inner.name}`"))
         return tuple(related)
 
     def report_at(

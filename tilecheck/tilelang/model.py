@@ -32,6 +32,11 @@ class MacroCall:
     definition: cst.FunctionDef
     definition_top: cst.CSTNode
     path: str | None = None  # the project file defining the macro; None for the checked file
+    helper: bool = False  # a plain Python helper whose returned expression stands for the call
+
+    @property
+    def kind(self) -> str:
+        return "helper" if self.helper else "macro"
 
 
 @dataclass(eq=False)
