@@ -79,8 +79,10 @@ class NestedParallel(Rule):
         neutral_wrappers="Yes: serial, unroll, vectorized, while, runtime if and blocks all break the "
         "chain; allocations without init, constants, aliases and Python-level if do not.",
         generated_ir="Checked on the frontend's output, before any pass generates loops.",
-        proof="Proven: reported only when the breaking statement certainly exists; statements under "
-        "an undecidable Python condition are not evidence.",
+        proof="Proven: reported when the breaking statement certainly exists, or exists whenever the "
+        "loop does under the Python-level conditions tilecheck cannot decide, or under further such "
+        "conditions; the message then names them (`when `use_tc` is false`). Statements that are "
+        "uncertain for any other reason are not evidence.",
         first_pass="Parallel loop layout inference (LayoutInference) and parallel lowering.",
         rewrite="Fuse into one `T.Parallel(M, N)`, move the statement out, or use `T.serial` inside.",
     )
@@ -118,6 +120,16 @@ class NestedParallel(Rule):
             at=((9, 22),),
             message="Bind statement",
         ),
+        Invalid(
+            "import tilelang.language as T\n\n\ndef make(use_tc):\n    @T.prim_func\n"
+            '    def main(B: T.Tensor((64, 64), "float32")):\n'
+            "        with T.Kernel(1, threads=128) as bx:\n            for i in T.Parallel(64):\n"
+            "                if use_tc:\n                    pass\n                else:\n"
+            "                    B[i, 0] = 0\n                    for j in T.Parallel(64):\n"
+            "                        B[i, j] = 0\n    return main\n",
+            at=((13, 30),),
+            message="(when `use_tc` is false)",
+        ),
     ]
 
     def check(self, ctx: Context) -> None:
@@ -144,7 +156,8 @@ class NestedParallel(Rule):
             ctx.report(
                 item.site,
                 f"Nested `T.Parallel` loop: it does not form a strict chain with the enclosing "
-                f"`T.Parallel` at line {outer_line}, because {reason}{ctx.macro_note(item.site)}",
+                f"`T.Parallel` at line {outer_line}, because {reason}{ctx.macro_note(item.site)}"
+                f"{ctx.condition_note(found.when)}",
                 caused_by=pipeline_in_parallel_root(ctx, ancestors),
                 related=(enclosing_parallel(ctx, found.outer), related(ctx, breaker.site, label)),
                 help=rewrite(ctx, breaker, wrapper=found.wrapper, unrolled=unrolled),

@@ -104,7 +104,7 @@ class TileOpInParallel(Rule):
                     call.site,
                     f"Tile operator `T.{call.api}` (`tl.tileop.{call.tile_op}`){expands} inside the "
                     f"`T.Parallel` loop at line {line}; only element-wise operations are allowed in a "
-                    f"parallel region{ctx.macro_note(call.site)}",
+                    f"parallel region{ctx.macro_note(call.site)}{ctx.condition_note(item.guards)}",
                     caused_by=pipeline_in_parallel_root(ctx, ancestors),
                     related=(enclosing_parallel(ctx, outer),),
                     help=tile_op_rewrite(call.api, line),

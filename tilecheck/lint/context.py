@@ -13,12 +13,13 @@ import libcst as cst
 from tilecheck.backends.profile import Profile
 from tilecheck.core.rule import Rule
 from tilecheck.core.types import Diagnostic, Fix, Related, Severity, Span
+from tilecheck.lint.conditions import CONDITION_NOTE
 from tilecheck.source import python_ast
 from tilecheck.source.kernel_code import may_hold_pypto, may_hold_tilelang
 from tilecheck.source.positions import Locator
 from tilecheck.tilelang.frontend import analyze
 from tilecheck.tilelang.imports import ImportTable
-from tilecheck.tilelang.model import FileModel, Site
+from tilecheck.tilelang.model import FileModel, Guard, Site
 from tilecheck.tilelang.project import ProjectModules
 from tilecheck.tilelang.scope import ModelTooLarge
 
@@ -182,7 +183,15 @@ class Context:
         inner = site.origin[-1]
         line = self.span(site.node, site.top, inner.path).line
         where = f"{self.display_path(inner.path)}, line" if inner.path else "line"
-        return f" (in macro `{inner.name}`, {where} {line})"
+        return f" (in {inner.kind} `{inner.name}`, {where} {line})"
+
+    def condition_note(self, when: tuple[Guard, ...]) -> str:
+        """`` (when `use_tc` is false)`` for a finding that holds only in some branches of
+        Python-level `if` statements tilecheck could not decide, else ``""``."""
+        if not when:
+            return ""
+        parts = [f"`{self.text(guard.test, 40)}` is {'true' if guard.holds else 'false'}" for guard in when]
+        return f"{CONDITION_NOTE}{' and '.join(parts)})"
 
     def display_path(self, path: str) -> str:
         """A project module's path relative to the checked file's folder when it is below it."""
@@ -218,11 +227,11 @@ class Context:
         """For an item inlined from a macro: the inner call sites and the item in the definition."""
         related = []
         for outer, inner in zip(site.origin, site.origin[1:], strict=False):
-            message = f"`{outer.name}` calls macro `{inner.name}` here"
+            message = f"`{outer.name}` calls {inner.kind} `{inner.name}` here"
             related.append(self.related(inner.call, inner.call_top, outer.path, message))
         if site.origin:
             inner = site.origin[-1]
-            related.append(self.related(site.node, site.top, inner.path, f"in macro `{inner.name}`"))
+            related.append(self.related(site.node, site.top, inner.path, f"in {inner.kind} `{inner.name}`"))
         return tuple(related)
 
     def report_at(

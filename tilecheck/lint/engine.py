@@ -18,6 +18,7 @@ from tilecheck.core.meta import SUPPRESSION_PROBLEMS, Problem
 from tilecheck.core.registry import builtin_rules, is_builtin
 from tilecheck.core.rule import Rule
 from tilecheck.core.types import Diagnostic
+from tilecheck.lint.conditions import base_message
 from tilecheck.lint.coverage import Coverage
 from tilecheck.source.parsing import parse_with_tree
 from tilecheck.source.reading import read_source
@@ -220,15 +221,17 @@ def _rule_crashed(rule: type[Rule], ctx: Context, result: FileAnalysis, error: B
 
 
 def _unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
-    """Python-level unrolling copies a body: the same finding at the same place counts once."""
-    seen: set[tuple[object, ...]] = set()
-    unique = []
+    """Python-level unrolling copies a body, and a factory may be built with a condition decided
+    and undecided: the same finding at the same place counts once, without a branch condition
+    when one copy holds unconditionally."""
+    chosen: dict[tuple[object, ...], Diagnostic] = {}
     for diagnostic in diagnostics:
-        key = (diagnostic.code, diagnostic.span, diagnostic.message)
-        if key not in seen:
-            seen.add(key)
-            unique.append(diagnostic)
-    return unique
+        message, conditional = base_message(diagnostic.message)
+        key = (diagnostic.code, diagnostic.span, message)
+        known = chosen.get(key)
+        if known is None or (base_message(known.message)[1] and not conditional):
+            chosen[key] = diagnostic
+    return list(chosen.values())
 
 
 def check_file(

@@ -17,7 +17,7 @@ import libcst as cst
 from tilecheck.source import python_ast
 from tilecheck.tilelang import folding, tileops
 from tilecheck.tilelang.imports import ImportTable, ProjectFunction, dotted_name, member_of
-from tilecheck.tilelang.language import ALLOCATIONS, DTYPES, INT32, NO_STATEMENT, SYMBOLS
+from tilecheck.tilelang.language import ALLOCATIONS, DTYPES, INT32, NO_STATEMENT, SYMBOLS, VIEWS
 from tilecheck.tilelang.model import Access, OpCall, Site
 from tilecheck.tilelang.scope import DefinedFunction, Env, Frame, Sink
 from tilecheck.tilelang.syntax import is_reference, string_literal, string_value
@@ -327,6 +327,9 @@ class ExpressionEvaluator:
         if api in ALLOCATIONS:
             args = self.arguments(node, frame, sink)
             return BufferValue(self.allocation(api, node, args, frame))
+        if api in VIEWS:
+            args = self.arguments(node, frame, sink)
+            return BufferValue(self.view(api, node, args, frame))
         if api == "const":
             # Eager JIT: `M = T.const("M")` is a constexpr that is concrete when compiled.
             self.arguments(node, frame, sink)
@@ -374,6 +377,17 @@ class ExpressionEvaluator:
         buffer = Buffer(name="", scope=scope, node=node, shape=shape, api=api, top=frame.top, path=path)
         buffer.dtype = _dtype(node, args)
         return buffer
+
+    def view(self, api: str, node: cst.Call, args: list[Value], frame: Frame) -> Buffer:
+        """`T.reshape(src, shape)` / `T.view(src, ...)`: a new buffer over `src`'s data, in its scope."""
+        source = args[0] if args else None
+        scope = source.buffer.scope if isinstance(source, BufferValue) else "?"
+        shape_value = args[1] if len(args) > 1 and node.args[1].keyword is None else None
+        shape: tuple[Value, ...] | None = None
+        if isinstance(shape_value, PyConst) and isinstance(shape_value.value, (tuple, list)):
+            shape = tuple(v if isinstance(v, Value) else PyConst(v) for v in shape_value.value)
+        path = frame.origin[-1].path if frame.origin else None
+        return Buffer(name="", scope=scope, node=node, shape=shape, api=api, top=frame.top, path=path)
 
     def op_call(self, api: str, node: cst.Call, frame: Frame, sink: Sink) -> Value:
         """Any other TileLang call: record it as an operation and evaluate its arguments."""

@@ -21,6 +21,7 @@ from tilecheck.tilelang.values import (
     PY_INT,
     UNKNOWN,
     Constness,
+    LoopVarList,
     PyConst,
     PyValue,
     TirExpr,
@@ -157,8 +158,18 @@ def _too_big(op: type, left: object, right: object) -> bool:
     return op is cst.Modulo and isinstance(left, (str, bytes))
 
 
-def combine(values: list[Value]) -> Value:
-    """The value of a PrimExpr built from `values` (no folding)."""
+def combine(values: list[Value], runtime: bool = False) -> Value:
+    """The value of a PrimExpr built from `values` (no folding).
+
+    With `runtime` (arithmetic and comparisons), an operand tilecheck cannot evaluate does not
+    hide the result when another operand is proven to hold a TIR variable or a buffer element
+    (`bx * block_M + i`, `A[k] < limit`): whatever the unknown is, TVM's operator builds a
+    PrimExpr of that variable (or the build fails).
+    """
+    if runtime and any(isinstance(v, TirExpr) and v.constness is Constness.SYMBOLIC for v in values):
+        known = [v for v in values if not isinstance(v, Unknown) or isinstance(v, LoopVarList)]
+        if len(known) < len(values):
+            return combine(known) if known else UNKNOWN
     uses: set[Var] = set()
     constness = Constness.CONST
     tir = False
@@ -226,7 +237,7 @@ def binary(op: type, left: Value, right: Value) -> Value:
             return right
         if op not in _FOLD:
             return UNKNOWN
-        return combine([left, right])
+        return combine([left, right], runtime=True)
     if isinstance(left, Unknown) or isinstance(right, Unknown):
         return UNKNOWN
     if isinstance(left, (PyConst, PyValue)) and isinstance(right, (PyConst, PyValue)):
@@ -273,4 +284,4 @@ def compare(operators: list[cst.BaseCompOp], values: list[Value]) -> Value:
             result = None
     if result is not None:
         return PyConst(bool(result))
-    return combine(values)
+    return combine(values, runtime=True)

@@ -40,6 +40,10 @@ ALLOCATIONS: dict[str, str] = {
     "empty": "global",
 }
 
+# TileLang calls that return a new buffer over another one's data (no statement; a store into
+# the view is a BufferStore).
+VIEWS = frozenset({"reshape", "view"})
+
 # TileLang calls that create a symbolic variable.
 SYMBOLS = frozenset({"dynamic", "symbolic", "get_thread_binding", "get_block_binding"})
 

@@ -68,7 +68,7 @@ class LoopBuilder:
         flow = frame.flow
         if flow is None:  # inside a TIR construct: the Python loop still unrolls
             flow = Flow()
-            frame = Frame(frame.env, frame.top, frame.origin, frame.certain, frame.depth, flow)
+            frame = Frame(frame.env, frame.top, frame.origin, frame.certain, frame.depth, flow, frame.guards)
         if elements is not None and len(elements) <= MAX_UNROLL:
             flow.loops += 1
             try:
@@ -87,7 +87,7 @@ class LoopBuilder:
         # Unknown length (or inside a TIR construct): the body runs an unknown number of times.
         self.bind_target(statement.target, UNKNOWN, frame)
         inner_flow = Flow(loops=flow.loops + 1)
-        inner = Frame(frame.env, frame.top, frame.origin, False, frame.depth, inner_flow)
+        inner = Frame(frame.env, frame.top, frame.origin, False, frame.depth, inner_flow, frame.guards)
         self.interpreter.block(suite_body(statement.body), inner, out)
         for name in assigned_names(statement):
             frame.env.bind(name, UNKNOWN)

@@ -51,6 +51,8 @@ class MacroInliner:
         function = callee.function
         if isinstance(function, DefinedFunction) and not function.is_macro and frame.depth < MAX_MACRO_DEPTH:
             made = self.python_result(function, call, frame, sink)
+            if made is None:
+                made = self.helper_result(function, call, frame, sink)
             if made is not None:
                 return made
         if (
@@ -70,7 +72,12 @@ class MacroInliner:
         if self.interpreter.state.kernel is not None:
             self.interpreter.state.kernel.macro_calls.append(origin)
         inner = Frame(
-            Env(function.env), function.top, (*frame.origin, origin), frame.certain, frame.depth + 1
+            Env(function.env),
+            function.top,
+            (*frame.origin, origin),
+            frame.certain,
+            frame.depth + 1,
+            guards=frame.guards,
         )
         params = parameters(definition)
         arguments: dict[str, tuple[Value, Sink]] = {}
@@ -140,6 +147,56 @@ class MacroInliner:
                 env.bind(statement.name.value, PyCallable(DefinedFunction(
                     statement, function.top, env, is_macro, function.path, function.imports)))  # fmt: skip
         return env.lookup(returned.value)
+
+    def helper_result(
+        self, function: DefinedFunction, call: cst.Call, frame: Frame, sink: Sink
+    ) -> Value | None:
+        """A plain helper that computes an expression: TileLang runs it as Python while the
+        kernel is built (it is not rewritten as a macro is), so the call stands for the value
+        it returns, built from the arguments themselves (no Bind per argument). A tile operator
+        it calls without returning is built and dropped; measured with TileLang 0.1.15. Only
+        helpers made of Python-level assignments, such dropped calls and a final `return` are
+        modelled (a loop or a store in a helper fails to build: None, left to TL006)."""
+        body = suite_body(function.node.body)
+        if not body or not all(isinstance(s, cst.SimpleStatementLine) for s in body):
+            return None
+        smalls = [small for s in body if isinstance(s, cst.SimpleStatementLine) for small in s.body]
+        last = smalls[-1] if smalls else None
+        if not isinstance(last, cst.Return) or last.value is None:
+            return None
+        for small in smalls[:-1]:
+            if isinstance(small, cst.Assign) and all(isinstance(t.target, cst.Name) for t in small.targets):
+                continue
+            if isinstance(small, cst.Expr) and (
+                isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
+                or (
+                    isinstance(small.value, cst.Call)
+                    and self.evaluator.api(small.value.func, frame) is not None
+                )
+            ):
+                continue
+            return None
+        definition = function.node
+        origin = MacroCall(
+            definition.name.value, call, frame.top, definition, function.top, function.path, helper=True
+        )
+        env = self.closure(function, call, frame, sink)
+        inner = Frame(
+            env, function.top, (*frame.origin, origin), frame.certain, frame.depth + 1, guards=frame.guards
+        )
+        for small in smalls[:-1]:
+            if isinstance(small, cst.Assign):
+                scratch = Sink([])
+                value = self.evaluator.value(small.value, inner, scratch)
+                if scratch.emits or scratch.calls or scratch.unknown:
+                    return None  # an operation kept in a Python name: not modelled
+                for target in small.targets:
+                    bind_python(target.target, value, env)
+            elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                if self.evaluator.api(small.value.func, inner) is None:
+                    return None  # `T` means something else inside the helper
+                self.evaluator.value(small.value, inner, Sink([]))  # built, then dropped
+        return self.evaluator.value(last.value, inner, sink)
 
     def closure(self, function: DefinedFunction, call: cst.Call, frame: Frame, sink: Sink) -> Env:
         """A factory's parameters bound to the call's arguments (defaults, else unknown)."""

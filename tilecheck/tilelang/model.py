@@ -32,6 +32,11 @@ class MacroCall:
     definition: cst.FunctionDef
     definition_top: cst.CSTNode
     path: str | None = None  # the project file defining the macro; None for the checked file
+    helper: bool = False  # a plain Python helper whose returned expression stands for the call
+
+    @property
+    def kind(self) -> str:
+        return "helper" if self.helper else "macro"
 
 
 @dataclass(eq=False)
@@ -111,15 +116,35 @@ class PipelineRequest:
         return None
 
 
+@dataclass(frozen=True, eq=False)
+class Guard:
+    """One branch of a Python-level `if` whose condition tilecheck could not decide: the `if`
+    as evaluated once (`site`, shared by both branches) and whether its test held."""
+
+    site: Site
+    test: cst.BaseExpression
+    holds: bool
+
+    def same(self, other: Guard) -> bool:
+        return self.site is other.site and self.holds == other.holds
+
+    def contradicts(self, other: Guard) -> bool:
+        return self.site is other.site and self.holds != other.holds
+
+
 @dataclass(eq=False)
 class Item:
     site: Site
     # False when the item exists only for some values of a Python-level condition or
-    # iterable that tilecheck cannot evaluate: never evidence for a proof.
+    # iterable that tilecheck cannot evaluate: never evidence for a proof on its own.
     certain: bool = True
     # The Python-level `if` statements whose condition tilecheck could not decide and whose
     # branch this item was spliced from, outermost first (for `tilecheck explain`).
     conditions: tuple[Site, ...] = ()
+    # The undecided branches the item is in, outermost first; with `conditional`, the item
+    # certainly exists whenever they all hold (it is uncertain only through them).
+    guards: tuple[Guard, ...] = ()
+    conditional: bool = False
 
 
 @dataclass(eq=False)

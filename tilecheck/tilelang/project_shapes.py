@@ -179,7 +179,7 @@ def ast_shapes(
         shape = _ast_loader(node)
         if shape is not None:
             loaders[node.name] = shape
-        if shape is not None or _ast_is_macro(node) or _ast_returns_macro(node):
+        if shape is not None or _ast_is_macro(node) or _ast_returns_macro(node) or _ast_is_helper(node):
             followed.add(node.name)
     return specs, calls, loaders, frozenset(followed), assigns
 
@@ -225,6 +225,20 @@ def _ast_is_macro(function: ast.FunctionDef) -> bool:
         if isinstance(target, ast.Attribute) and target.attr == "macro":
             return True
     return False
+
+
+def _ast_is_helper(function: ast.FunctionDef) -> bool:
+    """A plain function of simple statements that returns an expression: a kernel's call of it
+    stands for that expression (`macros.MacroInliner.helper_result` decides what it models)."""
+    body = function.body
+    simple = (ast.Assign, ast.Expr, ast.Return)
+    return (
+        not function.decorator_list
+        and bool(body)
+        and all(isinstance(statement, simple) for statement in body)
+        and isinstance(body[-1], ast.Return)
+        and body[-1].value is not None
+    )
 
 
 def _ast_returns_macro(function: ast.FunctionDef) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from tilecheck.tilelang.model import Access, Item, Kernel, Loop, Stmt, walk
+from tilecheck.tilelang.model import Access, Guard, Item, Kernel, Loop, Stmt, walk
 from tilecheck.tilelang.values import Var
 
 
@@ -29,6 +29,29 @@ class ChainBreak:
     outer: Loop  # the nearest enclosing parallel loop
     breakers: list[Item]  # the items that break the chain (statements, siblings, wrappers)
     wrapper: bool  # True when `breakers[0]` wraps the inner loop
+    # The undecided Python-level branches the break holds in (empty: in every build).
+    when: tuple[Guard, ...] = ()
+
+
+def present(item: Item) -> bool:
+    """Whether the item certainly exists, or exists whenever its undecided branches hold."""
+    return item.certain or item.conditional
+
+
+def joint_guards(loop: Loop, items: list[Item]) -> tuple[Guard, ...] | None:
+    """The undecided branches under which `loop` and all of `items` exist together (outermost
+    first, each once), or None when one of `items` is not proven to exist when its branches
+    hold, or two of them need opposite branches of one `if`."""
+    found: list[Guard] = list(loop.guards)
+    for item in items:
+        if not present(item):
+            return None
+        for guard in item.guards if not item.certain else ():
+            if any(guard.contradicts(other) for other in found):
+                return None
+            if not any(guard.same(other) for other in found):
+                found.append(guard)
+    return tuple(found)
 
 
 def chain_break(loop: Loop, ancestors: tuple[Item, ...]) -> ChainBreak | None:
@@ -36,8 +59,9 @@ def chain_break(loop: Loop, ancestors: tuple[Item, ...]) -> ChainBreak | None:
 
     TileLang accepts a parallel loop inside another only when it is the other's entire
     body; anything else between them (a statement before or after, a sibling, a wrapper
-    loop, a runtime `if`) is a "Nested parallel loops" error. Items that exist only for
-    some Python-level values (`certain=False`) are never evidence.
+    loop, a runtime `if`) is a "Nested parallel loops" error. An item is evidence when it
+    certainly exists, or exists whenever the undecided Python-level branches it is in hold:
+    the break then holds in those branches (`when`); other uncertain items never are.
     """
     if not loop.is_parallel or is_chain_child(loop, ancestors):
         return None
@@ -46,16 +70,24 @@ def chain_break(loop: Loop, ancestors: tuple[Item, ...]) -> ChainBreak | None:
         return None
     outer = parents[-1]
     index = ancestors.index(outer)
-    between = ancestors[index + 1 :]
+    between = list(ancestors[index + 1 :])
     if between:  # wrapped: a serial loop, a runtime if, a block, ...
-        wrappers = [item for item in between if item.certain]
-        return ChainBreak(outer, wrappers, True) if len(wrappers) == len(between) else None
+        when = joint_guards(loop, between)
+        return ChainBreak(outer, between, True, when) if when is not None else None
     position = outer.body.index(loop)
-    before = [item for item in outer.body[:position] if item.certain]
-    after = [item for item in outer.body[position + 1 :] if item.certain and item is not loop]
-    # Name the nearest statement before the loop first: it is what the author just wrote.
-    others = [*reversed(before), *after]
-    return ChainBreak(outer, others, False) if others else None
+    # Name the nearest statement before the loop first: it is what the author just wrote; an
+    # item present in every build the loop is in before one that needs more branches.
+    candidates = [*reversed(outer.body[:position]), *(i for i in outer.body[position + 1 :] if i is not loop)]
+    found: list[tuple[int, Item, tuple[Guard, ...]]] = []
+    for item in candidates:
+        when = joint_guards(loop, [item])
+        if when is not None:
+            found.append((len(when), item, when))
+    if not found:
+        return None
+    fewest = min(count for count, _, _ in found)
+    chosen = [(item, when) for count, item, when in found if count == fewest]
+    return ChainBreak(outer, [item for item, _ in chosen], False, chosen[0][1])
 
 
 def kernel_items(kernels: list[Kernel]) -> Iterator[tuple[Item, tuple[Item, ...]]]:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from tilecheck.tilelang.imports import ImportTable
-from tilecheck.tilelang.model import Access, FileModel, Item, Kernel, MacroCall, OpCall, Site
+from tilecheck.tilelang.model import Access, FileModel, Guard, Item, Kernel, MacroCall, OpCall, Site
 from tilecheck.tilelang.values import PyConst, PyValue, Value
 
 
@@ -81,24 +81,35 @@ class Frame:
     certain: bool = True
     depth: int = 0
     flow: Flow | None = field(default_factory=Flow)
+    guards: tuple[Guard, ...] = ()  # the undecided Python-level branches being interpreted
 
     def site(self, node: cst.CSTNode) -> Site:
         return Site(node, self.top, self.origin)
 
     def add(self, out: list[Item], item: Item) -> None:
         """Append an item built here; in an uncertain frame it is only possibly present."""
-        if not self.certain:
+        if self.guards:
+            item.guards = self.guards
+            item.conditional = self.certain and (item.certain or item.conditional)
+            item.certain = False
+        elif not self.certain:
             item.certain = False
         out.append(item)
 
     def uncertain(self) -> Frame:
         """A branch that exists only for some Python values: its exits are only possible."""
         flow = Flow(loops=self.flow.loops) if self.flow is not None else None
-        return Frame(self.env, self.top, self.origin, False, self.depth, flow)
+        return Frame(self.env, self.top, self.origin, False, self.depth, flow, self.guards)
+
+    def branch(self, guard: Guard) -> Frame:
+        """One branch of an undecidable Python-level `if`: what it builds exists when `guard`
+        holds (its exits are only possible)."""
+        flow = Flow(loops=self.flow.loops) if self.flow is not None else None
+        return Frame(self.env, self.top, self.origin, self.certain, self.depth, flow, (*self.guards, guard))
 
     def tir(self) -> Frame:
         """The body of a TIR construct (same names; Python control flow not modelled)."""
-        return Frame(self.env, self.top, self.origin, self.certain, self.depth, None)
+        return Frame(self.env, self.top, self.origin, self.certain, self.depth, None, self.guards)
 
     def absorb(self, branch: Frame) -> None:
         """After an undecidable branch that may have returned or broken out, the rest of this

@@ -11,7 +11,7 @@ from tilecheck.tilelang.imports import ImportTable, bindings, dotted_name
 from tilecheck.tilelang.language import SCALAR_ANNOTATIONS, TENSOR_ANNOTATIONS
 from tilecheck.tilelang.loop_builder import LoopBuilder
 from tilecheck.tilelang.macros import MacroInliner
-from tilecheck.tilelang.model import Item, Kernel, Stmt, StmtKind
+from tilecheck.tilelang.model import Guard, Item, Kernel, Stmt, StmtKind
 from tilecheck.tilelang.scope import BuildState, DefinedFunction, Env, Frame, Sink, bind_python
 from tilecheck.tilelang.syntax import assigned_names, has_init, parameters, suite_body
 from tilecheck.tilelang.tileops import Operand
@@ -341,8 +341,9 @@ class KernelInterpreter:
             return
         runtime = isinstance(test, TirExpr)
         stmt = self.statement(StmtKind.IF, statement, frame, out, sink, certain=runtime)
-        then_frame = frame.tir() if runtime else frame.uncertain()
-        else_frame = frame.tir() if runtime else frame.uncertain()
+        condition = frame.site(statement)
+        then_frame = frame.tir() if runtime else frame.branch(Guard(condition, statement.test, True))
+        else_frame = frame.tir() if runtime else frame.branch(Guard(condition, statement.test, False))
         self.block(suite_body(statement.body), then_frame, stmt.body)
         if isinstance(orelse, cst.If):
             self.if_statement(orelse, else_frame, stmt.orelse)
@@ -353,7 +354,6 @@ class KernelInterpreter:
             # in place (no statement), each only possibly present, and what they assign is
             # unknown afterwards.
             out.remove(stmt)
-            condition = frame.site(statement)
             for item in (*stmt.body, *stmt.orelse):
                 item.certain = False
                 item.conditions = (condition, *item.conditions)

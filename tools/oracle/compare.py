@@ -15,6 +15,9 @@ Stdlib only; runs with any Python 3.10+ (it does NOT import tilelang).
    ParallelLocalIndexChecker <=> TL104, FragmentLoopChecker <=> TL105.  Other
    codes are ignored for parity (but shown for disagreeing files).  Files that
    TileLang could not build are excluded from parity and listed separately.
+   A finding that holds only in some Python-level branches ("... (when `flag`
+   is true)") counts only when the file's ``# flags:`` line (written by the
+   conditions family) gives its flags those values.
 
 Exit status: 0 = full agreement, 1 = at least one disagreement, 2 = could not
 run (no oracle venv for uncached files, tilecheck missing or crashing).
@@ -207,6 +210,34 @@ def cases_line(path: Path) -> str:
     return ""
 
 
+def flags_line(path: Path) -> dict[str, bool]:
+    """`# flags: use_tc=true, on=true`: the build-time value of each Python-level flag."""
+    try:
+        for ln in path.read_text().splitlines()[:5]:
+            if ln.startswith("# flags:"):
+                pairs = [
+                    part.strip().split("=", 1) for part in ln[len("# flags:") :].split(",") if "=" in part
+                ]
+                return {name: value == "true" for name, value in pairs}
+    except OSError:
+        pass
+    return {}
+
+
+def applies(message: str, flags: dict[str, bool]) -> bool:
+    """Whether a finding holds in this build: one that holds only "when `x` is true" (and ...)
+    applies unless a flag of the file says otherwise; any other finding always applies."""
+    _, note, tail = message.rpartition(" (when ")
+    if not note or not tail.endswith(")"):
+        return True
+    for condition in tail[:-1].split(" and "):
+        expr, _, value = condition.rpartition(" is ")
+        name = expr.strip("`")
+        if name in flags and flags[name] != (value == "true"):
+            return False
+    return True
+
+
 def short(msg: str | None, n: int = 220) -> str:
     if not msg:
         return ""
@@ -263,7 +294,8 @@ def main(argv: list[str] | None = None) -> int:
     for f in built:
         if f in tc_errors:
             continue
-        ds = diags[f]
+        flags = flags_line(f)
+        ds = [d for d in diags[f] if applies(str(d.get("message", "")), flags)]
         codes = {d.get("code") for d in ds}
         fams = verdicts[f]["families"]
         bad: list[dict[str, Any]] = []

@@ -74,6 +74,11 @@ frag      T.alloc_fragment indexed by the var of a T.Parallel whose extent is a
           ``T.parallel(bx, bx + 8)``; write / read / under if / under serial /
           alias / Bind / unused var / symbolic serial / nested const P.
 
+CONDITIONS (``--conditions``, default 60): files ``cNNNN.py`` whose loop nests sit under
+Python-level conditions and next to names tilecheck cannot evaluate (``os.environ`` flags,
+``types.SimpleNamespace`` integers), built by TileLang with concrete values; a ``# flags:`` line
+records each flag's value for compare.py; see ``kernelgen/conditions.py``.
+
 PROJECTS (``--projects``, default 120): packages ``pNNNN/`` whose ``kernel.py`` takes ``T``
 from a helper module (relative, under ``try:``, re-exported by ``__init__.py``, as a module
 attribute, from a lazy loader), may build its kernel in a class method, and may import its
@@ -107,6 +112,8 @@ import re
 from pathlib import Path
 
 from kernelgen.buffers import FRAG_VARIANTS, LOCAL_VARIANTS, fam_frag, fam_local
+from kernelgen.conditions import COND_VARIANTS, fam_cond, with_preamble
+from kernelgen.conditions import queue as condition_queue
 from kernelgen.context import FUNC_POOL, IMPORTS, Ctx, indent
 from kernelgen.loops import CHAIN_VARIANTS, RANGE_VARIANTS, fam_chain, fam_range
 from kernelgen.macros import MACRO_VARIANTS, fam_macro, fam_macro_buffer_only
@@ -226,6 +233,22 @@ def generate_projects(seed: int, count: int) -> list[tuple[str, dict[str, str], 
     return out
 
 
+def generate_conditioned(seed: int, count: int) -> list[tuple[str, str, list[str]]]:
+    """`count` files `cNNNN.py` of the conditions family (kernelgen/conditions.py), from their own
+    random stream: every variant once, then random ones; one snippet each, sometimes wrapped."""
+    rng = random.Random(seed * 104729 + 3)
+    variants = condition_queue(rng)
+    out = []
+    for index in range(count):
+        ctx = Ctx(random.Random(rng.getrandbits(64)))
+        variant = variants.pop() if variants else ctx.rng.choice(COND_VARIANTS)
+        snippet = fam_cond(ctx, variant)
+        if ctx.rng.random() < 0.2:
+            snippet = _wrap_outer(ctx, snippet)
+        out.append((f"c{index:04d}.py", with_preamble(render(ctx, [snippet], seed, index)), ctx.tags))
+    return out
+
+
 def generate(seed: int, count: int, macro_share: float = 0.0) -> list[tuple[str, str, list[str]]]:
     rng = random.Random(seed)
     queue = coverage_queue(rng)
@@ -262,11 +285,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--count", type=int, default=400)
     ap.add_argument("--out", default="build/oracle/kernels")
     ap.add_argument("--projects", type=int, default=120, help="multi-file projects pNNNN/ to write as well")
+    ap.add_argument(
+        "--conditions",
+        type=int,
+        default=60,
+        help="kernels cNNNN.py under Python-level conditions to write as well",
+    )
     ap.add_argument("--keep", action="store_true", help="do not delete existing k*.py files in --out")
     args = ap.parse_args(argv)
     out = Path(args.out)
     if out.exists() and not args.keep:
-        for p in out.glob("k*.py"):
+        for p in [*out.glob("k*.py"), *out.glob("c[0-9]*.py")]:
             p.unlink()
         for p in out.glob("p[0-9]*/*.py"):
             p.unlink()
@@ -274,6 +303,10 @@ def main(argv: list[str] | None = None) -> int:
     files = generate(args.seed, args.count)
     manifest = {}
     for name, text, tags in files:
+        (out / name).write_text(text)
+        manifest[name] = tags
+    conditioned = generate_conditioned(args.seed, args.conditions)
+    for name, text, tags in conditioned:
         (out / name).write_text(text)
         manifest[name] = tags
     for package, project_files, tags in generate_projects(args.seed, args.projects):
@@ -284,6 +317,7 @@ def main(argv: list[str] | None = None) -> int:
     all_variants = {f"{fam}:{v}" for fam, (_, vs) in FAMILIES.items() for v in vs}
     all_variants |= {f"helper:{v}" for v in HELPER_VARIANTS} | {f"home:{v}" for v in HOME_VARIANTS}
     all_variants |= {f"macros:{v}" for v in PROJECT_MACRO_VARIANTS} if args.projects else set()
+    all_variants |= {f"cond:{v}" for v in COND_VARIANTS} if args.conditions else set()
     covered = {t for tags in manifest.values() for t in tags}
     missing = sorted(v for v in all_variants if not any(t.startswith(v) for t in covered))
     (out / "manifest.json").write_text(
@@ -293,7 +327,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     )
     print(
-        f"[oracle/generate] wrote {len(files)} kernels and {args.projects} projects to {out} (seed {args.seed}); "
+        f"[oracle/generate] wrote {len(files)} kernels, {len(conditioned)} under conditions and "
+        f"{args.projects} projects to {out} (seed {args.seed}); "
         f"{len(all_variants) - len(missing)}/{len(all_variants)} template variants covered"
     )
     if missing:
