@@ -37,7 +37,7 @@ from tilecheck.source.project_files import imported_files
 
 if TYPE_CHECKING:
     from tilecheck.config.resolver import FileSettings
-    from tilecheck.core.rule import Rule
+    from tilecheck.core.catalogue import RuleEntry
     from tilecheck.lint.engine import FileAnalysis
 
 CACHE_DIR_NAME = ".tilecheck_cache"
@@ -110,11 +110,11 @@ def tool_fingerprint() -> str:
     return _digest(*parts)[:16]
 
 
-def _rule_identity(rule: type[Rule]) -> str:
+def _rule_identity(rule: RuleEntry) -> str:
     """A rule by code and class; a rule outside tilecheck (a plugin) also by its module's source."""
-    module = sys.modules.get(rule.__module__)
-    identity = f"{rule.CODE}={rule.__module__}.{rule.__qualname__}"
-    if not rule.__module__.startswith("tilecheck."):
+    identity = f"{rule.CODE}={rule.module}.{rule.qualname}"
+    if not rule.module.startswith("tilecheck."):
+        module = sys.modules.get(rule.module)
         source = getattr(module, "__file__", None)
         identity += f"@{_file_digest(source) if source else 'unknown'}"
     return identity

@@ -29,7 +29,7 @@ from tilecheck.source.reading import read_source
 if TYPE_CHECKING:
     from tilecheck.app.cache import ResultCache
     from tilecheck.config.resolver import FileSettings
-    from tilecheck.core.rule import Rule
+    from tilecheck.core.catalogue import RuleEntry
     from tilecheck.lint.fixes import FixOutcome
     from tilecheck.pypto.api import LowerResult
 
@@ -122,7 +122,7 @@ class Workspace:
         with self._lock:
             return self.resolver.for_path(path).for_file(path)
 
-    def enabled_rules(self, paths: Iterable[str]) -> tuple[type[Rule], ...]:
+    def enabled_rules(self, paths: Iterable[str]) -> tuple[RuleEntry, ...]:
         found = {rule for path in paths for rule in self.file_settings(path).rules}
         return tuple(sorted(found, key=lambda rule: rule.CODE))
 

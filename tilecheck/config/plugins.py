@@ -29,20 +29,25 @@ import re
 import sys
 from functools import cache
 from types import ModuleType
+from typing import TYPE_CHECKING
 
+from tilecheck.core.catalogue import RuleEntry, builtin_entries
 from tilecheck.core.errors import PluginError
-from tilecheck.core.registry import builtin_rules, rules_in_module
-from tilecheck.core.rule import Rule
 from tilecheck.core.types import Grade
+
+if TYPE_CHECKING:
+    from tilecheck.core.rule import Rule
 
 ENTRY_POINT_GROUP = "tilecheck.rules"
 _CODE = re.compile(r"[A-Z]{1,5}[0-9]{1,4}")
 _NAME = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 
 
-def available_rules() -> tuple[type[Rule], ...]:
-    """Built-in rules plus the rules of installed plugins."""
-    return check_unique([*builtin_rules(), *entry_point_rules()])
+def available_rules() -> tuple[RuleEntry, ...]:
+    """Built-in rules plus the rules of installed plugins (the built-in ones are not imported:
+    `core.catalogue`: with no plugin installed, no rule module is)."""
+    plugged = [RuleEntry.of(rule) for rule in entry_point_rules()]
+    return check_unique([*builtin_entries(), *plugged])
 
 
 def has_installed_plugins() -> bool:
@@ -156,6 +161,9 @@ def load_local(name: str, directory: str, configured_in: str) -> tuple[type[Rule
 
 def rules_from(value: object, where: str) -> list[type[Rule]]:
     """The rules a plugin provides, each checked for a well-formed identity."""
+    from tilecheck.core.registry import rules_in_module
+    from tilecheck.core.rule import Rule
+
     candidates: list[object]
     if isinstance(value, ModuleType):
         exported = getattr(value, "__all__", None)
@@ -181,6 +189,8 @@ def rules_from(value: object, where: str) -> list[type[Rule]]:
 
 
 def check_rule(rule: object, where: str) -> None:
+    from tilecheck.core.rule import Rule
+
     if not (inspect.isclass(rule) and issubclass(rule, Rule) and rule is not Rule):
         raise PluginError(f"{where}: {rule!r} is not a subclass of tilecheck.core.rule.Rule")
     label = f"{where}: rule {rule.__name__}"
@@ -198,17 +208,17 @@ def check_rule(rule: object, where: str) -> None:
         raise PluginError(f"{label}: it does not define check(self, ctx)")
 
 
-def check_unique(rules: list[type[Rule]]) -> tuple[type[Rule], ...]:
-    by_code: dict[str, type[Rule]] = {}
-    by_name: dict[str, type[Rule]] = {}
-    unique: list[type[Rule]] = []
+def check_unique(rules: list[RuleEntry]) -> tuple[RuleEntry, ...]:
+    by_code: dict[str, RuleEntry] = {}
+    by_name: dict[str, RuleEntry] = {}
+    unique: list[RuleEntry] = []
     for rule in rules:
         for table, key in ((by_code, rule.CODE), (by_name, rule.NAME)):
             other = table.get(key)
-            if other is not None and other is not rule:
+            if other is not None and other != rule:
                 raise PluginError(
-                    f"two rules use `{key}`: {other.__module__}.{other.__name__} and "
-                    f"{rule.__module__}.{rule.__name__}"
+                    f"two rules use `{key}`: {other.module}.{other.qualname} and "
+                    f"{rule.module}.{rule.qualname}"
                 )
         if rule.CODE not in by_code:
             unique.append(rule)

@@ -251,7 +251,13 @@ def lint_source(
 ) -> FileAnalysis:
     """check_source under a file's resolved configuration (rules, backend, severities)."""
     result = check_source(
-        data, path, settings.rules, settings.backend, known=settings.known, chunks=chunks, timings=timings
+        data,
+        path,
+        settings.rule_classes(),
+        settings.backend,
+        known=settings.known_classes(),
+        chunks=chunks,
+        timings=timings,
     )
     if settings.severities:
         result.diagnostics = [

@@ -32,11 +32,12 @@ def hover_data(analysis: FileAnalysis, settings: FileSettings) -> HoverData:
     from tilecheck.core.docs import markdown
 
     text = analysis.text or ""
-    rules = {rule.CODE: rule for rule in settings.known}
+    known = settings.known_classes()
+    rules = {rule.CODE: rule for rule in known}
     codes = dict.fromkeys(d.code for d in analysis.diagnostics)
     documentation = tuple((code, markdown(rules[code])) for code in codes if code in rules)
     headers = _loop_headers(analysis.context) if analysis.context is not None else ()
-    return HoverData(_suppressions(text, settings.known), documentation, headers)
+    return HoverData(_suppressions(text, known), documentation, headers)
 
 
 def _loop_headers(ctx: Context) -> tuple[Span, ...]:
