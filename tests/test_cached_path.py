@@ -109,3 +109,23 @@ def test_a_changed_rule_file_makes_the_table_stale(tmp_path, monkeypatch):
     assert catalogue.source_digests(str(directory)) != recorded
     monkeypatch.setattr(catalogue, "rules_directory", lambda: str(directory))
     assert catalogue._from_table() is None  # the real table's files are not these
+
+
+def test_entry_points_are_looked_for_without_importlib_metadata(tmp_path, monkeypatch):
+    from tilecheck.config import plugins
+
+    site = tmp_path / "site"
+    other = site / "other-1.0.dist-info"
+    other.mkdir(parents=True)
+    other.joinpath("entry_points.txt").write_text("[console_scripts]\nother = other:main\n")
+    monkeypatch.setattr(sys, "path", [str(site), str(tmp_path / "missing")])
+    assert plugins.may_declare_entry_points() is False
+    declaring = site / "extra-1.0.dist-info"
+    declaring.mkdir()
+    declaring.joinpath("entry_points.txt").write_text("[tilecheck.rules]\nextra = extra\n")
+    assert plugins.may_declare_entry_points() is True
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "missing")])
+    assert plugins.may_declare_entry_points() is False
+    (tmp_path / "bundle.zip").write_bytes(b"")
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "bundle.zip")])
+    assert plugins.may_declare_entry_points() is True  # cannot see inside: ask importlib.metadata

@@ -17,13 +17,12 @@ from typing import TYPE_CHECKING
 
 from tilecheck.app.discover import discover
 from tilecheck.app.scheduling import file_size, largest_first, worker_count
-from tilecheck.app.supervisor import DEFAULT_MEMORY, DEFAULT_TIMEOUT, Budget, run_isolated
+from tilecheck.app.workers import DEFAULT_MEMORY, DEFAULT_TIMEOUT, Budget
 from tilecheck.config.resolver import CLI_NAMES, OptionNames, Overrides, Resolver, Settings
 from tilecheck.config.selection import SelectionError, validate
 from tilecheck.core.errors import UsageError
 from tilecheck.core.types import Diagnostic, Grade
 from tilecheck.lint.engine import FileAnalysis, lint_source
-from tilecheck.lint.prefilter import cannot_have_findings
 from tilecheck.source.reading import read_source
 
 if TYPE_CHECKING:
@@ -288,6 +287,8 @@ class Workspace:
 
         settings = self.file_settings(path)
         if isinstance(text, bytes):
+            from tilecheck.lint.prefilter import cannot_have_findings
+
             plain = cannot_have_findings(text, settings)
             if plain is not None:  # no PyPTO, nothing a rule reports on: no CST to build
                 return LowerResult(plain, [], False, plain)
@@ -299,6 +300,10 @@ def check_tasks(
 ) -> list[FileAnalysis]:
     """Check `(path, settings, bytes or None)` tasks in crash-isolated workers (`tilecheck.app.supervisor`),
     one file at a time, largest first (`tilecheck.app.scheduling`); results in task order."""
+    if not tasks:
+        return []  # every result came from the cache
+    from tilecheck.app.supervisor import run_isolated  # multiprocessing: only when a file is checked
+
     sizes = [file_size(path, data) for path, _, data in tasks]
     order = largest_first(sizes)
     done = run_isolated(
@@ -324,6 +329,8 @@ def check_task(task: Task) -> FileAnalysis:
         data, failure = read_source(path)
         if failure is not None or data is None:
             return FileAnalysis(path, [failure] if failure else [])
+    from tilecheck.lint.prefilter import cannot_have_findings
+
     clean_text = cannot_have_findings(data, settings)
     if clean_text is not None:  # no kernel, no suppression: no CST needed (tilecheck.lint.prefilter)
         return FileAnalysis(path, [], False, clean_text)

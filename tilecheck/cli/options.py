@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
-from tilecheck.app.supervisor import DEFAULT_MEMORY, DEFAULT_TIMEOUT
+from tilecheck.app.workers import DEFAULT_MEMORY, DEFAULT_TIMEOUT
 from tilecheck.app.workspace import Options, Workspace
 from tilecheck.config.resolver import GRADES
 from tilecheck.config.selection import split

@@ -23,7 +23,6 @@ import hashlib
 import importlib
 import importlib.machinery
 import importlib.util
-import inspect
 import os
 import re
 import sys
@@ -53,13 +52,56 @@ def available_rules() -> tuple[RuleEntry, ...]:
 def has_installed_plugins() -> bool:
     """Whether an installed package declares rules (without importing any of them; not cached,
     as `entry_point_rules` is, so it sees what is installed now)."""
+    if not may_declare_entry_points():
+        return False
     from importlib.metadata import entry_points
 
     return bool(entry_points(group=ENTRY_POINT_GROUP))
 
 
+def may_declare_entry_points() -> bool:
+    """False only when no installed distribution can declare a `tilecheck.rules` entry point:
+    no `entry_points.txt` on `sys.path` names the group. Read directly, as importlib.metadata
+    finds them, because importing importlib.metadata costs a cached run more than the rest of
+    its start-up; anything this cannot see into (a zip, an egg, another distribution finder)
+    answers True."""
+    from importlib.machinery import PathFinder
+
+    if any(hasattr(f, "find_distributions") and f is not PathFinder for f in sys.meta_path):
+        return True
+    needle = f"[{ENTRY_POINT_GROUP}]"
+    for entry in sys.path:
+        directory = entry or os.curdir
+        if not os.path.isdir(directory):
+            if os.path.exists(directory):
+                return True  # a zip or an egg
+            continue
+        try:
+            names = os.listdir(directory)
+        except OSError:
+            return True
+        for name in names:
+            if name.endswith((".egg", ".egg-link")) or (
+                name.endswith(".egg-info") and not os.path.isdir(os.path.join(directory, name))
+            ):
+                return True
+            if name.endswith((".dist-info", ".egg-info")):
+                declared = os.path.join(directory, name, "entry_points.txt")
+                try:
+                    with open(declared, encoding="utf-8", errors="replace") as handle:
+                        if needle in handle.read():
+                            return True
+                except FileNotFoundError:
+                    continue
+                except OSError:
+                    return True
+    return False
+
+
 @cache
 def entry_point_rules() -> tuple[type[Rule], ...]:
+    if not may_declare_entry_points():
+        return ()
     from importlib.metadata import entry_points
 
     found: list[type[Rule]] = []
@@ -161,6 +203,8 @@ def load_local(name: str, directory: str, configured_in: str) -> tuple[type[Rule
 
 def rules_from(value: object, where: str) -> list[type[Rule]]:
     """The rules a plugin provides, each checked for a well-formed identity."""
+    import inspect
+
     from tilecheck.core.registry import rules_in_module
     from tilecheck.core.rule import Rule
 
@@ -189,6 +233,8 @@ def rules_from(value: object, where: str) -> list[type[Rule]]:
 
 
 def check_rule(rule: object, where: str) -> None:
+    import inspect
+
     from tilecheck.core.rule import Rule
 
     if not (inspect.isclass(rule) and issubclass(rule, Rule) and rule is not Rule):

@@ -207,7 +207,7 @@ class Settings:
         return cached
 
     def _file_settings(self, hits: tuple[int, ...]) -> FileSettings:
-        rules = self.selection.enabled(self.rules)
+        chosen = set(self.selection.enabled(self.rules))
         ignored = (
             [code for i in hits for code in self.per_file_ignores[1][i]] if self.per_file_ignores else []
         )
@@ -217,7 +217,7 @@ class Settings:
             for rule in self.rules
             if _always_reported(rule)
             or (
-                rule in rules
+                rule in chosen
                 and not any(matches(selector, rule) for selector in ignored)
                 and (grades is None or rule.GRADE is Grade.META or rule.GRADE.value in grades)
             )

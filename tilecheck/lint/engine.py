@@ -19,7 +19,6 @@ from tilecheck.core.registry import builtin_rules, is_builtin
 from tilecheck.core.rule import Rule
 from tilecheck.core.types import Diagnostic
 from tilecheck.lint.coverage import Coverage
-from tilecheck.source.parsing import parse_with_tree
 from tilecheck.source.reading import read_source
 
 if TYPE_CHECKING:  # libcst, the model and the rules are imported when a file is parsed, not before:
@@ -111,6 +110,8 @@ def check_source(
     clock = time.perf_counter
     started = clock()
     result = FileAnalysis(path)
+    from tilecheck.source.parsing import parse_with_tree  # ast and the guards: only to check a file
+
     module, text, failure, tree = parse_with_tree(path, data, chunks)
     if timings is not None:
         timings.files += 1
