@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # libcst, the model and the rules are imported when a file is
     from tilecheck.lint.context import Context
     from tilecheck.source.chunks import ChunkCache
     from tilecheck.tilelang.model import FileModel
+    from tilecheck.tilelang.reuse import KernelMemo
 
 
 @dataclass
@@ -96,6 +97,7 @@ def check_source(
     *,
     known: Iterable[type[Rule]] | None = None,
     chunks: ChunkCache | None = None,
+    kernels: KernelMemo | None = None,
     timings: Timings | None = None,
 ) -> FileAnalysis:
     """Check one file's contents with `rules` (all built-in rules by default).
@@ -104,7 +106,8 @@ def check_source(
     report unused, unknown, unmatched and malformed ones. `known` are the rules a
     suppression may name (the built-in ones and `rules` by default). `chunks` (a
     `tilecheck.source.chunks.ChunkCache` the caller keeps, e.g. per editor buffer) re-parses only
-    the top-level statements that changed since the texts it has seen. `timings` adds the
+    the top-level statements that changed since the texts it has seen, and `kernels` (a
+    `tilecheck.tilelang.reuse.KernelMemo`, likewise) re-models only the kernels they touched. `timings` adds the
     time of each phase to the caller's totals.
     """
     clock = time.perf_counter
@@ -127,7 +130,9 @@ def check_source(
     from tilecheck.lint.suppressions import may_have_suppressions
 
     chosen = list(rules) if rules is not None else list(builtin_rules())
-    ctx = Context(path, text, module, profile_of(backend), python_tree=tree)  # a profile's name works too
+    ctx = Context(
+        path, text, module, profile_of(backend), python_tree=tree, kernels=kernels
+    )  # a profile's name works
     result.module, result.context = module, ctx
     if timings is not None:
         started = clock()
@@ -248,6 +253,7 @@ def lint_source(
     settings: FileSettings,
     *,
     chunks: ChunkCache | None = None,
+    kernels: KernelMemo | None = None,
     timings: Timings | None = None,
 ) -> FileAnalysis:
     """check_source under a file's resolved configuration (rules, backend, severities)."""
@@ -258,6 +264,7 @@ def lint_source(
         settings.backend,
         known=settings.known_classes(),
         chunks=chunks,
+        kernels=kernels,
         timings=timings,
     )
     if settings.severities:
