@@ -38,10 +38,11 @@ format: $(VENV)/.dev
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-# Generated from the rule classes (a test fails while it is stale): after changing a rule's
-# name, grade or docstring.
+# Generated from the rule classes (a test fails while either is stale): after changing a rule's
+# name, grade or docstring (rules/_catalogue.py: after changing any file under rules/).
 docs: $(VENV)/.dev
 	$(BIN)/python -m tilecheck.core.docs docs/rules.md
+	$(BIN)/python -m tilecheck.core.catalogue rules/_catalogue.py
 
 # Differential test against the real TileLang 0.1.15 (large; not part of `make test`).
 oracle: $(VENV)/.dev

@@ -159,9 +159,12 @@ def main() -> int:
         f"{path.name}: {original.count(chr(10))} lines, edit at line {edited_line(original) + 1}, "
         f"{EDITS} edits after {WARMUP} warm-up, {os.cpu_count()} cores, load {load:.1f}"
     )
+    ordered = sorted(latencies)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
     print(
-        f"didChange -> publishDiagnostics: median {statistics.median(latencies) * 1000:.0f} ms "
-        f"(min {min(latencies) * 1000:.0f}, max {max(latencies) * 1000:.0f}; target 150 ms)"
+        f"didChange -> publishDiagnostics: median {statistics.median(latencies) * 1000:.0f} ms, "
+        f"p95 {p95 * 1000:.0f} ms (min {ordered[0] * 1000:.0f}, max {ordered[-1] * 1000:.0f}; "
+        "target: median <= 50 ms, p95 <= 100 ms)"
     )
     print(f"in-process, wall time (parse through the document's chunk cache): {describe(wall)}")
     print(f"in-process, CPU time of the checking thread: {describe(cpu)}")

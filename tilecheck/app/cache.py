@@ -35,11 +35,10 @@ from tilecheck.app.cache_store import CACHEDIR_TAG, FORMAT, NotACache, clean
 from tilecheck.core import codec, meta
 from tilecheck.core.meta import Problem
 from tilecheck.lint.coverage import Coverage
-from tilecheck.source.project_files import imported_files
 
 if TYPE_CHECKING:
     from tilecheck.config.resolver import FileSettings
-    from tilecheck.core.rule import Rule
+    from tilecheck.core.catalogue import RuleEntry
     from tilecheck.lint.engine import FileAnalysis
 
 __all__ = [
@@ -88,32 +87,65 @@ def _file_digest(path: str) -> str | None:
 def tool_fingerprint() -> str:
     """tilecheck's version and the size and time of each of its source files (an edited
     development checkout must not reuse results), and libcst's version."""
-    from importlib import metadata
-
     import tilecheck
+    from tilecheck.core.catalogue import rules_directory
 
-    parts: list[str] = [__version__, f"format {FORMAT}", sys.version]
-    with contextlib.suppress(metadata.PackageNotFoundError):
-        parts.append("libcst " + metadata.version("libcst"))
+    parts: list[str] = [__version__, f"format {FORMAT}", sys.version, "libcst", *_installed("libcst")]
     package = os.path.dirname(os.path.abspath(tilecheck.__file__))
-    roots = [package, os.path.realpath(os.path.join(package, "rules"))]
+    roots = [package, os.path.realpath(rules_directory())]
     for root in roots:
-        for directory, subdirectories, files in os.walk(root):
-            subdirectories[:] = sorted(d for d in subdirectories if d != "__pycache__")
-            for name in sorted(files):
-                if name.endswith((".py", ".toml")):
-                    path = os.path.join(directory, name)
-                    with contextlib.suppress(OSError):
-                        status = os.stat(path)
-                        parts.append(f"{os.path.relpath(path, root)}:{status.st_size}:{status.st_mtime_ns}")
+        _source_stats(root, "", parts)
     return _digest(*parts)[:16]
 
 
-def _rule_identity(rule: type[Rule]) -> str:
+def _source_stats(directory: str, relative: str, parts: list[str]) -> None:
+    """`relative/name:size:mtime` of every .py and .toml file under `directory`, in name order
+    (scandir: a cached run stats ~300 files, and os.walk's path arithmetic cost more than that)."""
+    try:
+        with os.scandir(directory) as scan:
+            entries = sorted(scan, key=lambda entry: entry.name)
+    except OSError:
+        return
+    for entry in entries:
+        name = f"{relative}{entry.name}"
+        with contextlib.suppress(OSError):
+            if entry.is_dir():
+                if entry.name != "__pycache__":
+                    _source_stats(entry.path, f"{name}/", parts)
+            elif entry.name.endswith((".py", ".toml")):
+                status = entry.stat()
+                parts.append(f"{name}:{status.st_size}:{status.st_mtime_ns}")
+
+
+def _installed(name: str) -> list[str]:
+    """Where package `name` is installed, its distribution's metadata directories and the size and
+    time of its `__init__.py` (a reinstall changes them), found without importing it or
+    importlib.metadata (which alone costs a cached run a third of its time)."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.origin:
+        return ["missing"]
+    found = [spec.origin]
+    with contextlib.suppress(OSError):
+        status = os.stat(spec.origin)
+        found.append(f"{status.st_size}:{status.st_mtime_ns}")
+    site = os.path.dirname(os.path.dirname(spec.origin))
+    with contextlib.suppress(OSError):
+        found += sorted(
+            entry for entry in os.listdir(site) if entry.startswith(f"{name}-") and entry.endswith("-info")
+        )
+    return found
+
+
+def _rule_identity(rule: RuleEntry) -> str:
     """A rule by code and class; a rule outside tilecheck (a plugin) also by its module's source."""
-    module = sys.modules.get(rule.__module__)
-    identity = f"{rule.CODE}={rule.__module__}.{rule.__qualname__}"
-    if not rule.__module__.startswith("tilecheck."):
+    identity = f"{rule.CODE}={rule.module}.{rule.qualname}"
+    if not rule.module.startswith("tilecheck."):
+        module = sys.modules.get(rule.module)
         source = getattr(module, "__file__", None)
         identity += f"@{_file_digest(source) if source else 'unknown'}"
     return identity
@@ -221,6 +253,8 @@ class ResultCache:
             meta.is_problem(d, Problem.TOO_COMPLEX, Problem.INTERNAL_ERROR) for d in result.diagnostics
         ):
             return
+        from tilecheck.source.project_files import imported_files  # ast: only for a new entry
+
         absolute = os.path.abspath(path)
         dependencies = [[file, _file_digest(file)] for file in imported_files(absolute, result.text)]
         entry = {

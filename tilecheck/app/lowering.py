@@ -35,7 +35,7 @@ class ConfiguredReporting:
         self.settings = settings
         self.suppressions = None
         if may_have_suppressions(text):
-            self.suppressions = Suppressions.from_source(text, settings.known)
+            self.suppressions = Suppressions.from_source(text, settings.known_classes())
         self.enabled = {rule.CODE for rule in settings.rules}
         self.always = meta.codes_of(ALWAYS_REPORTED)
 

@@ -15,12 +15,14 @@ import signal
 import sys
 import time
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tilecheck.core import meta
 from tilecheck.core.meta import Problem
 from tilecheck.lint.engine import FileAnalysis
+
+if TYPE_CHECKING:  # multiprocessing is imported by the supervisor, when a file needs a worker
+    from multiprocessing.connection import Connection
 
 DEFAULT_TIMEOUT = 60.0  # seconds; a 2,000-line kernel takes well under 2 s
 DEFAULT_MEMORY = 2048  # MiB beyond the worker's size at start; a 2,000-line kernel needs < 150

@@ -18,20 +18,19 @@ from typing import TYPE_CHECKING
 from tilecheck.app.discover import discover
 from tilecheck.app.notebooks import check_notebook
 from tilecheck.app.scheduling import file_size, largest_first, worker_count
-from tilecheck.app.supervisor import DEFAULT_MEMORY, DEFAULT_TIMEOUT, Budget, run_isolated
+from tilecheck.app.workers import DEFAULT_MEMORY, DEFAULT_TIMEOUT, Budget
 from tilecheck.config.resolver import CLI_NAMES, OptionNames, Overrides, Resolver, Settings
 from tilecheck.config.selection import SelectionError, validate
 from tilecheck.core.errors import UsageError
 from tilecheck.core.types import Diagnostic, Grade
 from tilecheck.lint.engine import FileAnalysis, lint_source
-from tilecheck.lint.prefilter import cannot_have_findings
 from tilecheck.source.notebook import is_notebook
 from tilecheck.source.reading import read_source
 
 if TYPE_CHECKING:
     from tilecheck.app.cache import ResultCache
     from tilecheck.config.resolver import FileSettings
-    from tilecheck.core.rule import Rule
+    from tilecheck.core.catalogue import RuleEntry
     from tilecheck.lint.fixes import FixOutcome
     from tilecheck.pypto.api import LowerResult
 
@@ -128,7 +127,7 @@ class Workspace:
         with self._lock:
             return self.resolver.for_path(path).for_file(path)
 
-    def enabled_rules(self, paths: Iterable[str]) -> tuple[type[Rule], ...]:
+    def enabled_rules(self, paths: Iterable[str]) -> tuple[RuleEntry, ...]:
         found = {rule for path in paths for rule in self.file_settings(path).rules}
         return tuple(sorted(found, key=lambda rule: rule.CODE))
 
@@ -309,6 +308,8 @@ class Workspace:
 
         settings = self.file_settings(path)
         if isinstance(text, bytes):
+            from tilecheck.lint.prefilter import cannot_have_findings
+
             plain = cannot_have_findings(text, settings)
             if plain is not None:  # no PyPTO, nothing a rule reports on: no CST to build
                 return LowerResult(plain, [], False, plain)
@@ -320,6 +321,10 @@ def check_tasks(
 ) -> list[FileAnalysis]:
     """Check `(path, settings, bytes or None)` tasks in crash-isolated workers (`tilecheck.app.supervisor`),
     one file at a time, largest first (`tilecheck.app.scheduling`); results in task order."""
+    if not tasks:
+        return []  # every result came from the cache
+    from tilecheck.app.supervisor import run_isolated  # multiprocessing: only when a file is checked
+
     sizes = [file_size(path, data) for path, _, data in tasks]
     order = largest_first(sizes)
     done = run_isolated(
@@ -347,6 +352,8 @@ def check_task(task: Task) -> FileAnalysis:
             return FileAnalysis(path, [failure] if failure else [])
     if is_notebook(path):  # its JSON is not the text to prefilter
         return check_notebook(data, path, settings).detached()
+    from tilecheck.lint.prefilter import cannot_have_findings
+
     clean_text = cannot_have_findings(data, settings)
     if clean_text is not None:  # no kernel, no suppression: no CST needed (tilecheck.lint.prefilter)
         return FileAnalysis(path, [], False, clean_text)

@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {key:<{width}} = {json.dumps(value)}  # {origin}")
     print(f"Rules enabled for this file ({len(file_settings.rules)}):")
     for rule in file_settings.rules:
-        severity = file_settings.severity(rule.CODE, rule.severity()).value
+        severity = file_settings.severity(rule.CODE, rule.SEVERITY).value
         print(f"  {rule.CODE}  {rule.NAME}  [{rule.GRADE.value}, {severity}]")
     return 0
 

@@ -27,7 +27,7 @@ def _rules(args: argparse.Namespace) -> tuple[type[Rule], ...]:
     """Built-in rules, installed plugins, and the local plugins of the working directory's
     configuration (importing a rule imports neither libcst nor the kernel model)."""
     workspace = workspace_from(args)
-    return workspace.settings_for(workspace.resolver.cwd).rules
+    return tuple(rule.load() for rule in workspace.settings_for(workspace.resolver.cwd).rules)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -23,38 +23,85 @@ import hashlib
 import importlib
 import importlib.machinery
 import importlib.util
-import inspect
 import os
 import re
 import sys
 from functools import cache
 from types import ModuleType
+from typing import TYPE_CHECKING
 
+from tilecheck.core.catalogue import RuleEntry, builtin_entries
 from tilecheck.core.errors import PluginError
-from tilecheck.core.registry import builtin_rules, rules_in_module
-from tilecheck.core.rule import Rule
 from tilecheck.core.types import Grade
+
+if TYPE_CHECKING:
+    from tilecheck.core.rule import Rule
 
 ENTRY_POINT_GROUP = "tilecheck.rules"
 _CODE = re.compile(r"[A-Z]{1,5}[0-9]{1,4}")
 _NAME = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 
 
-def available_rules() -> tuple[type[Rule], ...]:
-    """Built-in rules plus the rules of installed plugins."""
-    return check_unique([*builtin_rules(), *entry_point_rules()])
+def available_rules() -> tuple[RuleEntry, ...]:
+    """Built-in rules plus the rules of installed plugins (the built-in ones are not imported:
+    `core.catalogue`: with no plugin installed, no rule module is)."""
+    plugged = [RuleEntry.of(rule) for rule in entry_point_rules()]
+    return check_unique([*builtin_entries(), *plugged])
 
 
 def has_installed_plugins() -> bool:
     """Whether an installed package declares rules (without importing any of them; not cached,
     as `entry_point_rules` is, so it sees what is installed now)."""
+    if not may_declare_entry_points():
+        return False
     from importlib.metadata import entry_points
 
     return bool(entry_points(group=ENTRY_POINT_GROUP))
 
 
+def may_declare_entry_points() -> bool:
+    """False only when no installed distribution can declare a `tilecheck.rules` entry point:
+    no `entry_points.txt` on `sys.path` names the group. Read directly, as importlib.metadata
+    finds them, because importing importlib.metadata costs a cached run more than the rest of
+    its start-up; anything this cannot see into (a zip, an egg, another distribution finder)
+    answers True."""
+    from importlib.machinery import PathFinder
+
+    if any(hasattr(f, "find_distributions") and f is not PathFinder for f in sys.meta_path):
+        return True
+    needle = f"[{ENTRY_POINT_GROUP}]"
+    for entry in sys.path:
+        directory = entry or os.curdir
+        if not os.path.isdir(directory):
+            if os.path.exists(directory):
+                return True  # a zip or an egg
+            continue
+        try:
+            names = os.listdir(directory)
+        except OSError:
+            return True
+        for name in names:
+            if name.endswith((".egg", ".egg-link")) or (
+                name.endswith(".egg-info") and not os.path.isdir(os.path.join(directory, name))
+            ):
+                return True
+            if name.endswith((".dist-info", ".egg-info")):
+                declared = os.path.join(directory, name, "entry_points.txt")
+                try:
+                    with open(declared, encoding="utf-8", errors="replace") as handle:
+                        if needle in handle.read():
+                            return True
+                except FileNotFoundError:
+                    continue
+                except OSError:
+                    return True
+    return False
+
+
 @cache
 def entry_point_rules() -> tuple[type[Rule], ...]:
+    if not may_declare_entry_points():
+        return ()
     from importlib.metadata import entry_points
 
     found: list[type[Rule]] = []
@@ -156,6 +203,11 @@ def load_local(name: str, directory: str, configured_in: str) -> tuple[type[Rule
 
 def rules_from(value: object, where: str) -> list[type[Rule]]:
     """The rules a plugin provides, each checked for a well-formed identity."""
+    import inspect
+
+    from tilecheck.core.registry import rules_in_module
+    from tilecheck.core.rule import Rule
+
     candidates: list[object]
     if isinstance(value, ModuleType):
         exported = getattr(value, "__all__", None)
@@ -181,6 +233,10 @@ def rules_from(value: object, where: str) -> list[type[Rule]]:
 
 
 def check_rule(rule: object, where: str) -> None:
+    import inspect
+
+    from tilecheck.core.rule import Rule
+
     if not (inspect.isclass(rule) and issubclass(rule, Rule) and rule is not Rule):
         raise PluginError(f"{where}: {rule!r} is not a subclass of tilecheck.core.rule.Rule")
     label = f"{where}: rule {rule.__name__}"
@@ -198,17 +254,17 @@ def check_rule(rule: object, where: str) -> None:
         raise PluginError(f"{label}: it does not define check(self, ctx)")
 
 
-def check_unique(rules: list[type[Rule]]) -> tuple[type[Rule], ...]:
-    by_code: dict[str, type[Rule]] = {}
-    by_name: dict[str, type[Rule]] = {}
-    unique: list[type[Rule]] = []
+def check_unique(rules: list[RuleEntry]) -> tuple[RuleEntry, ...]:
+    by_code: dict[str, RuleEntry] = {}
+    by_name: dict[str, RuleEntry] = {}
+    unique: list[RuleEntry] = []
     for rule in rules:
         for table, key in ((by_code, rule.CODE), (by_name, rule.NAME)):
             other = table.get(key)
-            if other is not None and other is not rule:
+            if other is not None and other != rule:
                 raise PluginError(
-                    f"two rules use `{key}`: {other.__module__}.{other.__name__} and "
-                    f"{rule.__module__}.{rule.__name__}"
+                    f"two rules use `{key}`: {other.module}.{other.qualname} and "
+                    f"{rule.module}.{rule.qualname}"
                 )
         if rule.CODE not in by_code:
             unique.append(rule)

@@ -11,10 +11,14 @@ import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
+    from tilecheck.core.catalogue import RuleEntry
     from tilecheck.core.rule import Rule
+
+# A rule class or its identity (`core.catalogue.RuleEntry`): selection reads only CODE and NAME.
+Selectable = TypeVar("Selectable", bound="RuleEntry | type[Rule]")
 
 _PREFIX = re.compile(r"[A-Za-z]+[0-9]*")
 
@@ -23,13 +27,13 @@ class SelectionError(ValueError):
     pass
 
 
-def matches(selector: str, rule: type[Rule]) -> bool:
+def matches(selector: str, rule: RuleEntry | type[Rule]) -> bool:
     if selector == "ALL" or selector == rule.NAME:
         return True
     return _PREFIX.fullmatch(selector) is not None and rule.CODE.startswith(selector.upper())
 
 
-def validate(selectors: Iterable[str], rules: Iterable[type[Rule]]) -> None:
+def validate(selectors: Iterable[str], rules: Iterable[RuleEntry | type[Rule]]) -> None:
     rules = list(rules)
     for selector in selectors:
         if not any(matches(selector, rule) for rule in rules):
@@ -42,7 +46,7 @@ def validate(selectors: Iterable[str], rules: Iterable[type[Rule]]) -> None:
 _LOOK_ALIKE_DIGITS = str.maketrans("OoDQIilL|SsZzB", "00001111155228")
 
 
-def suggest(word: str, rules: Iterable[type[Rule]]) -> str | None:
+def suggest(word: str, rules: Iterable[RuleEntry | type[Rule]]) -> str | None:
     """The code or rule name a mistyped `word` was meant to be: a code or code prefix with
     look-alike letters in its number (`TL1O1` -> `TL101`), else the closest rule name. Codes are
     not matched by similarity: `TL777` is not a typo of `TL417`."""
@@ -81,7 +85,7 @@ class Layer:
 class Selection:
     layers: list[Layer] = field(default_factory=list)
 
-    def enabled(self, rules: Iterable[type[Rule]]) -> list[type[Rule]]:
+    def enabled(self, rules: Iterable[Selectable]) -> list[Selectable]:
         chosen = []
         for rule in rules:
             on = True
@@ -98,14 +102,14 @@ class Selection:
 
 
 def select(
-    rules: Iterable[type[Rule]], select: list[str] | None, ignore: list[str] | None
-) -> list[type[Rule]]:
+    rules: Iterable[Selectable], select: list[str] | None, ignore: list[str] | None
+) -> list[Selectable]:
     """Rules chosen by `select` (all when None) minus `ignore`; the most specific selector wins."""
     layer = Layer(tuple(select) if select is not None else None, (), tuple(ignore or ()))
     return Selection([layer]).enabled(rules)
 
 
-def specificity(selectors: list[str], rule: type[Rule]) -> int | None:
+def specificity(selectors: list[str], rule: RuleEntry | type[Rule]) -> int | None:
     best = None
     for selector in selectors:
         if matches(selector, rule):

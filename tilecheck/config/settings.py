@@ -15,16 +15,16 @@ from typing import TYPE_CHECKING
 from tilecheck.config.file import ConfigFile
 from tilecheck.config.patterns import PathPatterns, PatternTable
 from tilecheck.config.selection import Layer, Selection, SelectionError, matches, specificity, validate
-from tilecheck.core import meta
+from tilecheck.core.catalogue import RuleEntry, code_reporting, key_name
 from tilecheck.core.errors import ConfigError, ProfileError
 from tilecheck.core.meta import ALWAYS_REPORTED, Problem
-from tilecheck.core.rule import Rule
 from tilecheck.core.types import Grade, Severity
 from tilecheck.source.notebook import SUFFIX as NOTEBOOK_SUFFIX
 
 if TYPE_CHECKING:
     from tilecheck.backends.profile import Profile
     from tilecheck.config.resolver import Resolver
+    from tilecheck.core.rule import Rule
 
 SOURCE_SUFFIXES = (".py", ".pyi", NOTEBOOK_SUFFIX)  # what a directory walk checks, before `extend-include`
 GRADES = tuple(grade.value for grade in Grade if grade is not Grade.META)
@@ -43,10 +43,12 @@ FIX_SELECTOR_KEYS = ("fixable", "unfixable", "extend-safe-fixes", "extend-unsafe
 
 @dataclass
 class FileSettings:
-    """Everything the engine needs for one file."""
+    """Everything the engine needs for one file. The rules are their identities
+    (`core.catalogue`): resolving and keying settings imports no rule module; the engine
+    loads the classes (`rule_classes`)."""
 
-    rules: tuple[type[Rule], ...]  # enabled, in code order
-    known: tuple[type[Rule], ...]  # every rule a suppression may name
+    rules: tuple[RuleEntry, ...]  # enabled, in code order
+    known: tuple[RuleEntry, ...]  # every rule a suppression may name
     backend: Profile | None
     severities: dict[str, Severity]  # code -> overridden severity
     # code -> None: its fixes are not offered; True/False: its fixes count as safe/unsafe
@@ -54,6 +56,20 @@ class FileSettings:
 
     def severity(self, code: str, default: Severity) -> Severity:
         return self.severities.get(code, default)
+
+    def rule_classes(self) -> tuple[type[Rule], ...]:
+        return tuple(rule.load() for rule in self.rules)
+
+    def known_classes(self) -> tuple[type[Rule], ...]:
+        return tuple(rule.load() for rule in self.known)
+
+
+def _always_reported(rule: RuleEntry) -> bool:
+    """A file that could not be read, parsed or analyzed: reported whatever the selection."""
+    return rule.REPORTS is not None and rule.REPORTS in _ALWAYS_REPORTED_KEYS
+
+
+_ALWAYS_REPORTED_KEYS = frozenset(key_name(key) for key in ALWAYS_REPORTED)
 
 
 class Settings:
@@ -75,7 +91,7 @@ class Settings:
         return None, None
 
     @cached_property
-    def rules(self) -> tuple[type[Rule], ...]:
+    def rules(self) -> tuple[RuleEntry, ...]:
         """Built-in, entry-point and this configuration's local plugin rules (when trusted)."""
         from tilecheck.config import plugins
 
@@ -85,7 +101,7 @@ class Settings:
         if origin is not None and names:
             if plugins.trusted(origin.directory, self.resolver.allow_plugins):
                 for name in names:
-                    found += plugins.load_local(name, origin.directory, origin.label)
+                    found += map(RuleEntry.of, plugins.load_local(name, origin.directory, origin.label))
             else:
                 self.skipped_plugins = True
                 self.resolver.warn(plugins.untrusted_warning(names, origin.label))
@@ -231,7 +247,7 @@ class Settings:
                     raise ConfigError(
                         f"{where}: `{key}` cannot be configured: a file that cannot be read, parsed or "
                         "analyzed is always an error (suppression findings can be configured by code, "
-                        f'e.g. {meta.code_of(Problem.UNUSED_SUPPRESSION)} = "warning")'
+                        f'e.g. {_unused_suppression_code()} = "warning")'
                     )
                 if key not in GRADES:
                     check([key], where)
@@ -260,15 +276,15 @@ class Settings:
         return cached
 
     def _file_settings(self, hits: tuple[tuple[int, int], ...]) -> FileSettings:
-        rules = self.selection.enabled(self.rules)
+        chosen = set(self.selection.enabled(self.rules))
         ignored = [code for t, i in hits for code in self.per_file_ignores[t][1][i]]
         grades = self.resolver.overrides.grades
         rules = [
             rule
             for rule in self.rules
-            if rule.REPORTS in ALWAYS_REPORTED
+            if _always_reported(rule)
             or (
-                rule in rules
+                rule in chosen
                 and not any(matches(selector, rule) for selector in ignored)
                 and (grades is None or rule.GRADE is Grade.META or rule.GRADE.value in grades)
             )
@@ -280,10 +296,10 @@ class Settings:
                 severities[rule.CODE] = override
         return FileSettings(tuple(rules), self.rules, self.backend, severities, self.fix_policy)
 
-    def _severity_of(self, rule: type[Rule]) -> Severity | None:
+    def _severity_of(self, rule: RuleEntry) -> Severity | None:
         if rule.GRADE is Grade.OPTIMIZATION:
             return None  # optimization findings are always notes
-        if rule.REPORTS in ALWAYS_REPORTED:
+        if _always_reported(rule):
             return None  # a file that could not be analyzed is always an error
         best: tuple[int, str] | None = None
         for key, value in self.severity_table.items():
@@ -298,10 +314,14 @@ class Settings:
         return Severity(best[1]) if best is not None else None
 
 
-def _only_always_on(selector: str, rules: Iterable[type[Rule]]) -> bool:
+def _only_always_on(selector: str, rules: Iterable[RuleEntry]) -> bool:
     """Does `selector` name only the findings that say a file could not be analyzed?"""
     chosen = [rule for rule in rules if matches(selector, rule)]
-    return bool(chosen) and all(rule.REPORTS in ALWAYS_REPORTED for rule in chosen)
+    return bool(chosen) and all(_always_reported(rule) for rule in chosen)
+
+
+def _unused_suppression_code() -> str:
+    return code_reporting(Problem.UNUSED_SUPPRESSION)
 
 
 class _SelectorCheck:
@@ -311,7 +331,7 @@ class _SelectorCheck:
     `lenient`: local plugins were configured but not trusted, so a selector that names no
     known rule may name one of theirs; it is accepted."""
 
-    def __init__(self, rules: Iterable[type[Rule]], *, lenient: bool = False) -> None:
+    def __init__(self, rules: Iterable[RuleEntry], *, lenient: bool = False) -> None:
         self.rules = tuple(rules)
         self.lenient = lenient
         self.exact = {rule.CODE for rule in self.rules} | {rule.NAME for rule in self.rules}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 
-from tilecheck.core.registry import rule_reporting
+from tilecheck.core.catalogue import code_reporting, entry_reporting
 from tilecheck.core.types import Diagnostic, Span
 
 
@@ -49,7 +49,7 @@ SUPPRESSION_PROBLEMS = (
 
 
 def code_of(problem: Problem) -> str:
-    return rule_reporting(problem).CODE
+    return code_reporting(problem)
 
 
 def codes_of(problems: frozenset[Problem] | tuple[Problem, ...]) -> frozenset[str]:
@@ -63,8 +63,8 @@ def is_problem(diagnostic: Diagnostic, *problems: Problem) -> bool:
 
 def diagnostic(problem: Problem, path: str, span: Span, message: str) -> Diagnostic:
     """A finding of the engine's own, under the rule that reports `problem`."""
-    rule = rule_reporting(problem)
-    return Diagnostic(path, span, rule.CODE, rule.NAME, rule.GRADE, rule.severity(), message)
+    rule = entry_reporting(problem)  # its identity: the rule's module is not imported
+    return Diagnostic(path, span, rule.CODE, rule.NAME, rule.GRADE, rule.SEVERITY, message)
 
 
 def at_start(problem: Problem, path: str, message: str) -> Diagnostic:

@@ -21,6 +21,7 @@ from tilecheck.tilelang.frontend import analyze
 from tilecheck.tilelang.imports import ImportTable
 from tilecheck.tilelang.model import FileModel, Guard, Site
 from tilecheck.tilelang.project import ProjectModules
+from tilecheck.tilelang.reuse import KernelMemo
 from tilecheck.tilelang.scope import ModelTooLarge
 
 T = TypeVar("T")
@@ -44,8 +45,10 @@ class Context:
         backend: Profile | None = None,
         *,
         python_tree: ast.Module | None = None,
+        kernels: KernelMemo | None = None,
     ) -> None:
-        """`python_tree` is CPython's tree of `source` when the caller built it already."""
+        """`python_tree` is CPython's tree of `source` when the caller built it already;
+        `kernels` the kernels of the same document's earlier versions (`tilelang.reuse`)."""
         self.path = path
         self.source = source
         self.module = module
@@ -60,6 +63,7 @@ class Context:
         self._foreign_tops: dict[int, str] | None = None
         self._python_tree = python_tree
         self._python_tree_known = python_tree is not None
+        self._kernels = kernels
 
     def memo(self, key: str, compute: Callable[[], T]) -> T:
         """`compute()` once per file for every rule that asks under `key` (e.g. one analysis that
@@ -114,7 +118,7 @@ class Context:
                 self._model = FileModel()
             else:
                 try:
-                    self._model = analyze(self.module, self.imports)
+                    self._model = analyze(self.module, self.imports, self._kernels)
                 except ModelTooLarge:
                     raise
                 except RecursionError as error:

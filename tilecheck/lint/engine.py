@@ -20,7 +20,6 @@ from tilecheck.core.rule import Rule
 from tilecheck.core.types import Diagnostic
 from tilecheck.lint.conditions import base_message
 from tilecheck.lint.coverage import Coverage
-from tilecheck.source.parsing import parse_with_tree
 from tilecheck.source.reading import read_source
 
 if TYPE_CHECKING:  # libcst, the model and the rules are imported when a file is parsed, not before:
@@ -32,6 +31,7 @@ if TYPE_CHECKING:  # libcst, the model and the rules are imported when a file is
     from tilecheck.lint.context import Context
     from tilecheck.source.chunks import ChunkCache
     from tilecheck.tilelang.model import FileModel
+    from tilecheck.tilelang.reuse import KernelMemo
 
 
 @dataclass
@@ -98,6 +98,7 @@ def check_source(
     *,
     known: Iterable[type[Rule]] | None = None,
     chunks: ChunkCache | None = None,
+    kernels: KernelMemo | None = None,
     timings: Timings | None = None,
 ) -> FileAnalysis:
     """Check one file's contents with `rules` (all built-in rules by default).
@@ -106,12 +107,15 @@ def check_source(
     report unused, unknown, unmatched and malformed ones. `known` are the rules a
     suppression may name (the built-in ones and `rules` by default). `chunks` (a
     `tilecheck.source.chunks.ChunkCache` the caller keeps, e.g. per editor buffer) re-parses only
-    the top-level statements that changed since the texts it has seen. `timings` adds the
+    the top-level statements that changed since the texts it has seen, and `kernels` (a
+    `tilecheck.tilelang.reuse.KernelMemo`, likewise) re-models only the kernels they touched. `timings` adds the
     time of each phase to the caller's totals.
     """
     clock = time.perf_counter
     started = clock()
     result = FileAnalysis(path)
+    from tilecheck.source.parsing import parse_with_tree  # ast and the guards: only to check a file
+
     module, text, failure, tree = parse_with_tree(path, data, chunks)
     if timings is not None:
         timings.files += 1
@@ -127,7 +131,9 @@ def check_source(
     from tilecheck.lint.suppressions import may_have_suppressions
 
     chosen = list(rules) if rules is not None else list(builtin_rules())
-    ctx = Context(path, text, module, profile_of(backend), python_tree=tree)  # a profile's name works too
+    ctx = Context(
+        path, text, module, profile_of(backend), python_tree=tree, kernels=kernels
+    )  # a profile's name works
     result.module, result.context = module, ctx
     if timings is not None:
         started = clock()
@@ -250,11 +256,19 @@ def lint_source(
     settings: FileSettings,
     *,
     chunks: ChunkCache | None = None,
+    kernels: KernelMemo | None = None,
     timings: Timings | None = None,
 ) -> FileAnalysis:
     """check_source under a file's resolved configuration (rules, backend, severities)."""
     result = check_source(
-        data, path, settings.rules, settings.backend, known=settings.known, chunks=chunks, timings=timings
+        data,
+        path,
+        settings.rule_classes(),
+        settings.backend,
+        known=settings.known_classes(),
+        chunks=chunks,
+        kernels=kernels,
+        timings=timings,
     )
     if settings.severities:
         result.diagnostics = [

@@ -33,7 +33,7 @@ def cannot_have_findings(data: bytes, settings: FileSettings) -> str | None:
     """The decoded text of a file no enabled rule can report on, else None (check it fully)."""
     if may_hold_kernel_code(data) or any(word in data for word in SUPPRESSION_WORDS):
         return None
-    if not all(rule.__module__.startswith(BUILTIN_PREFIX) for rule in settings.rules):
+    if not all(rule.module.startswith(BUILTIN_PREFIX) for rule in settings.rules):
         return None
     text = _decode(data)
     if text is None:

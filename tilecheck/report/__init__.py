@@ -11,7 +11,7 @@ from tilecheck.core.meta import Problem
 from tilecheck.core.types import Diagnostic, Grade, NotebookCell, Severity, Span
 
 if TYPE_CHECKING:
-    from tilecheck.core.rule import Rule
+    from tilecheck.core.catalogue import RuleEntry
     from tilecheck.lint.coverage import Coverage
 
 OUTPUT_FORMATS = ("full", "concise", "grouped", "json", "json-lines", "sarif", "github", "gitlab", "junit")
@@ -24,7 +24,7 @@ class Run:
     diagnostics: list[Diagnostic]  # sorted
     sources: dict[str, str]  # path -> text, for excerpts
     files_checked: int
-    rules: tuple[type[Rule], ...] = ()  # the rules that were enabled for some file
+    rules: tuple[RuleEntry, ...] = ()  # the rules that were enabled for some file
     fixed: int = 0  # diagnostics fixed by --fix
     unsafe_fixes: bool = False  # unsafe fixes count as applicable
     show_fix_hint: bool = True  # say how many are fixable (after --fix: only the unsafe ones left)

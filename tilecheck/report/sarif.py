@@ -105,10 +105,11 @@ def line_fingerprint(diagnostic: Diagnostic, source: str | None, seen: dict[tupl
 def document(run: Run, root: str | None = None) -> dict[str, object]:
     root = os.path.abspath(root or os.getcwd())
     repository = repository_url()
-    rules: dict[str, type[Rule]] = {rule.CODE: rule for rule in run.rules}
+    enabled = tuple(rule.load() for rule in run.rules)
+    rules: dict[str, type[Rule]] = {rule.CODE: rule for rule in enabled}
     for diagnostic in run.diagnostics:
         if diagnostic.code not in rules:
-            rule = by_code(diagnostic.code, run.rules or None) or by_code(diagnostic.code)
+            rule = by_code(diagnostic.code, enabled or None) or by_code(diagnostic.code)
             if rule is not None:
                 rules[rule.CODE] = rule
     ordered = sorted(rules.values(), key=lambda r: r.CODE)

@@ -43,7 +43,8 @@ def hover_data(analysis: FileAnalysis, settings: FileSettings) -> HoverData:
     from tilecheck.core.docs import what_it_does
 
     text = analysis.text or ""
-    rules = {rule.CODE: rule for rule in settings.known}
+    known = settings.known_classes()
+    rules = {rule.CODE: rule for rule in known}
     codes = dict.fromkeys(d.code for d in analysis.diagnostics)
     documentation = tuple(
         RuleBrief(
@@ -53,7 +54,7 @@ def hover_data(analysis: FileAnalysis, settings: FileSettings) -> HoverData:
         if code in rules
     )
     headers = _loop_headers(analysis.context) if analysis.context is not None else ()
-    return HoverData(_suppressions(text, settings.known), documentation, headers)
+    return HoverData(_suppressions(text, known), documentation, headers)
 
 
 def _loop_headers(ctx: Context) -> tuple[Span, ...]:

@@ -296,6 +296,7 @@ def serve(connection: Connection, memory: int | None) -> None:
 class _State:
     def __init__(self) -> None:
         self.chunks: dict[str, Any] = {}
+        self.kernels: dict[str, Any] = {}  # uri -> its KernelMemo (tilelang.reuse)
         self.workspaces: dict[tuple[str, Options], Any] = {}
         self.contexts: OrderedDict[str, tuple[str, Any]] = OrderedDict()  # uri -> (text, context)
         self.dependencies: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}  # uri -> (imports, files)
@@ -303,6 +304,7 @@ class _State:
     def tell(self, message: tuple[str, ...]) -> None:
         if message[0] == "forget":
             self.chunks.pop(message[1], None)
+            self.kernels.pop(message[1], None)
             self.contexts.pop(message[1], None)
             self.dependencies.pop(message[1], None)
         elif message[0] == "reset":
@@ -331,11 +333,16 @@ class _State:
             from tilecheck.source.chunks import ChunkCache
 
             chunks = self.chunks[request.uri] = ChunkCache(max_chunks=CHUNKS_PER_DOCUMENT)
+        kernels = self.kernels.get(request.uri)
+        if kernels is None:
+            from tilecheck.tilelang.reuse import KernelMemo
+
+            kernels = self.kernels[request.uri] = KernelMemo()
         if request.kind == "fix":
             from tilecheck.lint.fixes import fix_text
 
             def lint(text: str) -> FileAnalysis:
-                return lint_source(text, request.path, settings, chunks=chunks)
+                return lint_source(text, request.path, settings, chunks=chunks, kernels=kernels)
 
             return fix_text(request.text, lint, first=request.first).text
         from tilecheck.server import hover_data
@@ -344,9 +351,11 @@ class _State:
             assert request.position is not None
             kept = self.contexts.get(request.uri)
             if kept is None or kept[0] != request.text:
-                kept = self._keep(request, lint_source(request.text, request.path, settings, chunks=chunks))
+                kept = self._keep(
+                    request, lint_source(request.text, request.path, settings, chunks=chunks, kernels=kernels)
+                )
             return LoopHovers(tuple(hover_data.loops_at(kept[1], *request.position)) if kept[1] else ())
-        analysis = lint_source(request.text, request.path, settings, chunks=chunks)
+        analysis = lint_source(request.text, request.path, settings, chunks=chunks, kernels=kernels)
         self._keep(request, analysis)
         hovers = hover_data.hover_data(analysis, settings)
         dependencies = self._dependencies(request)

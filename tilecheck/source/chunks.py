@@ -65,12 +65,30 @@ class ChunkCache:
         self.hits = 0
         self.misses = 0
         self._chunks: OrderedDict[tuple[str, bool, bool, str, str], ParsedChunk] = OrderedDict()
+        # A chunk's first statement with the previous chunk's trailing lines as its leading
+        # lines, by both: an unchanged statement stays the same node from one text to the next
+        # (the kernel model reuses what it built from it, `tilelang.reuse`).
+        self._joined: OrderedDict[tuple[object, ...], Statement] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._chunks)
 
     def clear(self) -> None:
         self._chunks.clear()
+        self._joined.clear()
+
+    def _join(
+        self, key: tuple[str, bool, bool, str, str], statement: Statement, leading: tuple[cst.EmptyLine, ...]
+    ) -> Statement:
+        joined_key = (key, tuple(_empty_line_key(line) for line in leading))
+        found = self._joined.get(joined_key)
+        if found is None:
+            found = self._joined[joined_key] = statement.with_changes(leading_lines=leading)
+            while len(self._joined) > self.max_chunks:
+                self._joined.popitem(last=False)
+        else:
+            self._joined.move_to_end(joined_key)
+        return found
 
     def _get(self, key: tuple[str, bool, bool, str, str]) -> ParsedChunk | None:
         found = self._chunks.get(key)
@@ -176,7 +194,7 @@ def _assemble(text: str, cache: ChunkCache, tree: ast.Module | None) -> cst.Modu
             cache._put(key, parsed)
         statements = list(parsed.statements)
         if leading is not None and statements:
-            statements[0] = statements[0].with_changes(leading_lines=leading)
+            statements[0] = cache._join(key, statements[0], leading)
         body.extend(statements)
         leading = parsed.next_leading
         if first:
@@ -227,6 +245,11 @@ def _parse_chunk(
         footer=tuple(module.footer) if last else (),
         has_trailing_newline=module.has_trailing_newline,
     )
+
+
+def _empty_line_key(line: cst.EmptyLine) -> tuple[object, ...]:
+    comment = line.comment.value if line.comment is not None else None
+    return (line.indent, line.whitespace.value, comment, line.newline.value)
 
 
 def _is_sentinel(statement: Statement | None) -> bool:

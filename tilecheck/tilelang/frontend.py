@@ -25,8 +25,12 @@ import libcst as cst
 from tilecheck.tilelang.imports import ImportTable
 from tilecheck.tilelang.model import FileModel
 from tilecheck.tilelang.python_level import PythonLevel
+from tilecheck.tilelang.reuse import KernelMemo
 
 
-def analyze(module: cst.Module, imports: ImportTable | None = None) -> FileModel:
-    """The kernel model of a parsed module."""
-    return PythonLevel(module, imports or ImportTable.from_module(module)).run()
+def analyze(
+    module: cst.Module, imports: ImportTable | None = None, memo: KernelMemo | None = None
+) -> FileModel:
+    """The kernel model of a parsed module; `memo` (one per editor document) reuses the kernels
+    an earlier version of it built, where nothing they read changed (`tilelang.reuse`)."""
+    return PythonLevel(module, imports or ImportTable.from_module(module), memo).run()

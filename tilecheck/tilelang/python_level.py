@@ -10,7 +10,8 @@ import libcst as cst
 from tilecheck.tilelang.imports import ImportTable, ProjectFunction, ProjectModule, bindings, try_imports
 from tilecheck.tilelang.language import TENSOR_ANNOTATIONS
 from tilecheck.tilelang.model import FileModel, Site
-from tilecheck.tilelang.scope import BuildState, DefinedFunction, Env, Frame, Sink, bind_python
+from tilecheck.tilelang.reuse import KernelMemo, KeyBuilder, Snapshot, replay
+from tilecheck.tilelang.scope import MAX_WORK, BuildState, DefinedFunction, Env, Frame, Sink, bind_python
 from tilecheck.tilelang.statements import KernelInterpreter
 from tilecheck.tilelang.syntax import (
     assigned_names,
@@ -41,8 +42,9 @@ class PythonLevel:
     and the calls that instantiate them. Kernels found on the way are built by the kernel
     interpreter, with which it shares the build state."""
 
-    def __init__(self, module: cst.Module, imports: ImportTable) -> None:
+    def __init__(self, module: cst.Module, imports: ImportTable, memo: KernelMemo | None = None) -> None:
         self.module = module
+        self.memo = memo  # kernels built for this document's earlier versions (the editor's)
         self.source: str | None = None  # the module's text, generated once if a class needs it
         self.imports = imports
         self.state = BuildState()
@@ -85,6 +87,30 @@ class PythonLevel:
                 finally:
                     self.state.factory_call = None
         return self.state.model
+
+    def build_kernel(self, node: cst.FunctionDef, top: cst.CSTNode, env: Env) -> None:
+        """Interpret a kernel definition, or take the same build from `memo` (`tilelang.reuse`)."""
+        memo = self.memo
+        if memo is None:
+            self.interpreter.kernel(node, top, env)
+            return
+        keys = KeyBuilder(memo)
+        key = keys.key(node, top, env, self.imports)
+        model = self.state.model
+        kept = memo.get(key)
+        if kept is not None and self.state.work + kept.work <= MAX_WORK:
+            replay(kept, model)
+            self.state.work += kept.work
+            memo.reused += 1
+            return
+        known = [*keys.callables, *self.functions, *self.factories]
+        known += [made for made in self.project_functions.values() if made is not None]
+        before = Snapshot.of(model, self.state.work, known)
+        self.interpreter.kernel(node, top, env)
+        memo.built += 1
+        built = before.added(model, self.state.work, keys.keep_alive)
+        if built is not None:
+            memo.put(key, built)
 
     def project_function(self, function: ProjectFunction) -> DefinedFunction | None:
         """A macro, loader or macro factory imported from a project module, in an environment
@@ -185,11 +211,11 @@ class PythonLevel:
             if isinstance(statement, cst.FunctionDef):
                 apis = self.evaluator.decorator_apis(statement, env)
                 if "prim_func" in apis:
-                    self.interpreter.kernel(statement, anchor, env)
+                    self.build_kernel(statement, anchor, env)
                     env.bind(statement.name.value, PyValue())
                     continue
                 if self.is_eager_kernel(statement, env):
-                    self.interpreter.kernel(statement, anchor, env)
+                    self.build_kernel(statement, anchor, env)
                     env.bind(statement.name.value, PyValue())
                     continue
                 callee = DefinedFunction(statement, anchor, env, is_macro="macro" in apis)

@@ -1,0 +1,142 @@
+"""The editor's re-check re-models only the kernel an edit touched (`tilecheck.tilelang.reuse`),
+and what it reuses gives exactly what a fresh check of the same text gives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tilecheck.config.resolver import Resolver
+from tilecheck.core.codec import encode
+from tilecheck.lint.engine import FileAnalysis, lint_source
+from tilecheck.source.chunks import ChunkCache, parse_module
+from tilecheck.tilelang.reuse import KernelMemo
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = sorted(
+    path
+    for path in (ROOT / "fixtures").rglob("*.py")
+    if "prim_func" in path.read_text(encoding="utf-8") and "projects" not in path.parts
+)
+
+THREE_KERNELS = """\
+import tilelang.language as T
+
+
+def first(M):
+    @T.prim_func
+    def main(A: T.Tensor((M,), "float32")):
+        with T.Kernel(1) as bx:
+            for i in T.Parallel(M):
+                A[i] = 0.0
+
+    return main
+
+
+def second(N):
+    @T.prim_func
+    def main(B: T.Tensor((N,), "float32")):
+        with T.Kernel(1) as bx:
+            for k in T.serial(0, N, 1):
+                B[k] = 1.0
+
+    return main
+
+
+@T.prim_func
+def third(C: T.Tensor((8,), "float32")):
+    with T.Kernel(1) as bx:
+        for j in T.Parallel(8):
+            C[j] = 2.0
+"""
+
+
+def settings_for(path: Path):
+    return Resolver(isolated=True).for_path(str(path)).for_file(str(path))
+
+
+def outcome(analysis: FileAnalysis) -> list[object]:
+    """Everything a check reports: the diagnostics (every field) and what the model covered."""
+    return [[encode(d, "") for d in analysis.diagnostics], analysis.internal_error, analysis.coverage]
+
+
+def test_an_edit_inside_one_kernel_models_only_that_kernel(tmp_path):
+    path = tmp_path / "k.py"
+    chunks, memo = ChunkCache(), KernelMemo()
+    settings = settings_for(path)
+    first = lint_source(THREE_KERNELS, str(path), settings, chunks=chunks, kernels=memo)
+    assert (memo.built, memo.reused) == (3, 0)
+    assert first.model is not None and len(first.model.kernels) == 3
+    edited = THREE_KERNELS.replace("T.serial(0, N, 1)", "T.serial(0, N, 0)")
+    again = lint_source(edited, str(path), settings, chunks=chunks, kernels=memo)
+    assert (memo.built, memo.reused) == (4, 2)  # the second kernel only, the other two reused
+    assert [(d.code, d.span.line, d.span.column) for d in again.diagnostics] == [("TL205", 18, 21)]
+    assert outcome(again) == outcome(lint_source(edited, str(path), settings))
+    unchanged = lint_source(
+        edited + "\n# a comment at the end\n", str(path), settings, chunks=chunks, kernels=memo
+    )
+    assert (memo.built, memo.reused) == (5, 4)  # the comment joins the last statement's chunk
+    assert outcome(unchanged)[0] == outcome(again)[0]
+
+
+def test_a_kernel_whose_constant_changed_is_modeled_again(tmp_path):
+    path = tmp_path / "k.py"
+    text = "import tilelang.language as T\n\nSTEP = 1\n\n" + THREE_KERNELS.split("\n", 2)[2].replace(
+        "T.serial(0, N, 1)", "T.serial(0, N, STEP)"
+    )
+    chunks, memo = ChunkCache(), KernelMemo()
+    settings = settings_for(path)
+    assert lint_source(text, str(path), settings, chunks=chunks, kernels=memo).diagnostics == []
+    edited = text.replace("STEP = 1", "STEP = 0")
+    again = lint_source(edited, str(path), settings, chunks=chunks, kernels=memo)
+    assert (memo.built, memo.reused) == (4, 2)  # the kernel reading STEP, not the others
+    assert [d.code for d in again.diagnostics] == ["TL205"]
+
+
+def test_an_unchanged_statement_stays_the_same_node_from_one_text_to_the_next():
+    chunks = ChunkCache()
+    before = parse_module(THREE_KERNELS, chunks)
+    after = parse_module(THREE_KERNELS.replace("A[i] = 0.0", "A[i] = 3.0"), chunks)
+    same = [old is new for old, new in zip(before.body, after.body, strict=True)]
+    assert same == [True, False, True, True]
+
+
+EDITS = st.sampled_from(["comment", "blank", "digit", "delete", "duplicate"])
+
+
+def edit(text: str, kind: str, where: int) -> str:
+    lines = text.split("\n")
+    index = where % len(lines)
+    line = lines[index]
+    if kind == "comment":
+        lines[index] = f"{line}  # edited"
+    elif kind == "blank":
+        lines.insert(index, "")
+    elif kind == "digit":
+        for digit in "0123456789":
+            if digit in line:
+                lines[index] = line.replace(digit, str((int(digit) + 1) % 10), 1)
+                break
+    elif kind == "delete":
+        del lines[index]
+    else:
+        lines.insert(index, line)
+    return "\n".join(lines)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(FIXTURES),
+    st.lists(st.tuples(EDITS, st.integers(min_value=0, max_value=10_000)), min_size=1, max_size=4),
+)
+def test_a_reused_check_equals_a_fresh_one(fixture, edits):
+    text = fixture.read_text(encoding="utf-8")
+    settings = settings_for(fixture)
+    chunks, memo = ChunkCache(), KernelMemo()
+    lint_source(text, str(fixture), settings, chunks=chunks, kernels=memo)
+    for kind, where in edits:
+        text = edit(text, kind, where)
+        reused = lint_source(text, str(fixture), settings, chunks=chunks, kernels=memo)
+        assert outcome(reused) == outcome(lint_source(text, str(fixture), settings))
