@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from tilecheck.backends.profile import profile_of
 from tilecheck.core.types import Diagnostic
+from tilecheck.explain import shared_memory
 from tilecheck.explain.merge import mark_partial, merge, walk_nodes
 from tilecheck.lint.context import Context
 from tilecheck.report import display_path
@@ -142,6 +144,7 @@ class Builder:
             "kernel", f"kernel {kernel.name}", span.line, span.column + 1, lines=(span.line, span.end_line)
         )
         root.details = [self.under(condition, "defined") for condition in kernel.conditions]
+        root.details += shared_memory.table(kernel, profile_of(self.ctx.backend))
         root.children = self.items(kernel.body)
         return root
 

@@ -115,7 +115,9 @@ def shared_layout(
     """`stages` maps a pipelined loop (`id(loop)`) to a `num_stages` to size it with instead."""
     layout = SharedLayout(target_class)
     if target_class not in SIZED_CLASSES:
-        layout.undecided.append(f"tilecheck does not size shared memory for the {target_class.value} class")
+        layout.undecided.append(
+            "tilecheck does not model this class's layout yet (TMA buffers, versions, mbarriers)"
+        )
         return layout
     if len(_kernel_launches(kernel)) != 1:
         layout.undecided.append("the function does not launch exactly one `T.Kernel`")
