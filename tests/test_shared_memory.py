@@ -147,3 +147,25 @@ def test_explain_prints_the_table_per_target_class(tmp_path, monkeypatch, capsys
         "  shared memory per block, TMA, warp-specialised (sm_90a, sm_100a, sm_120): not sized (tilecheck does "
         "not model this class's layout yet (TMA buffers, versions, mbarriers))",
     ]
+
+
+def test_hover_on_kernel_launch_gives_bytes_and_limit():
+    import libcst as cst
+
+    from tilecheck.backends import get_profile
+    from tilecheck.core.types import Span
+    from tilecheck.lint.context import Context
+    from tilecheck.server.hover_data import kernel_launches
+
+    source = "import tilelang\n" + gemm(bm=128, bn=128, bk=64, stages=4)
+    ctx = Context("k.py", source, cst.parse_module(source), backend=get_profile("cuda-sm86"))
+    ((span, text),) = kernel_launches(ctx)
+    assert span == Span(10, 9, 10, 50)  # `T.Kernel(N // 128, M // 128, threads=128)`
+    assert text.splitlines()[:5] == [
+        "**`T.Kernel` of `main`**",
+        "",
+        "- shared memory per block, cp.async (sm_80, sm_86, sm_89): 131,072 bytes (131,072 dynamic + 0 static); "
+        "the limit on cuda-sm86 is 101,376: EXCEEDS it",
+        "  - `A_s`: (128 x 64) float16 x 4 versions = 65,536 bytes  (offset 0, statements 2-2)",
+        "  - `B_s`: (64 x 128) float16 x 4 versions = 65,536 bytes  (offset 65,536, statements 2-2)",
+    ]
