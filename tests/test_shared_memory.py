@@ -169,3 +169,26 @@ def test_hover_on_kernel_launch_gives_bytes_and_limit():
         "  - `A_s`: (128 x 64) float16 x 4 versions = 65,536 bytes  (offset 0, statements 2-2)",
         "  - `B_s`: (64 x 128) float16 x 4 versions = 65,536 bytes  (offset 65,536, statements 2-2)",
     ]
+
+
+def test_json_and_sarif_carry_the_bytes(tmp_path, monkeypatch, capsys):
+    import json
+
+    from tilecheck.core.codec import decode, encode
+
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, {"k.py": gemm(bm=128, bn=128, bk=64, stages=4)})
+    data = {
+        "bytes": 131072,
+        "dynamic_bytes": 131072,
+        "static_bytes": 0,
+        "limit": 101376,
+        "backend": "cuda-sm89",
+    }
+    outcome = run(capsys, "k.py", "--backend", "cuda-sm89", "--output-format", "json", "--isolated")
+    (record,) = json.loads(outcome.out)
+    assert (record["code"], record["line"], record["column"], record["data"]) == ("TL501", 9, 10, data)
+    assert encode(decode(record)) == record
+    outcome = run(capsys, "k.py", "--backend", "cuda-sm89", "--output-format", "sarif", "--isolated")
+    (result,) = json.loads(outcome.out)["runs"][0]["results"]
+    assert result["properties"]["data"] == data

@@ -183,6 +183,13 @@ class SharedMemoryExceedsLimit(Rule):
                     if b.buffer.node is not None and b.buffer.top is not None
                 ),
                 help=_rewrite(ctx, kernel, kind, layout, profile),
+                data=(
+                    ("bytes", layout.total_bytes),
+                    ("dynamic_bytes", layout.dynamic_bytes),
+                    ("static_bytes", layout.static_bytes),
+                    ("limit", limit),
+                    ("backend", profile.name),
+                ),
             )
 
 

@@ -201,6 +201,7 @@ class Context:
         severity: Severity | None = None,
         caused_by: tuple[str, Span] | None = None,
         help: str | None = None,
+        data: tuple[tuple[str, int | str], ...] = (),
     ) -> None:
         span = self.span(site.report_node, site.report_top)
         self.report_at(
@@ -212,6 +213,7 @@ class Context:
             severity=severity,
             caused_by=caused_by,
             help=help,
+            data=data,
         )
 
     def macro_related(self, site: Site) -> tuple[Related, ...]:
@@ -236,6 +238,7 @@ class Context:
         severity: Severity | None = None,
         caused_by: tuple[str, Span] | None = None,
         help: str | None = None,
+        data: tuple[tuple[str, int | str], ...] = (),
     ) -> None:
         """Report for the running rule; `severity` below the rule's own marks a finding that holds
         only under some backends when none is selected (configuration still overrides it)."""
@@ -255,5 +258,6 @@ class Context:
                 notes=notes,
                 related=related,
                 caused_by=caused_by,
+                data=data,
             )
         )
