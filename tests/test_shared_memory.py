@@ -11,7 +11,7 @@ import pytest
 
 from tests.support import run, write
 from tilecheck.tilelang.frontend import analyze
-from tilecheck.tilelang.shared_memory import SharedLayout, TargetClass, shared_layout
+from tilecheck.tilelang.shared_memory import SharedLayout, TargetClass, shared_layout, unfollowed_calls
 
 GEMM = """
 import tilelang.language as T
@@ -192,3 +192,42 @@ def test_json_and_sarif_carry_the_bytes(tmp_path, monkeypatch, capsys):
     outcome = run(capsys, "k.py", "--backend", "cuda-sm89", "--output-format", "sarif", "--isolated")
     (result,) = json.loads(outcome.out)["runs"][0]["results"]
     assert result["properties"]["data"] == data
+
+
+def test_nested_pipelines_are_not_sized():
+    source = gemm(bm=128, bn=128, bk=32, stages=3).replace(
+        "        for k in T.Pipelined(K // 32, num_stages=3):\n",
+        "        for ko in T.Pipelined(4, num_stages=3):\n          for k in T.Pipelined(4, num_stages=3):\n",
+    )
+    sized = layout(source)
+    assert sized.undecided == ["a pipelined loop is nested in another (TileLang plans neither level)"]
+
+
+CLASS_KERNEL = """import tilelang.language as T
+
+
+class Op:
+    def __init__(self):
+        self.loader = make_loader(3)
+
+    def build(self):
+        @T.prim_func
+        def main(A: T.Tensor((512, 512), "float16")):
+            with T.Kernel(4, threads=128) as bx:
+                A_s = T.alloc_shared((128, 32), "float16")
+                self.loader(A_s)
+                T.copy(A[bx * 128, 0], A_s)
+
+        return main
+"""
+
+
+def test_a_call_tilecheck_cannot_follow_is_not_sized():
+    model = analyze(cst.parse_module(CLASS_KERNEL))
+    (kernel,) = model.kernels
+    assert [callee for _, callee in model.unfollowed] == ["self.loader"]
+    sized = shared_layout(kernel, TargetClass.CP_ASYNC, unfollowed=unfollowed_calls(kernel, model))
+    assert sized.undecided[0] == "a call tilecheck cannot follow may allocate or use shared memory"
+    assert shared_layout(kernel, TargetClass.CP_ASYNC).undecided == [
+        "a statement exists only for some values of a Python-level condition"
+    ]

@@ -12,6 +12,7 @@ from tilecheck.tilelang.shared_memory import (
     pipelines,
     shared_layout,
     target_class,
+    unfollowed_calls,
 )
 
 from ._loops import backend, header, line
@@ -168,7 +169,8 @@ class SharedMemoryExceedsLimit(Rule):
             launch = kernel_launch(kernel)
             if launch is None or kernel.conditions:
                 continue
-            layout = shared_layout(kernel, kind)
+            unfollowed = unfollowed_calls(kernel, ctx.model)
+            layout = shared_layout(kernel, kind, unfollowed=unfollowed)
             if not layout.sized or layout.total_bytes <= profile.shared_memory_per_block:
                 continue
             limit = profile.shared_memory_per_block

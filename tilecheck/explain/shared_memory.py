@@ -7,14 +7,14 @@ from tilecheck.tilelang.model import Kernel
 from tilecheck.tilelang.shared_memory import TargetClass, shared_layout, target_class
 
 
-def table(kernel: Kernel, profile: Profile | None) -> list[str]:
+def table(kernel: Kernel, profile: Profile | None, unfollowed: int = 0) -> list[str]:
     """`shared memory per block, cp.async (sm_80, ...): 98,304 bytes ...` and one row per buffer."""
     rows: list[str] = []
     if not any(buffer.scope.startswith("shared") for buffer in kernel.buffers):
         return rows
     selected = target_class(profile.backend, profile.warp_specialization) if profile is not None else None
     for kind in TargetClass:
-        layout = shared_layout(kernel, kind)
+        layout = shared_layout(kernel, kind, unfollowed=unfollowed)
         head = f"shared memory per block, {kind.value}"
         if not layout.sized:
             rows.append(f"{head}: not sized ({'; '.join(dict.fromkeys(layout.undecided))})")

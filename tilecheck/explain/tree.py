@@ -19,6 +19,7 @@ from tilecheck.explain.merge import mark_partial, merge, walk_nodes
 from tilecheck.lint.context import Context
 from tilecheck.report import display_path
 from tilecheck.tilelang.model import Item, Kernel, Loop, LoopKind, Request, Site, Stmt, StmtKind, walk
+from tilecheck.tilelang.shared_memory import unfollowed_calls
 from tilecheck.tilelang.values import Constness, PyConst, PyValue, TirExpr, Value
 
 
@@ -144,7 +145,8 @@ class Builder:
             "kernel", f"kernel {kernel.name}", span.line, span.column + 1, lines=(span.line, span.end_line)
         )
         root.details = [self.under(condition, "defined") for condition in kernel.conditions]
-        root.details += shared_memory.table(kernel, profile_of(self.ctx.backend))
+        unfollowed = unfollowed_calls(kernel, self.ctx.model)
+        root.details += shared_memory.table(kernel, profile_of(self.ctx.backend), unfollowed)
         root.children = self.items(kernel.body)
         return root
 

@@ -46,7 +46,7 @@ def kernel_launches(ctx: Context) -> tuple[tuple[Span, str], ...]:
     it, with the configured backend's limit); only kernels that allocate shared memory."""
     from tilecheck.backends import profile_of
     from tilecheck.explain.shared_memory import table
-    from tilecheck.tilelang.shared_memory import kernel_launch
+    from tilecheck.tilelang.shared_memory import kernel_launch, unfollowed_calls
 
     if "tilelang" not in ctx.source:
         return ()
@@ -56,7 +56,7 @@ def kernel_launches(ctx: Context) -> tuple[tuple[Span, str], ...]:
         return ()
     found: dict[Span, list[str]] = {}
     for kernel in kernels:
-        rows = table(kernel, profile_of(ctx.backend))
+        rows = table(kernel, profile_of(ctx.backend), unfollowed_calls(kernel, ctx.model))
         launch = kernel_launch(kernel)
         if not rows or launch is None:
             continue

@@ -17,7 +17,7 @@ from typing import Any
 import libcst as cst
 
 from tilecheck.tilelang.frontend import analyze
-from tilecheck.tilelang.shared_memory import TargetClass, shared_layout
+from tilecheck.tilelang.shared_memory import TargetClass, shared_layout, unfollowed_calls
 
 
 def size_file(path: Path) -> list[dict[str, Any]]:
@@ -28,7 +28,7 @@ def size_file(path: Path) -> list[dict[str, Any]]:
         return [{"error": f"{type(error).__name__}: {error}"}]
     found = []
     for kernel in model.kernels:
-        layout = shared_layout(kernel, TargetClass.CP_ASYNC)
+        layout = shared_layout(kernel, TargetClass.CP_ASYNC, unfollowed=unfollowed_calls(kernel, model))
         line = module.code[: module.code.find(f"def {kernel.name}(")].count("\n") + 1
         record: dict[str, Any] = {"kernel": kernel.name, "line": line}
         if layout.sized:
