@@ -9,8 +9,9 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
+from tests.support import run, write
 from tilecheck.tilelang.frontend import analyze
-from tilecheck.tilelang.shared_memory import SharedLayout, TargetClass, shared_layout
+from tilecheck.tilelang.shared_memory import SharedLayout, TargetClass, shared_layout, unfollowed_calls
 
 GEMM = """
 import tilelang.language as T
@@ -120,5 +121,113 @@ def test_warp_specialized_class_is_not_sized() -> None:
     sized = shared_layout(model.kernels[0], TargetClass.WARP_SPECIALIZED)
     assert not sized.sized
     assert sized.undecided == [
-        "tilecheck does not size shared memory for the TMA, warp-specialised (sm_90a, sm_100a, sm_120) class"
+        "tilecheck does not model this class's layout yet (TMA buffers, versions, mbarriers)"
+    ]
+
+
+def test_explain_prints_the_table_per_target_class(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    extra = (
+        '        U_s = T.alloc_shared((64, 64), "float16")\n        O_s = T.alloc_shared((1, 7), "float16")\n'
+    )
+    before = "        T.copy(A[by * 64, 0], O_s)\n"
+    after = "        for i, j in T.Parallel(64, 64):\n            C_l[i, j] += O_s[0, 0]\n"
+    write(tmp_path, {"k.py": gemm(bm=64, bn=64, bk=16, stages=2, extra=extra, before=before, after=after)})
+    outcome = run(capsys, "explain", "k.py", "--backend", "cuda-sm86", "--isolated")
+    assert outcome.status == 0, outcome.err
+    lines = outcome.out.splitlines()
+    start = lines.index("kernel main  (line 8)") + 1
+    assert lines[start : start + 6] == [
+        "  shared memory per block, cp.async (sm_80, sm_86, sm_89): 8,208 bytes (8,208 dynamic + 0 static); "
+        "the limit on cuda-sm86 is 101,376: fits",
+        "    `A_s`: (64 x 16) float16 x 2 versions = 4,096 bytes  (offset 16, statements 3-3)",
+        "    `B_s`: (16 x 64) float16 x 2 versions = 4,096 bytes  (offset 4,112, statements 3-3)",
+        "    `U_s`: (64 x 64) float16 = 0 bytes  (never used: 0 bytes)",
+        "    `O_s`: (1 x 7) float16 = 14 bytes  (offset 0, statements 2-4)",
+        "  shared memory per block, TMA, warp-specialised (sm_90a, sm_100a, sm_120): not sized (tilecheck does "
+        "not model this class's layout yet (TMA buffers, versions, mbarriers))",
+    ]
+
+
+def test_hover_on_kernel_launch_gives_bytes_and_limit():
+    import libcst as cst
+
+    from tilecheck.backends import get_profile
+    from tilecheck.core.types import Span
+    from tilecheck.lint.context import Context
+    from tilecheck.server.hover_data import kernel_launches
+
+    source = "import tilelang\n" + gemm(bm=128, bn=128, bk=64, stages=4)
+    ctx = Context("k.py", source, cst.parse_module(source), backend=get_profile("cuda-sm86"))
+    ((span, text),) = kernel_launches(ctx)
+    assert span == Span(10, 9, 10, 50)  # `T.Kernel(N // 128, M // 128, threads=128)`
+    assert text.splitlines()[:5] == [
+        "**`T.Kernel` of `main`**",
+        "",
+        "- shared memory per block, cp.async (sm_80, sm_86, sm_89): 131,072 bytes (131,072 dynamic + 0 static); "
+        "the limit on cuda-sm86 is 101,376: EXCEEDS it",
+        "  - `A_s`: (128 x 64) float16 x 4 versions = 65,536 bytes  (offset 0, statements 2-2)",
+        "  - `B_s`: (64 x 128) float16 x 4 versions = 65,536 bytes  (offset 65,536, statements 2-2)",
+    ]
+
+
+def test_json_and_sarif_carry_the_bytes(tmp_path, monkeypatch, capsys):
+    import json
+
+    from tilecheck.core.codec import decode, encode
+
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, {"k.py": gemm(bm=128, bn=128, bk=64, stages=4)})
+    data = {
+        "bytes": 131072,
+        "dynamic_bytes": 131072,
+        "static_bytes": 0,
+        "limit": 101376,
+        "backend": "cuda-sm89",
+    }
+    outcome = run(capsys, "k.py", "--backend", "cuda-sm89", "--output-format", "json", "--isolated")
+    (record,) = json.loads(outcome.out)
+    assert (record["code"], record["line"], record["column"], record["data"]) == ("TL501", 9, 10, data)
+    assert encode(decode(record)) == record
+    outcome = run(capsys, "k.py", "--backend", "cuda-sm89", "--output-format", "sarif", "--isolated")
+    (result,) = json.loads(outcome.out)["runs"][0]["results"]
+    assert result["properties"]["data"] == data
+
+
+def test_nested_pipelines_are_not_sized():
+    source = gemm(bm=128, bn=128, bk=32, stages=3).replace(
+        "        for k in T.Pipelined(K // 32, num_stages=3):\n",
+        "        for ko in T.Pipelined(4, num_stages=3):\n          for k in T.Pipelined(4, num_stages=3):\n",
+    )
+    sized = layout(source)
+    assert sized.undecided == ["a pipelined loop is nested in another (TileLang plans neither level)"]
+
+
+CLASS_KERNEL = """import tilelang.language as T
+
+
+class Op:
+    def __init__(self):
+        self.loader = make_loader(3)
+
+    def build(self):
+        @T.prim_func
+        def main(A: T.Tensor((512, 512), "float16")):
+            with T.Kernel(4, threads=128) as bx:
+                A_s = T.alloc_shared((128, 32), "float16")
+                self.loader(A_s)
+                T.copy(A[bx * 128, 0], A_s)
+
+        return main
+"""
+
+
+def test_a_call_tilecheck_cannot_follow_is_not_sized():
+    model = analyze(cst.parse_module(CLASS_KERNEL))
+    (kernel,) = model.kernels
+    assert [callee for _, callee in model.unfollowed] == ["self.loader"]
+    sized = shared_layout(kernel, TargetClass.CP_ASYNC, unfollowed=unfollowed_calls(kernel, model))
+    assert sized.undecided[0] == "a call tilecheck cannot follow may allocate or use shared memory"
+    assert shared_layout(kernel, TargetClass.CP_ASYNC).undecided == [
+        "a statement exists only for some values of a Python-level condition"
     ]

@@ -12,6 +12,7 @@ from tilecheck.tilelang.shared_memory import (
     pipelines,
     shared_layout,
     target_class,
+    unfollowed_calls,
 )
 
 from ._loops import backend, header, line
@@ -168,7 +169,8 @@ class SharedMemoryExceedsLimit(Rule):
             launch = kernel_launch(kernel)
             if launch is None or kernel.conditions:
                 continue
-            layout = shared_layout(kernel, kind)
+            unfollowed = unfollowed_calls(kernel, ctx.model)
+            layout = shared_layout(kernel, kind, unfollowed=unfollowed)
             if not layout.sized or layout.total_bytes <= profile.shared_memory_per_block:
                 continue
             limit = profile.shared_memory_per_block
@@ -183,6 +185,13 @@ class SharedMemoryExceedsLimit(Rule):
                     if b.buffer.node is not None and b.buffer.top is not None
                 ),
                 help=_rewrite(ctx, kernel, kind, layout, profile),
+                data=(
+                    ("bytes", layout.total_bytes),
+                    ("dynamic_bytes", layout.dynamic_bytes),
+                    ("static_bytes", layout.static_bytes),
+                    ("limit", limit),
+                    ("backend", profile.name),
+                ),
             )
 
 

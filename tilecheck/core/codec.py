@@ -5,7 +5,7 @@ Lines and columns are 1-based in the record (as users read them); `Span` columns
 The record's `path` is whatever the writer passes (the reports show paths relative to the
 working directory, the cache stores none: the file it describes is known). A related location
 in the diagnostic's own file is written with its path and read back as `path=None`.
-`caused_by` is written only when set, so reports of folded findings stay as they were.
+`caused_by` and `data` are written only when set, so other reports stay as they were.
 """
 
 from __future__ import annotations
@@ -73,6 +73,8 @@ def encode(
         code, span = diagnostic.caused_by
         record["caused_by"] = {"code": code, **span_record(span)}
     record.update(cell_record(diagnostic.cell, diagnostic.span))
+    if diagnostic.data:
+        record["data"] = dict(diagnostic.data)
     return record
 
 
@@ -124,4 +126,8 @@ def decode(record: dict[str, Any], path: str | None = None) -> Diagnostic:
         ),
         caused_by=None if caused_by is None else (str(caused_by["code"]), span_of(caused_by)),
         cell=_cell_of(record),
+        data=tuple(
+            (str(key), value if isinstance(value, int) else str(value))
+            for key, value in dict(record.get("data") or {}).items()
+        ),
     )

@@ -97,6 +97,8 @@ class Diagnostic:
     # (code, span) of the finding whose legal rewrite removes this one: reported as its note.
     caused_by: tuple[str, Span] | None = None
     cell: NotebookCell | None = None  # in a notebook: the code cell the span is in
+    # Machine-readable facts of the finding, (key, value) pairs: e.g. TL501's byte counts.
+    data: tuple[tuple[str, int | str], ...] = field(default=())
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.span.line, self.span.column, self.code, self.message)

@@ -12,11 +12,14 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from tilecheck.backends.profile import profile_of
 from tilecheck.core.types import Diagnostic
+from tilecheck.explain import shared_memory
 from tilecheck.explain.merge import BuildLabels, mark_partial, merge, walk_nodes
 from tilecheck.lint.context import Context
 from tilecheck.report import display_path
 from tilecheck.tilelang.model import Item, Kernel, Loop, LoopKind, Request, Site, Stmt, StmtKind, walk
+from tilecheck.tilelang.shared_memory import unfollowed_calls
 from tilecheck.tilelang.values import Constness, PyConst, PyValue, TirExpr, Value
 
 
@@ -155,6 +158,8 @@ class Builder:
             "kernel", f"kernel {kernel.name}", span.line, span.column + 1, lines=(span.line, span.end_line)
         )
         root.details = [self.under(condition, "defined") for condition in kernel.conditions]
+        unfollowed = unfollowed_calls(kernel, self.ctx.model)
+        root.details += shared_memory.table(kernel, profile_of(self.ctx.backend), unfollowed)
         root.children = self.items(kernel.body)
         return root
 

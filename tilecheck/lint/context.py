@@ -214,6 +214,7 @@ class Context:
         severity: Severity | None = None,
         caused_by: tuple[str, Span] | None = None,
         help: str | None = None,
+        data: tuple[tuple[str, int | str], ...] = (),
     ) -> None:
         span = self.span(site.report_node, site.report_top)
         self.report_at(
@@ -225,6 +226,7 @@ class Context:
             severity=severity,
             caused_by=caused_by,
             help=help,
+            data=data,
         )
 
     def macro_related(self, site: Site) -> tuple[Related, ...]:
@@ -249,6 +251,7 @@ class Context:
         severity: Severity | None = None,
         caused_by: tuple[str, Span] | None = None,
         help: str | None = None,
+        data: tuple[tuple[str, int | str], ...] = (),
     ) -> None:
         """Report for the running rule; `severity` below the rule's own marks a finding that holds
         only under some backends when none is selected (configuration still overrides it)."""
@@ -268,5 +271,6 @@ class Context:
                 notes=notes,
                 related=related,
                 caused_by=caused_by,
+                data=data,
             )
         )

@@ -124,6 +124,10 @@ def document(run: Run, root: str | None = None) -> dict[str, object]:
             "locations": [],
             "properties": {"grade": diagnostic.grade.value, "rule": diagnostic.rule},
         }
+        if diagnostic.data:
+            properties = result["properties"]
+            assert isinstance(properties, dict)
+            properties["data"] = dict(diagnostic.data)
         if diagnostic.code in index:
             result["ruleIndex"] = index[diagnostic.code]
         if not diagnostic.path.startswith("<"):

@@ -1,6 +1,7 @@
 """Hover: a rule code inside a suppression comment shows the rule's summary; a diagnostic's
 range shows its message, what the rule finds (one paragraph), the fix and where the full page is
-(its URL, or `tilecheck rule CODE`), never the whole page; a loop header
+(its URL, or `tilecheck rule CODE`), never the whole page; a `T.Kernel` call shows the kernel's
+shared memory per block and the configured backend's limit; a loop header
 shows the loop's classification from the kernel model (described as `tilecheck explain` does).
 The texts come with the check from the worker (`hover_data`): a hover costs no parsing or
 modelling in the server, and is answered at once, whatever the worker is doing."""
@@ -62,6 +63,10 @@ def hover_at(checked: Checked, line: int, column: int) -> tuple[str, types.Hover
                 + brief_of(rule.code, rule.what, diagnostic.help or rule.help, href)
             )
             spans.append(diagnostic.span)
+    for span, text in hovers.kernel_launches:  # the kernel's shared memory per block
+        if contains(span, line, column):
+            parts.append(text)
+            spans.append(span)
     if not parts:
         return None
     return "diagnostics", _hover("\n---\n\n".join(parts), checked, spans[0])

@@ -36,6 +36,7 @@ class HoverData:
     suppressions: tuple[tuple[Span, str], ...] = ()  # a rule code in a suppression comment
     documentation: tuple[RuleBrief, ...] = ()  # each diagnostic's rule
     loop_headers: tuple[Span, ...] = ()  # where a hover asks the worker to describe a loop
+    kernel_launches: tuple[tuple[Span, str], ...] = ()  # a `T.Kernel(...)` call: its shared memory
 
 
 def hover_data(analysis: FileAnalysis, settings: FileSettings) -> HoverData:
@@ -54,7 +55,36 @@ def hover_data(analysis: FileAnalysis, settings: FileSettings) -> HoverData:
         if code in rules
     )
     headers = _loop_headers(analysis.context) if analysis.context is not None else ()
-    return HoverData(_suppressions(text, known), documentation, headers)
+    launches = kernel_launches(analysis.context) if analysis.context is not None else ()
+    return HoverData(_suppressions(text, known), documentation, headers, launches)
+
+
+def kernel_launches(ctx: Context) -> tuple[tuple[Span, str], ...]:
+    """Each `T.Kernel(...)` call with the kernel's shared memory per block (as `explain` prints
+    it, with the configured backend's limit); only kernels that allocate shared memory."""
+    from tilecheck.backends import profile_of
+    from tilecheck.explain.shared_memory import table
+    from tilecheck.tilelang.shared_memory import kernel_launch, unfollowed_calls
+
+    if "tilelang" not in ctx.source:
+        return ()
+    try:
+        kernels = ctx.model.kernels
+    except Exception:  # a model crash is already a TL005 diagnostic
+        return ()
+    found: dict[Span, list[str]] = {}
+    for kernel in kernels:
+        rows = table(kernel, profile_of(ctx.backend), unfollowed_calls(kernel, ctx.model))
+        launch = kernel_launch(kernel)
+        if not rows or launch is None:
+            continue
+        text = f"**`T.Kernel` of `{kernel.name}`**\n\n" + "\n".join(
+            f"  - {row.strip()}" if row.startswith("  ") else f"- {row}" for row in rows
+        )
+        texts = found.setdefault(ctx.span(launch.node, launch.top), [])
+        if text not in texts:
+            texts.append(text)
+    return tuple((span, "\n\n---\n\n".join(texts) + "\n") for span, texts in found.items())
 
 
 def _loop_headers(ctx: Context) -> tuple[Span, ...]:

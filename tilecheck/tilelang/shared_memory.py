@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from tilecheck.tilelang.model import Item, Kernel, Loop, Request, Site, Stmt, StmtKind, walk
+from tilecheck.tilelang.model import FileModel, Item, Kernel, Loop, Request, Site, Stmt, StmtKind, walk
 from tilecheck.tilelang.values import Buffer, int_value
 
 ELEMENT_BYTES = {
@@ -104,19 +104,33 @@ def kernel_launch(kernel: Kernel) -> Site | None:
     return Site(calls[0], kernel.top) if len(calls) == 1 else None
 
 
+def unfollowed_calls(kernel: Kernel, model: FileModel) -> int:
+    """How many of the file's unfollowed calls sit in `kernel`'s definition."""
+    return sum(1 for site, _ in model.unfollowed if site.top is kernel.top)
+
+
 def pipelines(kernel: Kernel) -> list[Loop]:
     """The kernel's pipeline-requested loops, in source order."""
     return [loop for _, loop in _pipelines(kernel.body)]
 
 
 def shared_layout(
-    kernel: Kernel, target_class: TargetClass, stages: dict[int, int] | None = None
+    kernel: Kernel,
+    target_class: TargetClass,
+    stages: dict[int, int] | None = None,
+    unfollowed: int = 0,
 ) -> SharedLayout:
-    """`stages` maps a pipelined loop (`id(loop)`) to a `num_stages` to size it with instead."""
+    """`stages` maps a pipelined loop (`id(loop)`) to a `num_stages` to size it with instead;
+    `unfollowed` counts the kernel's calls tilecheck could not follow (they may allocate or
+    touch shared memory: the size is then not decidable)."""
     layout = SharedLayout(target_class)
     if target_class not in SIZED_CLASSES:
-        layout.undecided.append(f"tilecheck does not size shared memory for the {target_class.value} class")
+        layout.undecided.append(
+            "tilecheck does not model this class's layout yet (TMA buffers, versions, mbarriers)"
+        )
         return layout
+    if unfollowed:
+        layout.undecided.append("a call tilecheck cannot follow may allocate or use shared memory")
     if len(_kernel_launches(kernel)) != 1:
         layout.undecided.append("the function does not launch exactly one `T.Kernel`")
     for buffer in kernel.buffers:
@@ -137,7 +151,13 @@ def shared_layout(
             if shared is not None:
                 first = shared.live[0] if shared.live is not None else number
                 shared.live = (first, number)
-    for _, loop in _pipelines(kernel.body):
+    for ancestors, loop in _pipelines(kernel.body):
+        if any(
+            isinstance(a, Loop) and a.pipeline is not None and a.pipeline.state is not Request.BARE
+            for a in ancestors
+        ):
+            layout.undecided.append("a pipelined loop is nested in another (TileLang plans neither level)")
+            continue
         _version(loop, by_buffer, layout.undecided, (stages or {}).get(id(loop)))
     if layout.undecided:
         return layout

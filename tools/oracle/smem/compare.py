@@ -18,7 +18,7 @@ from typing import Any
 import libcst as cst
 
 from tilecheck.tilelang.frontend import analyze
-from tilecheck.tilelang.shared_memory import TargetClass, shared_layout
+from tilecheck.tilelang.shared_memory import TargetClass, shared_layout, unfollowed_calls
 
 CLASSES = {"sm_80": TargetClass.CP_ASYNC, "sm_90a": TargetClass.WARP_SPECIALIZED}
 VERSION = "0.1.15"
@@ -60,7 +60,8 @@ def main() -> int:
             if len(model.kernels) != 1:
                 counts[arch]["not one kernel"] += 1
                 continue
-            layout = shared_layout(model.kernels[0], target_class)
+            kernel = model.kernels[0]
+            layout = shared_layout(kernel, target_class, unfollowed=unfollowed_calls(kernel, model))
             if not layout.sized:
                 counts[arch]["not sized"] += 1
                 continue
