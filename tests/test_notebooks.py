@@ -105,7 +105,12 @@ def test_suppressions_work_in_cells(project, capsys):
 
 
 def test_fix_writes_the_notebook_back_as_it_was_formatted(project, capsys):
-    for dump in ({"indent": 1}, {"indent": 2, "ensure_ascii": True}, {"indent": 4}):
+    for dump in (
+        {"indent": 1},
+        {"indent": 2, "ensure_ascii": True},
+        {"indent": 4},
+        {"indent": None, "separators": (",", ":")},
+    ):
         path = project / "k.ipynb"
         before = write(path, kernel_notebook(), **dump)
         done = run(capsys, "k.ipynb", "--no-cache", "--fix", "--unsafe-fixes")
