@@ -38,11 +38,13 @@ format: $(VENV)/.dev
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-# Generated from the rule classes (a test fails while either is stale): after changing a rule's
-# name, grade or docstring (rules/_catalogue.py: after changing any file under rules/).
+# Generated from the rule classes and from real runs (tests fail while they are stale): after
+# changing a rule's name, grade or docstring, or any output the README shows (rules/_catalogue.py:
+# after changing any file under rules/).
 docs: $(VENV)/.dev
 	$(BIN)/python -m tilecheck.core.docs docs/rules.md
 	$(BIN)/python -m tilecheck.core.catalogue rules/_catalogue.py
+	$(BIN)/python tools/readme_examples.py
 
 # Differential test against the real TileLang 0.1.15 (large; not part of `make test`).
 oracle: $(VENV)/.dev

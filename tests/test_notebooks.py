@@ -105,7 +105,12 @@ def test_suppressions_work_in_cells(project, capsys):
 
 
 def test_fix_writes_the_notebook_back_as_it_was_formatted(project, capsys):
-    for dump in ({"indent": 1}, {"indent": 2, "ensure_ascii": True}, {"indent": 4}):
+    for dump in (
+        {"indent": 1},
+        {"indent": 2, "ensure_ascii": True},
+        {"indent": 4},
+        {"indent": None, "separators": (",", ":")},
+    ):
         path = project / "k.ipynb"
         before = write(path, kernel_notebook(), **dump)
         done = run(capsys, "k.ipynb", "--no-cache", "--fix", "--unsafe-fixes")
@@ -226,3 +231,14 @@ def test_lower_says_it_does_not_read_notebooks(project, capsys):
     assert done.status == 1
     assert "k.ipynb:1:1: error: TL003 [meta] Cannot read file: it is a notebook;" in done.out + done.err
     assert '"cells"' not in done.out  # its JSON is never echoed as the lowered source
+
+
+def test_findings_left_after_a_fix_that_removed_a_line_are_in_the_rewritten_cells(project, capsys):
+    document = kernel_notebook()
+    document["cells"][0]["source"].insert(0, "# tilecheck: ignore[TL101]\n")  # unused: --fix removes the line
+    before = write(project / "k.ipynb", document)
+    done = run(capsys, "k.ipynb", "--no-cache", "--fix", "--output-format", "concise")
+    assert done.out.splitlines()[0].startswith("k.ipynb:cell 3:7:13: error: TL104 "), done.out
+    assert (project / "k.ipynb").read_bytes() == before.replace(
+        b'    "# tilecheck: ignore[TL101]\\n",\n', b"", 1
+    )

@@ -77,6 +77,20 @@ def _snapshot(target: pathlib.Path) -> None:
     _git(target, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "snapshot")
 
 
+def _environment(tmp_path: pathlib.Path) -> dict[str, str]:
+    env = {
+        **os.environ,
+        "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
+        "PRE_COMMIT_COLOR": "never",
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
+    env.pop("TILECHECK_OUTPUT_FORMAT", None)
+    return env
+
+
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_pre_commit_try_repo(tmp_path):
     snapshot = tmp_path / "tilecheck"
@@ -90,16 +104,7 @@ def test_pre_commit_try_repo(tmp_path):
     (project / "build").mkdir()
     (project / "build" / "generated.py").write_text(KERNEL)  # excluded by default, even when passed
     _git(project, "add", "-A")
-    env = {
-        **os.environ,
-        "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
-        "PRE_COMMIT_COLOR": "never",
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.com",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.com",
-    }
-    env.pop("TILECHECK_OUTPUT_FORMAT", None)
+    env = _environment(tmp_path)
     command = [sys.executable, "-m", "pre_commit", "try-repo", str(snapshot), "tilecheck", "--all-files"]
 
     failing = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True, timeout=600)
@@ -142,16 +147,7 @@ def test_the_documented_rev_is_the_release_tag_of_this_version():
 def test_the_readme_config_runs_at_the_tag_make_release_tag_creates(tmp_path):
     snapshot = tmp_path / "tilecheck"
     _snapshot(snapshot)
-    env = {
-        **os.environ,
-        "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
-        "PRE_COMMIT_COLOR": "never",
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.com",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.com",
-    }
-    env.pop("TILECHECK_OUTPUT_FORMAT", None)
+    env = _environment(tmp_path)
     subprocess.run(["make", "release-tag", f"PYTHON={sys.executable}"], cwd=snapshot, env=env, check=True)
     tags = subprocess.run(["git", "tag", "--list"], cwd=snapshot, capture_output=True, text=True, check=True)
     assert tags.stdout.split() == [f"v{_project_version()}"]

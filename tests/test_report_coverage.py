@@ -4,7 +4,6 @@ through the worker pool and the content cache."""
 from __future__ import annotations
 
 import json
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -14,74 +13,14 @@ from tilecheck.app.workspace import Options, Workspace
 from tilecheck.lint.coverage import Coverage
 from tilecheck.lint.engine import check_source
 
-# One kernel definition built twice (two factory calls); loops: the 2-D `T.Parallel` (one loop),
-# the macro's two loops (inlined twice, counted once each) and the `T.serial` unrolled by the
-# Python `for` (counted once): 4.
-TILE = textwrap.dedent(
-    """\
-    import tilelang.language as T
-
-
-    def make(M):
-        @T.macro
-        def clear(A):
-            for i in T.Parallel(M):
-                A[i] = 0
-            for i in T.serial(M):
-                A[i] = 1
-
-        @T.prim_func
-        def main(A: T.Tensor((64,), "float32"), B: T.Tensor((64, 64), "float32")):
-            with T.Kernel(1) as bx:
-                for i, j in T.Parallel(64, 64):
-                    B[i, j] = 0
-                clear(A)
-                clear(A)
-                for s in [0, 1]:
-                    for k in T.serial(4):
-                        A[k] = s
-
-        return main
-
-
-    small = make(32)
-    large = make(64)
-    """
-)
-# Two DSL functions; loops: `pl.pipeline` and `pl.range` (a Python `range` is not a DSL loop).
-PTO = textwrap.dedent(
-    """\
-    import pypto.language as pl
-
-
-    @pl.function
-    def f(self, a: pl.Tensor, out: pl.Tensor):
-        for i in pl.pipeline(0, 8, 1, stage=2):
-            t = pl.tile.load(a, [i * 16], [16])
-            for j in pl.range(2):
-                pl.tile.store(t, [j], out)
-
-
-    @pl.function
-    def g(self, a: pl.Tensor):
-        for i in range(3):
-            pass
-    """
-)
-# TileLang code under a decorator tilecheck does not understand: nothing modeled, TL006.
-WRAPPED = textwrap.dedent(
-    """\
-    import tilelang.language as T
-    from mylib import my_wrap
-
-
-    @my_wrap
-    def main(A):
-        with T.Kernel(1) as bx:
-            for i in T.Parallel(8):
-                A[i] = 0
-    """
-)
+# The README's `--statistics` example project (docs/examples/statistics/kernels):
+# tile.py: one kernel definition built twice (two factory calls); loops: the 2-D `T.Parallel` (one
+# loop), the macro's two loops (inlined twice, counted once each) and the `T.serial` unrolled by the
+# Python `for` (counted once): 4. pto.py: two DSL functions; loops: `pl.pipeline` and `pl.range` (a
+# Python `range` is not a DSL loop). wrapped.py: TileLang code under a decorator tilecheck does not
+# understand: nothing modeled, TL006.
+EXAMPLE = Path(__file__).resolve().parent.parent / "docs" / "examples" / "statistics" / "kernels"
+TILE, PTO, WRAPPED = ((EXAMPLE / name).read_text() for name in ("tile.py", "pto.py", "wrapped.py"))
 FILES = {"tile.py": TILE, "pto.py": PTO, "wrapped.py": WRAPPED, "plain.py": "x = 1\n"}
 
 

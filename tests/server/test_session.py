@@ -275,7 +275,11 @@ async def test_crashing_rule_unparsable_file_and_malformed_requests_keep_the_ser
         hover = await client.text_document_hover_async(
             types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(1, 0))
         )
-        assert hover is not None and hover.contents.value.startswith("# points-back (XK902)")
+        # a plugin rule's short hover too: the message, what it finds, where its page is (no HELP: no fix)
+        assert hover is not None and hover.contents.value == (
+            "**XK902** `points-back` (semantic): line two\n\nReports line 2 and points back at line 1.\n\n"
+            "Full documentation: `tilecheck rule XK902`\n"
+        )
 
 
 COMMON_WITH_TL104 = (

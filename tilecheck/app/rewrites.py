@@ -94,14 +94,16 @@ def _plan_notebook(workspace: Workspace, path: str, request: RewriteRequest, dat
     if not isinstance(notebook, Notebook):
         return FileAnalysis(path, [notebook])
     plan = _plan(workspace, path, request, data, located(workspace.check_text(notebook.text, path), notebook))
-    if plan.after is not None:
+    if plan.rewritten is None or plan.after is None:
+        return plan
+    encoded = notebook.rewrite(plan.rewritten, data)
+    if isinstance(encoded, str):
+        plan.refusal = encoded
         plan.after = located(plan.after, notebook)
-    if plan.rewritten is not None:
-        encoded = notebook.rewrite(plan.rewritten, data)
-        if isinstance(encoded, str):
-            plan.refusal = encoded
-        else:
-            plan.encoded = encoded
+        return plan
+    plan.encoded = encoded
+    rewritten = read_notebook(encoded, path)  # its cells, where a fix added or removed lines
+    plan.after = located(plan.after, rewritten if isinstance(rewritten, Notebook) else notebook)
     return plan
 
 

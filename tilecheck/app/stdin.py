@@ -56,7 +56,9 @@ def _check_notebook(
     rewritten = notebook.rewrite(outcome.text, data) if outcome.fixed else data
     if isinstance(rewritten, str):  # formatting not reproducible: unchanged, its findings all left
         return StdinCheck(first, output=data)
-    return StdinCheck(located(outcome.result, notebook), len(outcome.fixed), output=rewritten)
+    fixed = read_notebook(rewritten, name)  # its cells, where a fix added or removed lines
+    result = located(outcome.result, fixed if isinstance(fixed, Notebook) else notebook)
+    return StdinCheck(result, len(outcome.fixed), output=rewritten)
 
 
 def read_stdin(stream: BinaryIO | None = None) -> bytes:

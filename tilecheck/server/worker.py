@@ -39,6 +39,7 @@ from tilecheck.app.workspace import Options, Workspace
 from tilecheck.core.meta import Problem
 from tilecheck.core.types import Span
 from tilecheck.lint.engine import FileAnalysis
+from tilecheck.source.notebook import is_notebook
 
 if TYPE_CHECKING:
     from tilecheck.pypto.api import LowerResult
@@ -326,6 +327,8 @@ class _State:
         except ConfigError as error:
             warnings = tuple(workspace.resolver.warnings) if workspace is not None else ()
             return CheckAnswer(None, problem=f"configuration error: {error}", warnings=warnings)
+        if is_notebook(request.path):  # its JSON is no Python text, and its positions are not the cells'
+            return _notebook_refusal(request)
         if request.kind == "lower":
             return workspace.lower_text(request.text, request.path)
         chunks = self.chunks.get(request.uri)
@@ -399,3 +402,23 @@ def validate_client_selectors(workspace: Workspace, path: str) -> None:
             validate(selectors, workspace.settings_for(path).rules)
         except SelectionError as error:
             raise ConfigError(f"settings `tilecheck.select`/`tilecheck.ignore`: {error}") from None
+
+
+def _notebook_refusal(request: Request) -> CheckAnswer | LoopHovers | LowerResult | str:
+    """A notebook opened as a text document: one diagnostic that says it is not checked here,
+    never a silent pass over its JSON; fixes and hovers change and show nothing."""
+    from tilecheck.core import meta
+    from tilecheck.pypto.api import LowerResult
+
+    if request.kind == "fix":
+        return request.text
+    if request.kind == "hover":
+        return LoopHovers(())
+    message = (
+        "Cannot read file: it is a notebook; the language server checks Python documents"
+        " (run `tilecheck check` on it)"
+    )
+    diagnostic = meta.at_start(Problem.UNREADABLE_FILE, request.path, message)
+    if request.kind == "lower":
+        return LowerResult(request.text, [diagnostic], False, request.text, blocked=True)
+    return CheckAnswer(FileAnalysis(request.path, [diagnostic], text=request.text))

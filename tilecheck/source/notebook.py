@@ -78,10 +78,8 @@ class Notebook:
         matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
         for _, i1, i2, j1, j2 in matcher.get_opcodes():
             for offset, new in enumerate(new_lines[j1:j2]):
-                at = (
-                    min(i1 + offset, i2 - 1) if i2 > i1 else max(i1 - 1, 0)
-                )  # an insertion joins the line before
-                cell, index = owner[at]
+                # a replaced line stays in its cell; an inserted one joins the cell of the line before
+                cell, index = owner[min(i1 + offset, i2 - 1) if i2 > i1 else max(i1 - 1, 0)]
                 if index in cell.masked and new == _masked(cell.lines[index]):
                     new = cell.lines[index]  # the IPython line the mask stood for
                 rebuilt[cell.number].append(new)
@@ -185,7 +183,7 @@ def _layout(original: bytes, document: dict[str, Any]) -> _Layout | str:
     match = re.search(r"\n( +)\"", text)
     indent = len(match[1]) if match else None
     for ensure_ascii in (False, True):
-        for separators in ((",", ": "), (", ", ": ")):
+        for separators in ((",", ": "), (", ", ": "), (",", ":")):
             layout = _Layout(indent, ensure_ascii, separators, trailing)
             if _serialize(document, layout).decode("utf-8") == text:
                 return layout
