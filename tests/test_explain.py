@@ -409,7 +409,10 @@ def test_html_and_svg_draw_undecided_conditions_and_kernel_details(tmp_path, mon
     assert '<li class="node if uncertain"' in page
     assert "undecided Python-level condition: both branches are checked" in page
     kernel = run(capsys, "explain", "f.py", "--output-format", "html", "--isolated").out
-    assert '<div class="details">defined under an undecided condition: `if flag` (line 5)</div>' in kernel
+    assert (
+        '<div class="details">defined under an undecided condition: <code>if flag</code> (line 5)</div>'
+        in kernel
+    )
     picture = run(capsys, "explain", "u.py", "--output-format", "svg", "--isolated").out
     assert "?if flag  [line 15]" in picture
 

@@ -1,9 +1,11 @@
 """`tilecheck explain --output-format html`: the loop tree beside the source, in one self-contained page.
 
 No network: styles and the few lines of script are inline. Loops are coloured by kind;
-pipeline requests and the backend's verdict are badges; diagnostics hang on their nodes,
-with the full message on hover; the `FILE:LINE` line is highlighted in the source, and
-hovering a node highlights its lines there.
+pipeline requests and the backend's verdict are badges; diagnostics hang on their nodes with
+their message, help and related locations written out; in the source, the line each
+diagnostic is reported at and its related lines (the statement that breaks the chain, the
+enclosing loop) are highlighted, the `FILE:LINE` line is marked, and hovering a node
+highlights its lines. Long lines wrap: nothing is clipped.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ header p { margin: 0; color: #d1d5db; }
 .legend { display: flex; flex-wrap: wrap; gap: 10px; padding: 8px 20px; background: #e5e7eb; font-size: 12px; }
 .legend span { display: inline-flex; align-items: center; gap: 4px; }
 .swatch { width: 12px; height: 12px; border-radius: 3px; display: inline-block; }
-main { display: grid; grid-template-columns: minmax(420px, 1fr) minmax(420px, 1fr); gap: 16px; padding: 16px 20px; }
+main { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 16px; padding: 16px 20px; }
 section { background: #fff; border: 1px solid #e5e7eb; border-radius: 8px; padding: 12px; overflow: auto; }
 h2 { font-size: 15px; margin: 4px 0 8px; }
 ul.tree, ul.tree ul { list-style: none; margin: 0; padding-left: 18px; border-left: 1px dashed #d1d5db; }
@@ -58,19 +60,22 @@ ul.tree { padding-left: 0; border-left: none; }
 .badge.verdict { background: #fef3c7; color: #92400e; }
 .badge.copies { background: #e5e7eb; color: #374151; }
 .details { color: #4b5563; font-size: 12px; margin: 2px 0 0 10px; }
-.diag { position: relative; margin: 3px 0 3px 10px; padding: 2px 6px; border-radius: 4px; font-size: 12px;
-  background: color-mix(in srgb, var(--level) 10%, white); border: 1px solid var(--level); cursor: help; }
+.diag { margin: 3px 0 3px 10px; padding: 4px 8px; border-radius: 4px; font-size: 12.5px;
+  background: color-mix(in srgb, var(--level) 10%, white); border: 1px solid var(--level); overflow-wrap: anywhere; }
 .diag b { color: var(--level); }
-.diag .tip { display: none; position: absolute; left: 0; top: 100%; z-index: 5; width: 480px; padding: 8px;
-  background: #111827; color: #f9fafb; border-radius: 6px; font-size: 12px; }
-.diag:hover .tip { display: block; }
+.diag .msg { margin: 2px 0; }
+.diag .help { margin: 2px 0; color: #065f46; }
 .diag ul { margin: 2px 0 0; padding-left: 16px; color: #374151; }
+code { font: 12px ui-monospace, monospace; background: rgba(17, 24, 39, 0.07); padding: 0 3px; border-radius: 3px; }
 pre { margin: 0; font: 12.5px/1.5 ui-monospace, monospace; }
 .src { display: flex; }
 .src .no { flex: none; width: 3.5em; text-align: right; padding-right: 10px; color: #9ca3af; user-select: none; }
-.src .text { white-space: pre; flex: 1; }
+.src .text { white-space: pre-wrap; overflow-wrap: anywhere; flex: 1; min-width: 0; }
 .src.kernel-line { background: #f3f4f6; }
+.src.flagged { background: color-mix(in srgb, var(--level) 16%, white); }
 .src.flagged .no { color: var(--level); font-weight: 700; }
+.src.related { box-shadow: inset 5px 0 #ea580c; }
+.src.related:not(.flagged) { background: #fed7aa; }
 .src.target { background: #fde68a; }
 .src.hover { background: #bfdbfe; }
 .src .codes { color: var(--level); font-size: 11px; padding-left: 8px; white-space: nowrap; }
@@ -85,15 +90,41 @@ for (const label of document.querySelectorAll('.node > .label')) {
 """
 
 
+def marked_up(text: str) -> str:
+    """`text` escaped, its `code` spans as <code> (never raw backticks on the page)."""
+    parts = escape(text).split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick: leave it as it is
+        return escape(text)
+    return "".join(f"<code>{part}</code>" if index % 2 else part for index, part in enumerate(parts))
+
+
 def _diagnostic(picture: Picture, diagnostic: Diagnostic, node: Node | None) -> str:
     word = level(diagnostic)
-    rows = "".join(f"<li>{escape(row)}</li>" for row in pointers(picture, diagnostic, node))
+    rows = "".join(f"<li>{marked_up(row)}</li>" for row in pointers(picture, diagnostic, node))
     tip = escape(headline(diagnostic) + (f"\nhelp: {diagnostic.help}" if diagnostic.help else ""))
+    help = f'<div class="help">help: {marked_up(diagnostic.help)}</div>' if diagnostic.help else ""
     return (
         f'<div class="diag {word}" style="--level:{LEVEL_COLOURS[word]}" title="{tip}">'
         f"<b>{word}</b> {escape(diagnostic.code)} [{escape(diagnostic.grade.value)}] "
-        f'line {diagnostic.span.line}<span class="tip">{tip}</span>'
+        f"line {diagnostic.span.line}:{diagnostic.span.column + 1}"
+        f'<div class="msg">{marked_up(diagnostic.message)}</div>{help}'
         f"{f'<ul>{rows}</ul>' if rows else ''}</div>"
+    )
+
+
+def related_lines(picture: Picture) -> dict[int, list[Diagnostic]]:
+    """Lines of this file that a diagnostic's related locations point at, with the diagnostics."""
+    found: dict[int, list[Diagnostic]] = {}
+    for diagnostic in all_diagnostics(picture):
+        for item in diagnostic.related:
+            if item.path is None:
+                found.setdefault(item.span.line, []).append(diagnostic)
+    return found
+
+
+def all_diagnostics(picture: Picture) -> list[Diagnostic]:
+    return [d for root in picture.kernels for node in walk(root) for d in node.diagnostics] + list(
+        picture.outside
     )
 
 
@@ -123,7 +154,7 @@ def _node(picture: Picture, node: Node) -> str:
         f'<span class="label"><span class="kind">{escape(kind)}</span>{"?" if not node.certain else ""}'
         f'{escape(node.title)}<span class="where">{escape(where)}</span>{badges}</span>'
     )
-    details = "".join(f'<div class="details">{escape(detail)}</div>' for detail in node.details)
+    details = "".join(f'<div class="details">{marked_up(detail)}</div>' for detail in node.details)
     diagnostics = "".join(_diagnostic(picture, d, node) for d in node.diagnostics)
     children = "".join(_node(picture, child) for child in node.children)
     lines = " ".join(str(n) for n in _lines_of(node))
@@ -142,6 +173,7 @@ def _source(picture: Picture) -> str:
     for diagnostic in picture.outside:
         flagged.setdefault(diagnostic.span.line, []).append(diagnostic)
     in_kernel = {n for root in picture.kernels if root.lines for n in range(root.lines[0], root.lines[1] + 1)}
+    related = related_lines(picture)
     rows = []
     for number, text in enumerate(picture.lines, 1):
         classes = ["src"]
@@ -152,9 +184,13 @@ def _source(picture: Picture) -> str:
         if found:
             classes.append("flagged")
             style = f' style="--level:{LEVEL_COLOURS[level(found[0])]}"'
+        if number in related:
+            classes.append("related")
         if number == picture.line:
             classes.append("target")
-        codes = " ".join(d.code for d in found)
+        seen = {d.code for d in found}
+        see = [f"see {d.code}" for d in related.get(number, []) if d.code not in seen]
+        codes = " ".join(dict.fromkeys([d.code for d in found] + see))
         tip = escape("\n".join(headline(d) for d in found))
         rows.append(
             f'<div class="{" ".join(classes)}" id="L{number}"{style}{f" title={chr(34)}{tip}{chr(34)}" if found else ""}>'
@@ -174,14 +210,15 @@ def _legend() -> str:
         f'<span><i class="swatch" style="background:{colour}"></i>{word}</span>'
         for word, colour in LEVEL_COLOURS.items()
     )
-    return f'<div class="legend">{kinds}{levels}<span>{escape(LEGEND.removeprefix("legend: "))}</span></div>'
+    marks = '<span><i class="swatch" style="background:#fed7aa"></i>related line</span>'
+    return f'<div class="legend">{kinds}{levels}{marks}<span>{marked_up(LEGEND.removeprefix("legend: "))}</span></div>'
 
 
 def render(picture: Picture, out: TextIO) -> None:
     name = display_path(picture.path) + (f":{picture.line}" if picture.line else "")
     kernels = "".join(
         f'<h2>{escape(root.title)} <span class="where">line {root.line}</span></h2>'
-        + "".join(f'<div class="details">{escape(detail)}</div>' for detail in root.details)
+        + "".join(f'<div class="details">{marked_up(detail)}</div>' for detail in root.details)
         + "".join(_diagnostic(picture, d, root) for d in root.diagnostics)
         + f'<ul class="tree">{"".join(_node(picture, child) for child in root.children)}</ul>'
         for root in picture.kernels
