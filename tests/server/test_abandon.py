@@ -5,6 +5,7 @@ is unlimited, so only abandoning can free the worker: no timing decides the outc
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -33,6 +34,21 @@ class Blocks(Rule):
             open({started!r}, "a").write("started\\n")
             threading.Event().wait()
 """
+QUIET_RULE = """
+from tilecheck.core.rule import Rule
+from tilecheck.core.types import Grade
+
+
+class Quiet(Rule):
+    \"\"\"Reports nothing.\"\"\"
+
+    CODE = "XK961"
+    NAME = "quiet"
+    GRADE = Grade.SEMANTIC
+
+    def check(self, ctx):
+        pass
+"""
 BLOCKING = SOFTMAX + "# BLOCK HERE\n"
 
 
@@ -58,7 +74,7 @@ def wait_until_started(started) -> None:
 
 
 def codes(diagnostics) -> list[str]:
-    return [diagnostic["code"] for diagnostic in diagnostics]
+    return [diagnostic.get("code", diagnostic["message"]) for diagnostic in diagnostics]
 
 
 def test_a_newer_version_abandons_the_check_in_flight(server, tmp_path):
@@ -81,3 +97,31 @@ def test_a_close_abandons_the_check_in_flight(server, tmp_path):
     other = client.open(str(tmp_path / "other.py"), SOFTMAX)
     assert codes(client.diagnostics(other)) == ALL_SOFTMAX
     assert client.finish() == 0
+
+
+def test_a_plugin_import_that_is_abandoned_is_no_plugin_failure(tmp_path):
+    """Abandoning a check while a local plugin is being imported interrupts the import; the
+    plugin is imported again for the newer text, and is not reported as failing to load."""
+    started = tmp_path / "started"
+    (tmp_path / "pyproject.toml").write_text('[tool.tilecheck]\nplugins = ["slow_import"]\n')
+    (tmp_path / "slow_import.py").write_text(
+        "import os, threading\n"
+        f"if not os.path.exists({str(started)!r}):\n"
+        f"    open({str(started)!r}, 'w').close()\n"
+        "    threading.Event().wait()\n" + QUIET_RULE
+    )
+    client = RawServer(str(tmp_path), env={"TILECHECK_ALLOW_PLUGINS": "1"})
+    try:
+        client.initialize(str(tmp_path))
+        client.notify("workspace/didChangeConfiguration", {"settings": {"tilecheck": {"perFileTimeout": 0}}})
+        uri = client.open(str(tmp_path / "k.py"), SOFTMAX)
+        wait_until_started(started)
+        client.notify(
+            "textDocument/didChange",
+            {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": SOFTMAX + "\n"}]},
+        )
+        assert codes(client.diagnostics(uri, version=2)) == ALL_SOFTMAX
+        assert client.finish() == 0
+    finally:
+        client.kill()
+    assert not [m for m in client.seen if "failed to load" in json.dumps(m)]

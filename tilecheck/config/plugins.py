@@ -30,7 +30,7 @@ import sys
 from functools import cache
 from types import ModuleType
 
-from tilecheck.core.errors import PluginError
+from tilecheck.core.errors import Abandoned, PluginError
 from tilecheck.core.registry import builtin_rules, rules_in_module
 from tilecheck.core.rule import Rule
 from tilecheck.core.types import Grade
@@ -64,6 +64,8 @@ def entry_point_rules() -> tuple[type[Rule], ...]:
         where += f" of {dist.name} {dist.version})" if dist is not None else ")"
         try:
             loaded = point.load()
+        except Abandoned:
+            raise
         except BaseException as error:  # KeyboardInterrupt and SystemExit at import are the plugin's too
             raise PluginError(f"{where} failed to load: {_error(error)}") from None
         found += rules_from(loaded, where)
@@ -146,6 +148,8 @@ def load_local(name: str, directory: str, configured_in: str) -> tuple[type[Rule
         raise PluginError(
             f"{where} failed to load: ModuleNotFoundError: No module named {missing!r}"
         ) from None
+    except Abandoned:
+        raise
     except BaseException as error:  # KeyboardInterrupt and SystemExit at import are the plugin's too
         raise PluginError(f"{where} failed to load: {_error(error)}") from None
     finally:

@@ -43,6 +43,7 @@ from tilecheck.app.workers import (
     timed_out,
 )
 from tilecheck.app.workspace import Options, Workspace
+from tilecheck.core.errors import Abandoned
 from tilecheck.core.meta import Problem
 from tilecheck.core.types import Span
 from tilecheck.lint.engine import FileAnalysis
@@ -299,10 +300,6 @@ class AnalysisWorker:
 
 
 # -- the worker's side --------------------------------------------------------------------------
-class Abandoned(BaseException):
-    """Raised in the worker, by SIGUSR1, into the question the parent abandoned."""
-
-
 def serve(connection: Connection, memory: int | None, shared: Any = None) -> None:
     """The worker's life: answer questions until the parent closes the pipe. `shared` holds the
     question being asked and the one the parent abandoned (see `AnalysisWorker.abandon`)."""
