@@ -2,7 +2,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint typecheck format docs oracle bench visibility fuzz sweep clean release-tag
+.PHONY: demo test lint typecheck format docs oracle bench visibility fuzz sweep hostile stress clean release-tag
 
 # Runtime install (for the demo) and dev install (for the tests), each redone when pyproject.toml changes.
 $(VENV)/.runtime: pyproject.toml
@@ -69,6 +69,16 @@ sweep: $(VENV)/.dev
 # The release tag pre-commit's `rev:` names: `v` + the version of pyproject.toml, on HEAD.
 release-tag:
 	git tag -a "v$$($(PYTHON) -c 'import tomllib; print(tomllib.load(open("pyproject.toml", "rb"))["project"]["version"])')" -m "tilecheck release"
+
+# Hostile state and input (settings, file names, cache entries, server framing), randomized and
+# seeded: 500 cases by default (`make hostile CASES=2000`).
+CASES ?= 500
+hostile: $(VENV)/.dev
+	$(BIN)/python tools/hostile.py --cases $(CASES)
+
+# The suite under load: two busy processes per core while `.ci/run` runs.
+stress: $(VENV)/.dev
+	tools/stress_run.sh
 
 clean:
 	rm -rf build dist *.egg-info .pytest_cache .ruff_cache

@@ -181,3 +181,23 @@ def test_clean_removes_a_cache_tilecheck_made(project, capsys):
     outcome = run(capsys, "clean")
     assert (outcome.status, outcome.err) == (0, "Removed .tilecheck_cache\n")
     assert not (project / ".tilecheck_cache").exists()
+
+
+def test_a_full_disk_costs_only_the_caching_said_once(project, monkeypatch):
+    checked(project)  # the directory exists and is tagged; now every entry write fails
+    for entry in entries(project):
+        entry.unlink()
+
+    def full(path, data):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(cache_store, "write_atomic", full)
+    warnings: list[str] = []
+    workspace = Workspace(Options(cache=True), cwd=str(project), on_warning=warnings.append)
+    write(project, {"b.py": KERNEL})
+    for _ in range(2):
+        result = workspace.check_files([str(project / "a.py"), str(project / "b.py")], jobs=1)
+        assert [d.code for d in result.diagnostics] == [code for *_, code in ALL_FINDINGS] * 2
+    cache_dir = project / ".tilecheck_cache"
+    assert warnings == [f"result cache {cache_dir} not used: cannot write it: No space left on device"]
+    assert entries(project) == []

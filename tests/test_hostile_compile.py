@@ -75,3 +75,15 @@ def test_a_fix_that_compiles_is_still_applied(tmp_path, monkeypatch, capsys):
     write(tmp_path, {"k.py": PIPELINED.replace(", num_stages=2", "")})
     run(capsys, "check", "--no-cache", "--isolated", "--fix", "k.py")
     assert "T.Pipelined(0, n, num_stages=3)" in (tmp_path / "k.py").read_text()
+
+
+@pytest.mark.parametrize("text", [text for text, *_ in REFUSED])
+def test_a_text_the_compiler_refuses_is_no_fix_result(text):
+    """The guard every fix goes through (`apply_parsing`): libcst parsing the result is not enough."""
+    from tilecheck.core.types import Edit, Fix, Span
+    from tilecheck.lint.fixes import apply_parsing, parses
+
+    assert parses(text) is False
+    source = "x = 1\n"
+    fix = Fix("Replace", (Edit(Span(1, 0, 1, 5), text.rstrip("\n")),), safe=True)
+    assert apply_parsing(source, [fix]) == (source, [])

@@ -177,9 +177,14 @@ def test_an_extend_cycle_through_a_symlink_is_called_a_cycle(tree, capsys):
     )
 
 
-def test_a_memory_budget_of_one_mib_is_the_budget_not_a_parser_limitation(tree, capsys):
-    outcome = concise(capsys, "--per-file-memory", "1", "a.py")
-    assert outcome.out == (
+def test_a_memory_budget_of_one_mib_is_the_budget_not_a_parser_limitation(tree):
+    """As a user runs it (a worker of this test process has libcst loaded already)."""
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "tilecheck", "check", "--no-cache", "--output-format", "concise"]
+    outcome = subprocess.run([*command, "--per-file-memory", "1", "a.py"], capture_output=True, text=True)
+    assert outcome.stdout == (
         "a.py:1:1: error: TL004 [meta] File is too complex to analyze within the budget: checking it "
         "needed more than 1 MiB (per-file-memory); no rule was run on it\nFound 1 error in 1 file.\n"
     )

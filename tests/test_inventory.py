@@ -178,7 +178,7 @@ def _segfault():
 
 
 def _sleep():
-    time.sleep(60)
+    time.sleep(900)
 
 
 def _expected(skipped: str) -> str:
@@ -199,7 +199,7 @@ SEGFAULT = (
     "limit was 2048 MiB (per-file-memory)"
 )
 TIMED_OUT = (
-    "File is too complex to analyze within the budget: checking it took longer than 1 s "
+    "File is too complex to analyze within the budget: checking it took longer than 10 s "
     "(per-file-timeout); no rule was run on it"
 )
 
@@ -216,12 +216,12 @@ def test_a_file_whose_worker_fails_is_skipped_and_the_others_are_counted(
 
 def test_a_file_over_the_configured_time_budget_is_skipped(project, capsys, monkeypatch):
     monkeypatch.setattr(tilecheck.app.inventory, "scan_file", _fault_on_bad(_sleep))
-    write(project, {"tilecheck.toml": "per-file-timeout = 1\n"})
+    write(project, {"tilecheck.toml": "per-file-timeout = 10\n"})
     write(project, {name: SMALL for name in ("a.py", "bad.py", "c.py", "d.py")})
     started = time.monotonic()
     outcome = run(capsys, "inventory", ".")
     assert (outcome.status, outcome.out) == (0, _expected(TIMED_OUT))
-    assert time.monotonic() - started < 30
+    assert time.monotonic() - started < 600  # not the 900 s of the slow file
     data = json.loads(run(capsys, "inventory", ".", "--output-format", "json").out)
     assert (data["files"], data["kernels"], data["unreadable"]) == (3, 3, [f"bad.py: {TIMED_OUT}"])
     assert [(p["parent"], p["child"], p["count"]) for p in data["pairs"]] == [("Serial", "Parallel", 3)]

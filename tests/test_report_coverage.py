@@ -124,10 +124,12 @@ def test_a_cache_entry_without_coverage_is_a_miss(project):
     workspace.check_files(workspace.discover(["tile.py"]), jobs=1)
     entries = list((project / ".tilecheck_cache").rglob("*.json"))
     assert len(entries) == 1
-    entry = json.loads(entries[0].read_text())
+    from tilecheck.app import cache_store
+
+    entry = json.loads(entries[0].read_bytes().split(b"\n", 1)[1])  # after the format and MAC line
     assert entry["coverage"] == [1, 4]
-    del entry["coverage"]  # as format 1 wrote it
-    entries[0].write_text(json.dumps(entry))
+    del entry["coverage"]  # as format 1 wrote it, sealed as an entry of this user's would be
+    entries[0].write_bytes(cache_store.seal(cache_store.user_secret(), entries[0].stem, entry))
     again = Workspace(Options(cache=True), cwd=str(project))
     checked = again.check_files(again.discover(["tile.py"]), jobs=1)
     cache = again.result_cache()

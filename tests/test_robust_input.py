@@ -86,7 +86,7 @@ def test_inputs_that_crash_or_stall_libcst_are_decided_by_cpython_in_a_subproces
 def test_a_syntax_error_in_a_suspicious_file_is_cpythons_and_libcst_never_sees_it(source, expected):
     started = time.monotonic()
     assert codes(check_source(source, "k.py")) == expected
-    assert time.monotonic() - started < 10  # libcst on the 9,000-call chain: minutes
+    assert time.monotonic() - started < 60  # libcst on the 9,000-call chain: many minutes
 
 
 def test_deep_but_valid_tree_is_too_complex_at_the_deep_node():

@@ -84,7 +84,10 @@ class PositionalNumStages(Rule):
             value = positional[2].value
             text = ctx.text(value, 40)
             fix = None
-            if len(positional) == 3 and not item.site.origin:
+            named = any(
+                arg.keyword is not None and arg.keyword.value == "num_stages" for arg in item.call.args
+            )
+            if len(positional) == 3 and not item.site.origin and not named:  # else a repeated keyword
                 edit = Edit(ctx.span(value, item.site.top), f"num_stages={ctx.module.code_for_node(value)}")
                 fix = Fix(f"Write `num_stages={text}`", (edit,), safe=True)
             ctx.report(

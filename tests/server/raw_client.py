@@ -26,6 +26,7 @@ class RawServer:
         )
         self.messages: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self.next_id = 0
+        self.seen: list[dict[str, Any]] = []  # every message waited through, in order
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
@@ -72,6 +73,7 @@ class RawServer:
             message = self.messages.get(timeout=timeout)
             if message is None:
                 raise EOFError("the server closed its output")
+            self.seen.append(message)
             if "id" in message and "method" in message:  # a request from the server
                 self.send({"id": message["id"], "result": None})
             if matches(message):

@@ -149,7 +149,9 @@ async def resolved(client: LanguageClient, action: types.CodeAction) -> types.Co
     return complete
 
 
-async def diagnostics(client: LanguageClient, uri: str, *, version: int | None = None, timeout: float = 30.0):
+async def diagnostics(
+    client: LanguageClient, uri: str, *, version: int | None = None, timeout: float = 300.0
+):
     """The document's diagnostics: pulled from a pulling client, else the first push for `uri`
     (with `version`, when given) not consumed by an earlier call."""
     if pulls(client):

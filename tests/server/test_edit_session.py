@@ -95,7 +95,7 @@ def _parses(text: str) -> bool:
 
 async def _matches_the_cli(client, uri: str, version: int, text: str, path: pathlib.Path) -> list[str]:
     """The server's diagnostics for `version` equal the CLI's on the same text; their codes."""
-    final = await diagnostics(client, uri, version=version, timeout=60)
+    final = await diagnostics(client, uri, version=version, timeout=300)
     path.write_text(text)
     got = [
         (d.code, d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character)
@@ -152,7 +152,7 @@ async def _session(folder: pathlib.Path, operations) -> None:
                         types.CodeActionContext(diagnostics=[]),
                     )
                 )
-                await asyncio.wait_for(asyncio.gather(hover, actions), 60)
+                await asyncio.wait_for(asyncio.gather(hover, actions), 300)
             if (index + 1) % checkpoint == 0 or index + 1 == len(operations):
                 seen.append(await _matches_the_cli(client, uri, version, text, path))
                 want_parsed = True

@@ -43,7 +43,10 @@ class SleepsForever(Rule):
             os._exit(3)  # as a native crash would: the process is gone without an answer
 '''
 SOFTMAX = (DATA / "softmax_mistakes.py").read_text()
-BUDGET = "File is too complex to analyze within the budget: checking it took longer than 3 s (per-file-timeout); no rule was run on it"
+BUDGET = "File is too complex to analyze within the budget: checking it took longer than {} s (per-file-timeout); no rule was run on it"
+HEALTHY_BUDGET = (
+    20  # seconds: a healthy check in a fresh worker never approaches it, even on a loaded machine
+)
 
 
 @pytest.mark.parametrize("profile", ["neovim@v0.7.0", "neovim@v0.10.0"])
@@ -52,7 +55,7 @@ async def test_a_rule_that_never_returns_costs_a_budget_diagnostic_not_the_serve
     site = tmp_path / "site"
     site.mkdir()
     async with Server(installed_plugin(site, SLEEPER)) as client:
-        await start(client, profile, tmp_path, settings={"tilecheck": {"perFileTimeout": 3}})
+        await start(client, profile, tmp_path, settings={"tilecheck": {"perFileTimeout": HEALTHY_BUDGET}})
         hanging = tmp_path / "hangs.py"
         hanging.write_text("x = 1  # SLEEP FOREVER\n")
         normal = tmp_path / "softmax.py"
@@ -64,13 +67,13 @@ async def test_a_rule_that_never_returns_costs_a_budget_diagnostic_not_the_serve
             client.text_document_hover_async(
                 types.HoverParams(types.TextDocumentIdentifier(second), types.Position(21, 20))
             ),
-            60,
+            300,
         )
         assert hover is not None and hover.contents.value.startswith(
             "**TL104** `parallel-indexed-local` (semantic): Local buffer"
         )
-        (budget,) = await diagnostics(client, first, version=1)
-        assert (budget.code, budget.message) == ("TL004", BUDGET)
+        (budget,) = await diagnostics(client, first, version=1, timeout=300)
+        assert (budget.code, budget.message) == ("TL004", BUDGET.format(HEALTHY_BUDGET))
         assert [d.code for d in await diagnostics(client, second, version=1)] == [
             "TL104",
             "TL101",
@@ -114,11 +117,13 @@ async def test_the_budget_holds_for_a_fresh_worker_too(tmp_path):
     async with Server(installed_plugin(site, SLEEPER)) as client:
         await start(client, "neovim@v0.7.0", tmp_path, settings={"tilecheck": {"perFileTimeout": 3}})
         uri = open_document(client, tmp_path / "k.py", "x = 1  # SLEEP FOREVER\n")
-        (budget,) = await diagnostics(client, uri, version=1, timeout=60)
-        assert (budget.code, budget.message) == ("TL004", BUDGET)
+        (budget,) = await diagnostics(client, uri, version=1, timeout=300)
+        assert (budget.code, budget.message) == ("TL004", BUDGET.format(3))
         for version in (2, 3):  # each time a fresh worker, each time within the budget
             began = time.monotonic()
             replace_all(client, uri, f"x = {version}  # SLEEP FOREVER\n", version)
-            (budget,) = await diagnostics(client, uri, version=version, timeout=60)
-            assert (budget.code, budget.message) == ("TL004", BUDGET)
-            assert time.monotonic() - began < 40  # 3 s and a start-up; not 3 s + 120 s
+            (budget,) = await diagnostics(client, uri, version=version, timeout=300)
+            assert (budget.code, budget.message) == ("TL004", BUDGET.format(3))
+            assert (
+                time.monotonic() - began < 110
+            )  # 3 s and a start-up; not 3 s + 120 s (no document is healthy here)

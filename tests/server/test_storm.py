@@ -43,12 +43,12 @@ async def storm(client, folder: pathlib.Path, round_: int) -> None:
             types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "python", 1, text))
         )
     for uri in uris:
-        params = await asyncio.wait_for(next_publish(client, uri, 1), 120)
+        params = await asyncio.wait_for(next_publish(client, uri, 1), 300)
         assert [d.code for d in params.diagnostics] == ["TL302", "TL901"]
     for uri in uris:
         client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
     for uri in uris:
-        params = await asyncio.wait_for(next_publish(client, uri), 60)
+        params = await asyncio.wait_for(next_publish(client, uri), 300)
         assert len(params.diagnostics) == 0
 
 

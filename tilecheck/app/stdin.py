@@ -64,17 +64,9 @@ def _check_notebook(
 def read_stdin(stream: BinaryIO | None = None) -> bytes:
     """Standard input, but at most one byte more than a file may have (so it is known to be
     too large without reading the rest)."""
-    from tilecheck.source.reading import MAX_FILE_BYTES
+    from tilecheck.source.reading import MAX_FILE_BYTES, read_at_most
 
-    source = stream or sys.stdin.buffer
-    chunks, size = [], 0
-    while size <= MAX_FILE_BYTES:
-        chunk = source.read(min(1 << 20, MAX_FILE_BYTES + 1 - size))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks)
+    return read_at_most((stream or sys.stdin.buffer).read, MAX_FILE_BYTES)
 
 
 def check_stdin(

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import collections
 import multiprocessing
+import os
 import signal
 import time
 from collections.abc import Callable, Sequence
@@ -25,6 +26,7 @@ from typing import Any, TypeVar, cast
 from tilecheck.app.workers import (
     DEFAULT_MEMORY,
     DEFAULT_TIMEOUT,
+    OUT_OF_MEMORY_EXIT,
     Budget,
     WorkerProcess,
     crashed,
@@ -154,7 +156,15 @@ class _Pool:
 
 
 def _serve(connection: Connection, job: _Job) -> None:
-    """A worker's life: limit itself, then check the files it is given until told to stop."""
+    """A worker's life: limit itself, then check the files it is given until told to stop. Out
+    of memory where no answer can be sent any more (the pipe's own buffers): the exit code says so."""
+    try:
+        _answer_questions(connection, job)
+    except MemoryError:
+        os._exit(OUT_OF_MEMORY_EXIT)
+
+
+def _answer_questions(connection: Connection, job: _Job) -> None:
     budget = job.budget
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles ^C and kills its workers
     die_with_parent()

@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # multiprocessing is imported by the supervisor, when a file 
 
 DEFAULT_TIMEOUT = 60.0  # seconds; a 2,000-line kernel takes well under 2 s
 DEFAULT_MEMORY = 2048  # MiB beyond the worker's size at start; a 2,000-line kernel needs < 150
+OUT_OF_MEMORY_EXIT = 86  # a worker's exit code when it ran out of memory past answering
 _PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
@@ -153,7 +154,7 @@ class WorkerProcess:
     def death(self, budget: Budget, *, starting: bool = False) -> Failure:
         """Reap a worker that ended without answering, and say why."""
         exitcode = self.stop()
-        if exitcode == -signal.SIGABRT and self.near_its_limit(budget):
+        if exitcode == OUT_OF_MEMORY_EXIT or (exitcode == -signal.SIGABRT and self.near_its_limit(budget)):
             return out_of_memory(budget)
         return died(exitcode, budget, starting=starting)
 

@@ -35,7 +35,11 @@ def parse(text: str, whole: bool) -> int | float:
     try:
         value: int | float = int(text) if whole else float(text)
     except ValueError:
-        raise ValueError(f"not a {'whole ' if whole else ''}number: {text!r}") from None
+        try:
+            float(text)
+        except ValueError:
+            raise ValueError(f"not a number: {text!r}") from None
+        raise ValueError(f"not a whole number: {text!r}") from None
     reason = problem(value, whole)
     if reason is not None:
         raise ValueError(reason)

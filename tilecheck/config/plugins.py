@@ -31,7 +31,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from tilecheck.core.catalogue import RuleEntry, builtin_entries
-from tilecheck.core.errors import PluginError
+from tilecheck.core.errors import Abandoned, PluginError
 from tilecheck.core.types import Grade
 
 if TYPE_CHECKING:
@@ -111,6 +111,8 @@ def entry_point_rules() -> tuple[type[Rule], ...]:
         where += f" of {dist.name} {dist.version})" if dist is not None else ")"
         try:
             loaded = point.load()
+        except Abandoned:
+            raise
         except BaseException as error:  # KeyboardInterrupt and SystemExit at import are the plugin's too
             raise PluginError(f"{where} failed to load: {_error(error)}") from None
         found += rules_from(loaded, where)
@@ -193,6 +195,8 @@ def load_local(name: str, directory: str, configured_in: str) -> tuple[type[Rule
         raise PluginError(
             f"{where} failed to load: ModuleNotFoundError: No module named {missing!r}"
         ) from None
+    except Abandoned:
+        raise
     except BaseException as error:  # KeyboardInterrupt and SystemExit at import are the plugin's too
         raise PluginError(f"{where} failed to load: {_error(error)}") from None
     finally:

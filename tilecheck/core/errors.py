@@ -26,3 +26,8 @@ class PluginError(ConfigError):
 
 class ProfileError(ConfigError, ValueError):
     """An invalid backend profile definition (unknown field, wrong type, missing field, bad base)."""
+
+
+class Abandoned(BaseException):
+    """The question being answered was abandoned by whoever asked it (the editor's worker raises
+    it from a signal: a newer text or a close superseded the check); never a plugin's failure."""

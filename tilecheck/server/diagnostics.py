@@ -28,6 +28,7 @@ def register(server: LanguageServer, session: Session) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(params: types.DidChangeTextDocumentParams) -> None:
+        session.supersede(params.text_document.uri)
         schedule(session, params.text_document.uri, 0.0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)

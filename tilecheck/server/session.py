@@ -211,7 +211,13 @@ class Session:
         document = self.documents.pop(uri, None)
         if document is not None and document.pending is not None:
             document.pending.cancel()
+        self.worker.abandon(uri)  # its check in flight, if any, is for nobody now
         self.worker.forget(uri)
+
+    def supersede(self, uri: str) -> None:
+        """`uri`'s text changed: a check of an older text in flight is abandoned (the session
+        checks the newest text instead: see `checked`)."""
+        self.worker.abandon(uri)
 
     def text_of(self, uri: str) -> tuple[str, int | None] | None:
         """The current text and version of an open document."""
@@ -309,6 +315,9 @@ class Session:
             checked.workspace = self.workspace_for(path)
             checked.options = self.settings.options(self.folder_for(path))
             answer = self.worker.check(self.request("check", checked), self.settings.per_file_timeout)
+            if answer.abandoned:
+                checked.superseded = True
+                return checked
             self._warn_once(answer.warnings)
             if answer.problem is not None:
                 raise ConfigError(answer.problem.removeprefix("configuration error: "))

@@ -11,12 +11,19 @@ statements it touched, and one `Workspace` per (folder, options); both are dropp
 
 The worker is started with `spawn` (a fresh interpreter): the server has threads, and forking
 a threaded process can deadlock the child.
+
+A check that a newer version of its document or its close supersedes is abandoned (`abandon`):
+the parent names the question in shared memory and signals the worker (SIGUSR1), which stops
+that question (only that one: a signal that arrives late is ignored), drops the document's
+state, and answers "abandoned"; the session then checks the newest text, or nothing.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import os
 import re
+import signal
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -36,6 +43,7 @@ from tilecheck.app.workers import (
     timed_out,
 )
 from tilecheck.app.workspace import Options, Workspace
+from tilecheck.core.errors import Abandoned
 from tilecheck.core.meta import Problem
 from tilecheck.core.types import Span
 from tilecheck.lint.engine import FileAnalysis
@@ -76,6 +84,7 @@ class CheckAnswer:
     problem: str | None = None
     warnings: tuple[str, ...] = ()
     dependencies: tuple[str, ...] = ()  # other files whose content can change the analysis
+    abandoned: bool = False  # a newer text or a close superseded it mid-check (`abandon`)
 
 
 @dataclass(frozen=True)
@@ -96,6 +105,9 @@ class AnalysisWorker:
         self._started = False  # the current worker said it is ready
         self._notes: list[tuple[str, ...]] = []  # forget/reset, sent before the next question
         self._notes_lock = threading.Lock()
+        self._questions = 0
+        self._shared: Any = None  # [question being asked, question to abandon], shared with the worker
+        self._asking: tuple[int, str, str] | None = None  # (question, uri, kind) in flight
 
     @property
     def pid(self) -> int | None:
@@ -149,6 +161,23 @@ class AnalysisWorker:
         answer = self._ask(request, seconds)
         return answer.items if isinstance(answer, LoopHovers) else ()
 
+    def abandon(self, uri: str) -> bool:
+        """Stop the check of `uri` in flight, if there is one (its text changed, or it was
+        closed): the worker answers "abandoned" at once instead of finishing it. Never waits
+        (the event loop calls this); whether a check was asked to stop."""
+        asking, worker, shared = self._asking, self._worker, self._shared
+        if asking is None or worker is None or shared is None or worker.pid is None:
+            return False
+        question, asked_uri, kind = asking
+        if asked_uri != uri or kind != "check" or not hasattr(signal, "SIGUSR1"):
+            return False  # (no SIGUSR1 on Windows: the check runs to its end there)
+        shared[1] = question
+        try:
+            os.kill(worker.pid, signal.SIGUSR1)
+        except (OSError, ValueError):
+            return False
+        return True
+
     def forget(self, uri: str) -> None:
         """A closed document: drop its chunk cache (told before the next question)."""
         self._tell(("forget", uri))
@@ -178,27 +207,42 @@ class AnalysisWorker:
             worker = self._ready()
             if isinstance(worker, Failure):
                 return worker
-            if not (self._send_notes(worker) and worker.send(request)):
-                # it died between questions: not this document's fault
-                self._stop()
-                worker = self._ready()
-                if isinstance(worker, Failure):
-                    return worker
-                worker.send(request)
-            # The budget is the question's alone: a fresh worker's start-up was waited for above.
-            if not worker.connection.poll(seconds if seconds else None):
-                self._kill()
-                return timed_out(seconds)
-            message = worker.receive()
-            if message is None:
-                self._discard()
-                return worker.death(self._budget())
-            kind, value = message
-            if kind == "memory":  # the worker's heap may be in a bad state: replace it
-                self._kill()
-                return out_of_memory(self._budget())
-            answer: CheckAnswer | LoopHovers | FileAnalysis | LowerResult | str = value
-            return answer
+            self._questions += 1
+            self._shared[0] = self._questions
+            self._asking = (self._questions, request.uri, request.kind)
+            try:
+                return self._answer(worker, request, seconds)
+            finally:
+                self._asking = None
+
+    def _answer(
+        self, worker: WorkerProcess, request: Request, seconds: float | None
+    ) -> CheckAnswer | LoopHovers | FileAnalysis | LowerResult | str | Failure:
+        if not (self._send_notes(worker) and worker.send(request)):
+            # it died between questions: not this document's fault
+            self._stop()
+            ready = self._ready()
+            if isinstance(ready, Failure):
+                return ready
+            worker = ready
+            self._shared[0] = self._questions
+            worker.send(request)
+        # The budget is the question's alone: a fresh worker's start-up was waited for above.
+        if not worker.connection.poll(seconds if seconds else None):
+            self._kill()
+            return timed_out(seconds)
+        message = worker.receive()
+        if message is None:
+            self._discard()
+            return worker.death(self._budget())
+        kind, value = message
+        if kind == "memory":  # the worker's heap may be in a bad state: replace it
+            self._kill()
+            return out_of_memory(self._budget())
+        if kind == "abandoned":
+            return CheckAnswer(None, abandoned=True)
+        answer: CheckAnswer | LoopHovers | FileAnalysis | LowerResult | str = value
+        return answer
 
     def _budget(self) -> Budget:
         return Budget(None, self.memory)
@@ -215,7 +259,9 @@ class AnalysisWorker:
 
     def _ensure(self) -> WorkerProcess:
         if self._worker is None:
-            self._worker = WorkerProcess(multiprocessing.get_context("spawn"), serve, (self.memory,))
+            context = multiprocessing.get_context("spawn")
+            self._shared = context.RawArray("q", 2)
+            self._worker = WorkerProcess(context, serve, (self.memory, self._shared))
             self._started = False
         return self._worker
 
@@ -255,8 +301,9 @@ class AnalysisWorker:
 
 
 # -- the worker's side --------------------------------------------------------------------------
-def serve(connection: Connection, memory: int | None) -> None:
-    """The worker's life: answer questions until the parent closes the pipe."""
+def serve(connection: Connection, memory: int | None, shared: Any = None) -> None:
+    """The worker's life: answer questions until the parent closes the pipe. `shared` holds the
+    question being asked and the one the parent abandoned (see `AnalysisWorker.abandon`)."""
     import sys
 
     from tilecheck.source.guards import RECURSION_LIMIT
@@ -274,6 +321,14 @@ def serve(connection: Connection, memory: int | None) -> None:
     from tilecheck.server import hover_data  # noqa: F401
 
     builtin_rules()
+    answering = False
+
+    def abandon(number: int, frame: object) -> None:
+        if answering and shared is not None and shared[1] == shared[0]:
+            raise Abandoned
+
+    if hasattr(signal, "SIGUSR1"):
+        signal.signal(signal.SIGUSR1, abandon)
     connection.send(("ready", None))
     while True:
         try:
@@ -286,7 +341,15 @@ def serve(connection: Connection, memory: int | None) -> None:
             state.tell(message)
             continue
         try:
-            answer: tuple[str, Any] = ("ok", state.answer(message))
+            try:
+                answering = True
+                answer: tuple[str, Any] = ("ok", state.answer(message))
+            finally:
+                answering = False
+        except Abandoned:  # stopped anywhere: what it was building for the document is dropped
+            state.tell(("forget", message.uri))
+            state.tell(("reset",))
+            answer = ("abandoned", None)
         except MemoryError:
             answer = ("memory", None)
         except Exception as error:  # a bug outside the rules (which the engine isolates)

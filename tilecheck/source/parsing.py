@@ -69,12 +69,21 @@ def parse_with_tree(
         too_deep = meta.at_start(Problem.TOO_COMPLEX, path, "File is too deeply nested to parse")
         return None, text, too_deep, None
     except Exception as error:  # never seen; do not let a parser bug take the run down
+        if isinstance(error, ImportError) and _memory_exhausted(error):
+            # libcst's native module could not even be mapped under the worker's memory limit:
+            # the budget's verdict (the worker reports MemoryError as TL004), not libcst's
+            raise MemoryError(str(error)) from None
         return None, text, _cpython_verdict(path, text) or _libcst_limitation(path, error), None
     tree, refusal = guards.compiler_verdict(text, tree)  # what libcst accepts and CPython refuses
     failure = refusal_diagnostic(path, refusal)
     if failure is not None:
         return None, text, failure, None
     return module, text, None, tree
+
+
+def _memory_exhausted(error: ImportError) -> bool:
+    message = str(error)
+    return "failed to map segment" in message or "Cannot allocate memory" in message
 
 
 def _python_tree(text: str) -> ast.Module | None:

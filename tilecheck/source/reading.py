@@ -10,6 +10,7 @@ import io
 import os
 import stat
 import tokenize
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from tilecheck.core import meta
@@ -49,19 +50,26 @@ def read_bytes(
             problem = _not_regular(os.fstat(descriptor).st_mode)  # it may have been swapped meanwhile
             if problem:
                 return ReadFailure(problem)
-            chunks, size = [], 0
-            while size <= limit:
-                chunk = handle.read(min(1 << 20, limit + 1 - size))
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                size += len(chunk)
+            data = read_at_most(handle.read, limit)
     except BlockingIOError:
         return ReadFailure("reading it would block")
     except OSError as error:
         return ReadFailure(error.strerror or str(error))
-    if size > limit:
+    if len(data) > limit:
         return ReadFailure(f"more than {limit} bytes", too_large=True)
+    return data
+
+
+def read_at_most(read: Callable[[int], bytes], limit: int) -> bytes:
+    """What `read` gives, up to one byte more than `limit` (so that too much is known without
+    reading the rest: an endless stream, a file that grows)."""
+    chunks, size = [], 0
+    while size <= limit:
+        chunk = read(min(1 << 20, limit + 1 - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
     return b"".join(chunks)
 
 
