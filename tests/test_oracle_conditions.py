@@ -35,7 +35,9 @@ def test_a_conditional_finding_counts_only_when_its_flags_agree():
 def test_every_condition_variant_is_generated_with_its_flags(tmp_path):
     generate = _load("generate")
     files = generate.generate_conditioned(7, len(generate.COND_VARIANTS))
-    variants = {tag for _, _, tags in files for tag in tags if tag.startswith("cond:") and "value-" not in tag}
+    variants = {
+        tag for _, _, tags in files for tag in tags if tag.startswith("cond:") and "value-" not in tag
+    }
     assert variants == {f"cond:{v}" for v in generate.COND_VARIANTS}
     for _, text, tags in files:
         lines = text.splitlines()
