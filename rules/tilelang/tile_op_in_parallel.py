@@ -66,7 +66,8 @@ class TileOpInParallel(Rule):
         generated_ir="Checked on the frontend's output. Tile ops nested in another call's arguments "
         "are not seen by TileLang's checker and are left to a separate rule.",
         proof="Proven for direct calls whose operands are known buffers, regions or elements; "
-        "undecidable operands are not reported.",
+        "undecidable operands are not reported. Under a Python-level `if` tilecheck cannot decide, "
+        "the message names the condition (`when `flag` is true`).",
         first_pass="LowerTileOp and parallel loop layout inference.",
         rewrite="Hoist the tile op out of the parallel loop or use element-wise statements.",
     )
@@ -84,6 +85,14 @@ class TileOpInParallel(Rule):
             KERNEL
             + "        for i in T.Parallel(64):\n            if bx > 0:\n                T.fill(B[i, 0], 0)\n",
             at=((9, 17),),
+        ),
+        Invalid(
+            "import tilelang.language as T\n\n\ndef make(flag):\n    @T.prim_func\n"
+            '    def main(B: T.Tensor((64, 64), "float32")):\n'
+            "        with T.Kernel(1, threads=128) as bx:\n            for i in T.Parallel(64):\n"
+            "                if flag:\n                    T.fill(B[i, 0:8], 0)\n    return main\n",
+            at=((10, 21),),
+            message="(when `flag` is true)",
         ),
     ]
 

@@ -163,8 +163,9 @@ def combine(values: list[Value], runtime: bool = False) -> Value:
 
     With `runtime` (arithmetic and comparisons), an operand tilecheck cannot evaluate does not
     hide the result when another operand is proven to hold a TIR variable or a buffer element
-    (`bx * block_M + i`, `A[k] < limit`): whatever the unknown is, TVM's operator builds a
-    PrimExpr of that variable (or the build fails).
+    (`bx * block_M + i`, `A[k] < limit`): TVM's operator builds a PrimExpr of that variable (or
+    the build fails). Only the operation's identity (`+ 0`, `* 1`) would fold the result back
+    to the variable itself; an unknown block size or offset is taken not to be that.
     """
     if runtime and any(isinstance(v, TirExpr) and v.constness is Constness.SYMBOLIC for v in values):
         known = [v for v in values if not isinstance(v, Unknown) or isinstance(v, LoopVarList)]

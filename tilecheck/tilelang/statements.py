@@ -344,7 +344,15 @@ class KernelInterpreter:
         condition = frame.site(statement)
         then_frame = frame.tir() if runtime else frame.branch(Guard(condition, statement.test, True))
         else_frame = frame.tir() if runtime else frame.branch(Guard(condition, statement.test, False))
+        names = [] if runtime else sorted(assigned_names(statement))
+        before = {name: frame.env.names.get(name) for name in names}
         self.block(suite_body(statement.body), then_frame, stmt.body)
+        after_then = {name: frame.env.names.get(name) for name in names}
+        for name, value in before.items():  # the other branch starts from the values before
+            if value is None:
+                frame.env.names.pop(name, None)
+            else:
+                frame.env.bind(name, value)
         if isinstance(orelse, cst.If):
             self.if_statement(orelse, else_frame, stmt.orelse)
         elif isinstance(orelse, cst.Else):
@@ -358,8 +366,8 @@ class KernelInterpreter:
                 item.certain = False
                 item.conditions = (condition, *item.conditions)
                 out.append(item)
-            for name in assigned_names(statement):
-                frame.env.bind(name, UNKNOWN)
+            for name in names:
+                frame.env.bind(name, either(name, after_then[name], frame.env.names.get(name)))
             frame.absorb(then_frame)
             frame.absorb(else_frame)
 
@@ -409,3 +417,21 @@ class KernelInterpreter:
         for name in names:
             if isinstance(name, cst.Name):
                 frame.env.bind(name.value, TirExpr.of_var(Var(name.value, VarKind.SYMBOL)))
+
+
+def either(name: str, first: Value | None, second: Value | None) -> Value:
+    """What a local name holds after an undecided `if` that left it `first` in one branch and
+    `second` in the other (None: unbound). A read of a name one branch leaves unbound fails, so
+    any later use has the other branch's value; two buffers (`buf = T.alloc_fragment(...)` /
+    `else: buf = T.alloc_local(...)`) give a buffer (of their scope when they agree); anything
+    else is a value tilecheck does not know."""
+    if first is None or second is None:
+        found = first if second is None else second
+        return found if found is not None else UNKNOWN
+    if isinstance(first, BufferValue) and isinstance(second, BufferValue):
+        if first.buffer is second.buffer:
+            return first
+        a, b = first.buffer, second.buffer
+        scope = a.scope if a.scope == b.scope else "?"
+        return BufferValue(Buffer(name, scope, shape=a.shape if a.shape == b.shape else None, api=None))
+    return UNKNOWN
