@@ -140,3 +140,18 @@ def test_a_reused_check_equals_a_fresh_one(fixture, edits):
         text = edit(text, kind, where)
         reused = lint_source(text, str(fixture), settings, chunks=chunks, kernels=memo)
         assert outcome(reused) == outcome(lint_source(text, str(fixture), settings))
+
+
+def test_a_deep_statement_is_refused_whatever_the_buffer_saw_before(tmp_path):
+    """The editor's cache of statements known not to nest too deeply never hides a deep one."""
+    path = tmp_path / "k.py"
+    settings = settings_for(path)
+    chunks = ChunkCache()
+    wide = "X = [" + ", ".join(["(1)"] * 700) + "]\n"  # suspicious (a long line), but shallow
+    assert lint_source(wide + THREE_KERNELS, str(path), settings, chunks=chunks).diagnostics == []
+    assert wide in chunks.shallow
+    deep = "Y = " + "(" * 1100 + "1" + ")" * 1100 + "\n"
+    found = lint_source(wide + deep + THREE_KERNELS, str(path), settings, chunks=chunks)
+    fresh = lint_source(wide + deep + THREE_KERNELS, str(path), settings)
+    assert [(d.code, d.span.line) for d in found.diagnostics] == [("TL004", 2)]
+    assert outcome(found) == outcome(fresh)

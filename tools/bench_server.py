@@ -104,22 +104,26 @@ def breakdown(path: pathlib.Path, clock: Callable[[], float] = time.perf_counter
     from tilecheck.server.session import Checked
     from tilecheck.source.chunks import ChunkCache
     from tilecheck.source.parsing import parse
+    from tilecheck.tilelang.reuse import KernelMemo
 
     workspace = Workspace(cwd=str(path.parent))
     settings = workspace.file_settings(str(path))
     parts: dict[str, list[float]] = {"parse": [], "model": [], "check": [], "convert": []}
     parsing, checking = ChunkCache(), ChunkCache()  # each sees every text once, as the server's does
+    modelling, reusing = KernelMemo(), KernelMemo()  # and each its own kernels, as the server's worker
     original = path.read_text(encoding="utf-8")
-    for chunks in (parsing, checking):
-        parse(str(path), original, chunks)
+    for chunks, memo in ((parsing, modelling), (checking, reusing)):
+        module, _, _ = parse(str(path), original, chunks)
+        assert module is not None
+        _ = Context(str(path), original, module, settings.backend, kernels=memo).model
     for round_, text in enumerate(texts(original)):
         began = clock()
         module, _, _ = parse(str(path), text, parsing)
         parsed = clock()
         assert module is not None
-        _ = Context(str(path), text, module, settings.backend).model
+        _ = Context(str(path), text, module, settings.backend, kernels=modelling).model
         modelled = clock()
-        analysis = lint_source(text, str(path), settings, chunks=checking)
+        analysis = lint_source(text, str(path), settings, chunks=checking, kernels=reusing)
         checked = clock()
         result = Checked(path.as_uri(), str(path), text, 0, PositionMap(text, "utf-16"), analysis, workspace)
         lsp_diagnostics(result)
@@ -131,13 +135,15 @@ def breakdown(path: pathlib.Path, clock: Callable[[], float] = time.perf_counter
             parts["convert"].append(converted - checked)
     medians = {name: statistics.median(values) * 1000 for name, values in parts.items()}
     medians["rules"] = max(0.0, medians["check"] - medians["parse"] - medians["model"])
+    medians["built"], medians["reused"] = reusing.built, reusing.reused
     return medians
 
 
 def describe(parts: dict[str, float]) -> str:
     return (
         f"check {parts['check']:.0f} ms = parse {parts['parse']:.0f} ms + model {parts['model']:.0f} ms "
-        f"+ rules and suppressions {parts['rules']:.0f} ms; then conversion to LSP {parts['convert']:.0f} ms"
+        f"+ rules and suppressions {parts['rules']:.0f} ms; then conversion to LSP {parts['convert']:.0f} ms "
+        f"({parts['built']:.0f} kernels modeled, {parts['reused']:.0f} reused over all the texts)"
     )
 
 

@@ -69,6 +69,8 @@ class ChunkCache:
         # lines, by both: an unchanged statement stays the same node from one text to the next
         # (the kernel model reuses what it built from it, `tilelang.reuse`).
         self._joined: OrderedDict[tuple[object, ...], Statement] = OrderedDict()
+        # Module-level statements' texts CPython's tree showed not too deep (`guards.checked_tree`).
+        self.shallow: set[str] = set()
 
     def __len__(self) -> int:
         return len(self._chunks)
@@ -76,6 +78,7 @@ class ChunkCache:
     def clear(self) -> None:
         self._chunks.clear()
         self._joined.clear()
+        self.shallow.clear()
 
     def _join(
         self, key: tuple[str, bool, bool, str, str], statement: Statement, leading: tuple[cst.EmptyLine, ...]

@@ -72,11 +72,13 @@ def cpython_verdict(text: str, path: str = "<string>", *, deep: bool = False) ->
 
 
 def checked_tree(
-    text: str, path: str = "<string>", *, deep: bool = False
+    text: str, path: str = "<string>", *, deep: bool = False, shallow: set[str] | None = None
 ) -> tuple[ast.Module | None, Refusal | None]:
     """CPython's tree of `text` and `cpython_verdict`'s verdict (the tree is None when CPython
     refuses the text, or accepts it only with its long decimals rewritten), so that a caller
-    that needs the tree as well parses only once."""
+    that needs the tree as well parses only once. `shallow` holds module-level statements'
+    texts known not to nest too deeply (an editor buffer's, from its earlier versions): they are
+    not walked again, and the ones found so are added."""
     try:
         # Not under `path`: CPython re-reads an error's line from that file when it exists, so an
         # unsaved editor buffer would get columns measured on the saved text. One thread at a time.
@@ -104,7 +106,7 @@ def checked_tree(
         return None, Refusal("complex", 1, 0, message)
     except ValueError as error:  # NUL bytes (a comment's too), before Python 3.12
         return None, Refusal("syntax", *_nul_position(text), f"Syntax error: {error}")
-    where = _too_deep_statement(text, tree) if deep else None
+    where = _too_deep_statement(text, tree, shallow) if deep else None
     if where is not None:
         message = f"File is too deeply nested to analyze (an expression nests more than {MAX_DEPTH} levels)"
         return None, Refusal("complex", *where, message)
@@ -147,7 +149,9 @@ def refuse(text: str, path: str = "<string>") -> Refusal | None:
     return cpython_verdict(text, path, deep=True) if suspicious(text) else None
 
 
-def _too_deep_statement(text: str, tree: ast.Module) -> tuple[int, int] | None:
+def _too_deep_statement(
+    text: str, tree: ast.Module, shallow: set[str] | None = None
+) -> tuple[int, int] | None:
     """`too_deep(tree)`, walking only the module-level statements that are `suspicious` on
     their own: nesting never crosses a statement, and the rest of a large suspicious file (one
     long line in it) need not be walked; the first such statement's deep node, if any."""
@@ -156,10 +160,14 @@ def _too_deep_statement(text: str, tree: ast.Module) -> tuple[int, int] | None:
         first = python_ast.first_line(statement)
         last = statement.end_lineno or statement.lineno
         segment = text[starts[first - 1] : starts[last] if last < len(starts) else len(text)]
+        if shallow is not None and segment in shallow:
+            continue  # its depth depends on its text alone
         if suspicious(segment):
             where = too_deep(statement, start=1)
             if where is not None:
                 return where
+        if shallow is not None:
+            shallow.add(segment)
     return None
 
 

@@ -48,7 +48,12 @@ def parse_with_tree(
     tree: ast.Module | None = None
     suspicious = guards.suspicious(text)
     if suspicious:
-        tree, refusal = guards.checked_tree(text, path, deep=True)
+        shallow = None
+        if chunks is not None:
+            if len(chunks.shallow) > chunks.max_chunks:
+                chunks.shallow.clear()  # refilled from this text
+            shallow = chunks.shallow
+        tree, refusal = guards.checked_tree(text, path, deep=True, shallow=shallow)
         failure = refusal_diagnostic(path, refusal)
         if failure is not None:  # also a syntax error: see `guards.refuse`
             return None, text, failure, None
