@@ -60,6 +60,7 @@ class ParallelIndexedLocal(Rule):
     CODE = "TL104"
     NAME = "parallel-indexed-local"
     GRADE = Grade.SEMANTIC
+    CHECKER = "ParallelLocalIndexChecker"
     HELP = (
         "Use T.serial/T.vectorized/T.unroll for per-thread local indexing, or T.alloc_fragment "
         "to distribute the dimension across threads."

@@ -139,6 +139,8 @@ def settings_fingerprint(settings: FileSettings) -> str:
         _backend_identity(settings.backend),
         "severities",
         *(f"{code}={severity.value}" for code, severity in sorted(settings.severities.items())),
+        "tilelang",
+        *settings.tilelang.versions,
     )
 
 

@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # libcst, the model and the rules are imported when a file is
     from tilecheck.lint.context import Context
     from tilecheck.source.chunks import ChunkCache
     from tilecheck.tilelang.model import FileModel
+    from tilecheck.tilelang.versions import VersionRange
 
 
 @dataclass
@@ -98,6 +99,7 @@ def check_source(
     known: Iterable[type[Rule]] | None = None,
     chunks: ChunkCache | None = None,
     timings: Timings | None = None,
+    tilelang: VersionRange | None = None,
 ) -> FileAnalysis:
     """Check one file's contents with `rules` (all built-in rules by default).
 
@@ -106,7 +108,8 @@ def check_source(
     suppression may name (the built-in ones and `rules` by default). `chunks` (a
     `tilecheck.source.chunks.ChunkCache` the caller keeps, e.g. per editor buffer) re-parses only
     the top-level statements that changed since the texts it has seen. `timings` adds the
-    time of each phase to the caller's totals.
+    time of each phase to the caller's totals. `tilelang` are the TileLang releases the
+    verdicts that depend on the release hold for (default: the supported releases).
     """
     clock = time.perf_counter
     started = clock()
@@ -126,7 +129,9 @@ def check_source(
     from tilecheck.lint.suppressions import may_have_suppressions
 
     chosen = list(rules) if rules is not None else list(builtin_rules())
-    ctx = Context(path, text, module, profile_of(backend), python_tree=tree)  # a profile's name works too
+    ctx = Context(
+        path, text, module, profile_of(backend), python_tree=tree, tilelang=tilelang
+    )  # a profile's name works too
     result.module, result.context = module, ctx
     if timings is not None:
         started = clock()
@@ -251,7 +256,14 @@ def lint_source(
 ) -> FileAnalysis:
     """check_source under a file's resolved configuration (rules, backend, severities)."""
     result = check_source(
-        data, path, settings.rules, settings.backend, known=settings.known, chunks=chunks, timings=timings
+        data,
+        path,
+        settings.rules,
+        settings.backend,
+        known=settings.known,
+        chunks=chunks,
+        timings=timings,
+        tilelang=settings.tilelang,
     )
     if settings.severities:
         result.diagnostics = [

@@ -56,4 +56,14 @@ if [ -z "${TILECHECK:-}" ] && [ ! -x "$ROOT/.venv/bin/tilecheck" ] \
     exit 0
 fi
 
+# The measured per-release data (signatures, checkers) against every installed release
+# (tools/oracle/releases.sh installs them; the oracle venv is one of them).
+RELEASES_DIR="${TILELANG_RELEASES_DIR:-$ROOT/build/tilelang-releases}"
+releases=("$VENV/bin/python")
+for python in "$RELEASES_DIR"/*/bin/python; do
+    [ -x "$python" ] && releases+=("$python")
+done
+LD_LIBRARY_PATH="$RELEASES_DIR/stubs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    "$PY" "$ROOT/tools/tilelang_versions.py" --check --python "${releases[@]}"
+
 exec "$PY" "$HERE/compare.py" --cache "$CACHE" --jobs "$JOBS" --report build/oracle/report.json "$OUT"
