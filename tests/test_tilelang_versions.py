@@ -298,3 +298,23 @@ def test_declaration_no_measured_release_warns_and_uses_the_supported(tmp_path, 
     found = [(d["line"], d["code"], d["severity"]) for d in json.loads(outcome.out)]
     assert found == [(9, "TL210", "info"), (13, "TL210", "error"), (15, "TL104", "error")]
     assert "`tilelang>=0.9` matches none of the TileLang releases tilecheck has measured" in outcome.err
+
+
+def test_generator_renders_the_checked_in_data_back() -> None:
+    """What `tools/tilelang_versions.py` writes reads back as the data it was given."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    tool = Path(__file__).resolve().parent.parent / "tools" / "tilelang_versions.py"
+    spec = importlib.util.spec_from_file_location("tilelang_versions_tool", tool)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("tilelang_versions_tool", module)
+    spec.loader.exec_module(module)
+    recorded = module.checked_in()
+    assert sorted(recorded) == sorted(MEASURED)
+    namespace: dict[str, object] = {}
+    exec(compile(module.render(list(recorded.values())), "versions_data", "exec"), namespace)
+    assert namespace["SIGNATURES"] == versions_data.SIGNATURES
+    assert namespace["CHECKERS"] == versions_data.CHECKERS
