@@ -204,7 +204,7 @@ def test_settings_are_resolved_once_per_directory(project, capsys, monkeypatch):
     monkeypatch.setattr(
         tilecheck.config.resolver.Settings,
         "_file_settings",
-        lambda self, hits: calls.append(hits) or original(self, hits),
+        lambda self, hits, tilelang: calls.append(hits) or original(self, hits, tilelang),
     )
     write(project, {f"k{i}.py": CLEAN for i in range(20)})
     assert run(capsys, ".").status == 0

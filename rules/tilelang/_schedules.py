@@ -1,9 +1,11 @@
 """What is wrong with a loop's pipeline metadata, shared by TL203, TL301 and TL305 (not a rule module).
 
-Measured with TileLang 0.1.15 (`tools/oracle/schedule_questions.py`): a manual schedule whose
-arrays differ in length, whose `order` is not a permutation or whose `stage` is negative fails
-PipelinePlanning / InjectSoftwarePipeline on cuda sm_80 and hip gfx942, but lowers on sm_90a
-when the loop takes the warp-specialized path (the manual schedule is then not used); a lone
+Measured with TileLang 0.1.15 (`tools/oracle/schedule_questions.py`): a manual schedule with
+another number of entries than the pipeline body has statements, an `order` that gives two
+statements the same position, or a negative `stage` fails PipelinePlanning /
+InjectSoftwarePipeline on cuda sm_80 and hip gfx942, but lowers on sm_90a when the loop takes
+the warp-specialized path (the manual schedule is then not used). An `order` with gaps or
+negative positions (`[0, 1, 3]`, `[-1, 0, 1]`) lowers: only the relative order counts. A lone
 `order` or `stage`, and a negative `num_stages`, are dropped without a word on every target.
 """
 
@@ -14,25 +16,38 @@ from tilecheck.tilelang.values import PyConst, Value
 
 
 def malformed(request: PipelineRequest, statements: int | None = None) -> list[str]:
-    """Problems of a manual schedule that the manual-schedule planner rejects; `statements` is the
-    number of statements of the loop body when the model knows it exactly."""
+    """Problems of a manual schedule that the manual-schedule planner rejects, in TileLang's words;
+    `statements` is the number of statements of the loop body (after macro inlining and folding
+    Python-level conditions) when the model knows it exactly."""
     found: list[str] = []
     order, stage = request.order_values, request.stage_values
-    if order and stage and len(order) == len(stage) and statements is not None and len(order) != statements:
-        found.append(
-            f"`order` and `stage` have {len(order)} entries but the loop body has {statements} statements; "
-            "they need one entry per statement"
-        )
+    size_rule = (
+        "TileLang's PipelinePlanning expects the pipeline annotation size to match the statement count"
+    )
     if order and stage and len(order) != len(stage):
         found.append(
-            f"`order` ({len(order)} entries) and `stage` ({len(stage)} entries) have different lengths; "
-            "both need one entry per statement of the loop body"
+            f"`order` has {len(order)} entries and `stage` {len(stage)}, so one of them does not match the "
+            f"number of statements of the loop body{_counted(statements)}; {size_rule}"
         )
-    if order and sorted(order) != list(range(len(order))):
-        found.append(f"`order={list(order)}` is not a permutation of 0..{len(order) - 1}")
+    elif order and stage and statements is not None and len(order) != statements:
+        found.append(
+            f"`order` and `stage` have {len(order)} entries but the loop body has {statements} statements "
+            f"after macro inlining; {size_rule}"
+        )
+    repeated = sorted({value for value in order if order.count(value) > 1}) if order else []
+    if order and repeated:
+        positions = ", ".join(str(value) for value in repeated)
+        found.append(
+            f'`order={list(order)}` gives two statements the same position ({positions}): "Two statements in '
+            'the software pipeline cannot have the same order"'
+        )
     if stage and any(value < 0 for value in stage):
-        found.append(f"`stage={list(stage)}` has a negative stage")
+        found.append(f"`stage={list(stage)}` has a negative stage, which InjectSoftwarePipeline rejects")
     return found
+
+
+def _counted(statements: int | None) -> str:
+    return f" ({statements})" if statements is not None else ""
 
 
 def ignored(request: PipelineRequest) -> list[str]:

@@ -29,12 +29,14 @@ class MalformedPipelineSchedule(Rule):
     Checks the `order` and `stage` of `T.Pipelined` (and the `tl_pipeline_order` /
     `tl_pipeline_stage` annotations of any loop) when their values are literals or
     constants, and reports, once per loop:
-    - `order` and `stage` of different lengths;
-    - an `order` that is not a permutation of `0 .. len(order) - 1` (duplicates, gaps, `-1`);
-    - a negative stage;
     - `order` and `stage` with another number of entries than the loop body has statements
-      (checked when the body is two or more plain statements: no Binds, loops or Python-level
-      conditions).
+      after macro inlining (`order` and `stage` of different lengths always are; the count is
+      checked when the body is two or more plain statements: no Binds, loops or Python-level
+      conditions);
+    - an `order` that gives two statements the same position (`[0, 0, 1]`, `[-1, 0, -1]`);
+      gaps and negative positions (`[0, 1, 3]`, `[-1, 0, 1]`) are fine: only the relative
+      order counts;
+    - a negative stage.
 
     With a backend whose planner uses the manual schedule (`cuda-sm80`, `hip-*`, `metal`,
     `webgpu`) it is an error. On the warp-specializing `cuda-sm90`, `cuda-sm100` and
@@ -47,18 +49,20 @@ class MalformedPipelineSchedule(Rule):
     ## Why is this bad?
     TileLang 0.1.15's `PipelinePlanning` checks the manual schedule against the loop body
     ([`src/transform/pipeline_planning.cc`](https://github.com/tile-ai/tilelang/blob/v0.1.15/src/transform/pipeline_planning.cc)): `annotations.size() == original_stmt_count`
-    ("expected pipeline annotation size to match the scheduled statement count"), "Two
-    statements in the software pipeline cannot have the same order", and
-    `InjectSoftwarePipeline` fails on a negative stage ("src_info.stage <= dst_info.stage").
-    Lowering small kernels with 0.1.15 for `{"kind": "cuda", "arch": "sm_80"}` and
-    `{"kind": "hip", "mcpu": "gfx942"}` fails with these messages; for `sm_90a`, a
+    ("expected pipeline annotation size to match the scheduled statement count, executable
+    statement count, or original statement count", counted after macros are inlined and
+    Python-level conditions folded) and "Two statements in the software pipeline cannot have
+    the same order"; `InjectSoftwarePipeline` rejects a negative stage ("A dependency on
+    multiple async stages is not supported" in the kernels measured). Lowering small kernels
+    with 0.1.15 for `{"kind": "cuda", "arch": "sm_80"}` and `{"kind": "hip", "mcpu":
+    "gfx942"}` fails with these messages, and lowers an `order` with gaps; for `sm_90a`, a
     FlashAttention-shaped loop that takes the warp-specialized TMA path lowers with any of
     them (`tools/oracle/schedule_questions.py` reproduces both). TileLang's own
     FlashAttention examples used `order=[-1, 0, 3, 1, -1, 2]` that way for sm_90a.
 
     ## Example
     ```python
-    for k in T.Pipelined(K, order=[0, 0], stage=[0, 1]):   # order is not a permutation
+    for k in T.Pipelined(K, order=[0, 0], stage=[0, 1]):   # two statements at position 0
         ...
     ```
 
@@ -67,7 +71,7 @@ class MalformedPipelineSchedule(Rule):
     for k in T.Pipelined(K, order=[0, 1], stage=[0, 1]):
         ...
     ```
-    (one order position and one non-negative stage per statement of the loop body), or
+    (one distinct order position and one non-negative stage per statement of the loop body), or
     `num_stages=2` to let TileLang plan the schedule.
 
     ## Backends
@@ -82,8 +86,8 @@ class MalformedPipelineSchedule(Rule):
     NAME = "malformed-pipeline-schedule"
     GRADE = Grade.CONTRACT
     HELP = (
-        "Give one `order` position and one non-negative `stage` per statement of the loop body, `order` a "
-        "permutation of 0..n-1; or use num_stages=N and let TileLang plan the schedule."
+        "Give one distinct `order` position and one non-negative `stage` per statement of the loop body; "
+        "or use num_stages=N and let TileLang plan the schedule."
     )
     CHECKLIST = Checklist(
         grade="Contract: the manual-schedule planner of cuda sm_80 and ROCm rejects it; sm_90a accepts it "
@@ -98,39 +102,45 @@ class MalformedPipelineSchedule(Rule):
         proof="Proven from literal or constant values only; whether sm_90a warp-specializes the loop is not "
         "decided, so there it is a note.",
         first_pass="PipelinePlanning (manual branch) and InjectSoftwarePipeline.",
-        rewrite="Consistent lengths, a permutation for order, non-negative stages; or num_stages.",
+        rewrite="One entry per statement, distinct order positions, non-negative stages; or num_stages.",
     )
     VALID = [
         Valid(_loop("T.Pipelined(8, order=[0, 1], stage=[0, 1])"), backend="cuda-sm80"),
         Valid(_loop("T.Pipelined(8, order=[], stage=[])"), backend="cuda-sm80"),
         Valid(_loop("T.Pipelined(8, order=[0, 0], stage=[0, 1])"), backend="cpu"),
         Valid(_loop('T.serial(8, annotations={"tl_pipeline_order": [1, 0], "tl_pipeline_stage": [0, 1]})')),
+        Valid(_loop("T.Pipelined(8, order=[0, 2], stage=[0, 1])"), backend="cuda-sm80"),  # gaps lower
+        Valid(_loop("T.Pipelined(8, order=[-1, 0], stage=[0, 1])"), backend="hip-gfx942"),
     ]
     INVALID = [
         Invalid(
             _loop("T.Pipelined(8, order=[0, 1], stage=[0])"),
             at=((7, 18),),
             backend="cuda-sm80",
-            message="different lengths",
+            message="`order` has 2 entries and `stage` 1, so one of them does not match the number of "
+            "statements of the loop body (2); TileLang's PipelinePlanning expects the pipeline annotation size to "
+            "match the statement count",
         ),
         Invalid(
             _loop("T.Pipelined(8, order=[0, 0], stage=[0, 1])"),
             at=((7, 18),),
             backend="hip-gfx942",
-            message="Backend hip-gfx942 rejects this manual pipeline schedule: `order=[0, 0]` is not a permutation",
+            message="Backend hip-gfx942 rejects this manual pipeline schedule: `order=[0, 0]` gives two statements "
+            'the same position (0): "Two statements in the software pipeline cannot have the same order"',
         ),
         Invalid(
             _loop("T.Pipelined(8, order=[-1, 0, 1, -1], stage=[-1, 0, 1, -1])"),
             at=((7, 18),),
             backend="cuda-sm80",
-            message="`order=[-1, 0, 1, -1]` is not a permutation of 0..3, and `stage=[-1, 0, 1, -1]` has a "
-            "negative stage",
+            message="`order` and `stage` have 4 entries but the loop body has 2 statements after macro inlining; "
+            "TileLang's PipelinePlanning expects the pipeline annotation size to match the statement count, and "
+            "`order=[-1, 0, 1, -1]` gives two statements the same position (-1)",
         ),
         Invalid(
             _loop("T.Pipelined(8, order=[0, 1, 2], stage=[0, 0, 1])"),
             at=((7, 18),),
             backend="cuda-sm80",
-            message="`order` and `stage` have 3 entries but the loop body has 2 statements",
+            message="`order` and `stage` have 3 entries but the loop body has 2 statements after macro inlining",
         ),
         Invalid(
             _loop("T.Pipelined(8, order=[0, 0], stage=[0, 1])"),
@@ -139,7 +149,7 @@ class MalformedPipelineSchedule(Rule):
             message="cuda-sm90 rejects this manual pipeline schedule unless it warp-specializes the loop",
         ),
         Invalid(
-            _loop('T.serial(8, annotations={"tl_pipeline_order": [0, 2], "tl_pipeline_stage": [0, 1]})'),
+            _loop('T.serial(8, annotations={"tl_pipeline_order": [1, 1], "tl_pipeline_stage": [0, 1]})'),
             at=((7, 18),),
             message="Malformed manual pipeline schedule, rejected by cuda-sm80, ",
         ),

@@ -65,6 +65,7 @@ class NestedParallel(Rule):
     CODE = "TL101"
     NAME = "nested-parallel"
     GRADE = Grade.SEMANTIC
+    CHECKER = "NestedLoopChecker"
     HELP = (
         "Make the inner `T.Parallel` the only statement of the outer one: move other statements into "
         "a loop of their own, or fuse both loops into one `T.Parallel(M, N)`."

@@ -55,11 +55,14 @@ class ParallelIndexedLocal(Rule):
 
     ## Backends
     All: TileLang's pre-lower check ([`tilelang/analysis/parallel_local_index_checker.py`](https://github.com/tile-ai/tilelang/blob/v0.1.15/tilelang/analysis/parallel_local_index_checker.py)) rejects it before any target is chosen.
+    Releases before 0.1.14 have no such check and lower the loop (measured with 0.1.9): when
+    the project's TileLang versions include them, it is a note naming the releases that reject it.
     """
 
     CODE = "TL104"
     NAME = "parallel-indexed-local"
     GRADE = Grade.SEMANTIC
+    CHECKER = "ParallelLocalIndexChecker"
     HELP = (
         "Use T.serial/T.vectorized/T.unroll for per-thread local indexing, or T.alloc_fragment "
         "to distribute the dimension across threads."

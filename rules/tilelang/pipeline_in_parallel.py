@@ -52,6 +52,7 @@ class PipelineInParallel(Rule):
     CODE = "TL102"
     NAME = "pipeline-in-parallel"
     GRADE = Grade.SEMANTIC
+    CHECKER = "NestedLoopChecker"
     HELP = (
         "Make the pipeline the outer loop and put `T.Parallel` inside it, around the element-wise "
         "statements only (tile operators go directly in the pipeline body); or drop the pipeline request "

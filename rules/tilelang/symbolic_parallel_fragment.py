@@ -57,6 +57,7 @@ class SymbolicParallelFragment(Rule):
     CODE = "TL105"
     NAME = "symbolic-parallel-fragment"
     GRADE = Grade.CONTRACT
+    CHECKER = "FragmentLoopChecker"
     HELP = "Give the T.Parallel loop a constant extent and guard the tail with `if`, or use T.serial."
     CHECKLIST = Checklist(
         grade="Contract: fragment layout inference needs a constant parallel range today; a future "

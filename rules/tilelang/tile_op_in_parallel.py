@@ -52,6 +52,7 @@ class TileOpInParallel(Rule):
     CODE = "TL103"
     NAME = "tile-op-in-parallel"
     GRADE = Grade.SEMANTIC
+    CHECKER = "NestedLoopChecker"
     HELP = (
         "Call the tile operator once, outside the `T.Parallel` loop: it distributes its own work over "
         "the block's threads."

@@ -4,10 +4,11 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
-from tilecheck.core.types import Grade
+from tilecheck.core.types import Grade, Severity
 from tilecheck.tilelang.model import Loop, Site, Stmt
 from tilecheck.tilelang.queries import kernel_items
-from tilecheck.tilelang.signatures import DEFAULT_DIALECTS, SIGNATURES, VERSION, Signature
+from tilecheck.tilelang.signatures import CHECKED, DEFAULT_DIALECTS, Signature, signature
+from tilecheck.tilelang.versions import names
 
 from .._examples import KERNEL
 
@@ -18,23 +19,26 @@ if TYPE_CHECKING:
 
 
 class UnexpectedKeywordArgument(Rule):
-    """A loop constructor or tile operator called with arguments TileLang 0.1.15 does not accept.
+    """A loop constructor or tile operator called with arguments the project's TileLang does not accept.
 
     ## What it does
     Checks every call of a loop constructor (`T.Pipelined`, `T.Parallel`, `T.serial`,
     `T.unroll`, `T.vectorized`, `T.grid`, `T.Persistent`, `T.thread_binding`) and of a tile
     operator (`T.copy`, `T.gemm`, `T.fill`, `T.reduce_*`, `T.atomic_*`, ...) inside a kernel
-    against the signature it has in TileLang 0.1.15, and reports a keyword argument the
-    function does not take, or more positional arguments than it takes.
+    against the signature it has in each TileLang release the project uses
+    (`tilelang-version`, else the project's declared `tilelang` requirement, else the
+    supported releases), and reports a keyword argument the function does not take, or more
+    positional arguments than it takes. It is an error when every release in range rejects
+    the call, and a note naming the releases that reject it otherwise.
 
     ## Why is this bad?
     The kernel is built by calling these Python functions, so the call raises `TypeError`
     (for example `Pipelined() got an unexpected keyword argument 'group'`) and nothing is
-    built, for every target. Such keywords usually come from examples written for another
-    TileLang version: TileLang's FlashAttention examples passed `group=[...]` to
-    `T.Pipelined` for a year, and newer versions accept `sync=` and `group=`; 0.1.15 has
-    neither ([`tilelang/language/loop.py`](https://github.com/tile-ai/tilelang/blob/v0.1.15/tilelang/language/loop.py)).
-    tilecheck checks against 0.1.15; the signatures are in `tilecheck/tilelang/signatures.py`.
+    built, for every target. Such keywords usually come from code written for another
+    TileLang release: `T.Pipelined` takes `sync=` and `group=` up to 0.1.14 and neither in
+    0.1.15 ([`tilelang/language/loop.py`](https://github.com/tile-ai/tilelang/blob/v0.1.15/tilelang/language/loop.py)),
+    and `T.gemm` takes `k_pack=` up to 0.1.14. The signatures are measured from each release
+    (`tilecheck/tilelang/versions_data.py`).
 
     ## Example
     ```python
@@ -47,7 +51,8 @@ class UnexpectedKeywordArgument(Rule):
     for k in T.Pipelined(K, num_stages=2):
         ...
     ```
-    (or upgrade TileLang to a version whose `T.Pipelined` takes `group`).
+    (or declare the TileLang versions whose `T.Pipelined` takes `group`, e.g.
+    `tilelang-version = "<0.1.15"`).
 
     ## Backends
     All, and with no backend selected: the call fails while the kernel is built, before any
@@ -59,9 +64,10 @@ class UnexpectedKeywordArgument(Rule):
     CODE = "TL210"
     NAME = "unexpected-keyword-argument"
     GRADE = Grade.SEMANTIC
-    HELP = f"Remove the argument, or use a TileLang version that accepts it (tilecheck checks against {VERSION})."
+    HELP = "Remove the argument, or use (and declare) a TileLang version that accepts it."
     CHECKLIST = Checklist(
-        grade=f"Semantic: the Python call raises TypeError in TileLang {VERSION}, so no kernel is built.",
+        grade="Semantic: the Python call raises TypeError in the releases that reject it, so no kernel is "
+        "built; a note when only some releases in range reject it.",
         shape="A call of a loop constructor or tile operator inside a kernel, with a keyword its "
         "signature lacks or too many positional arguments.",
         smallest_invalid="`for k in T.Pipelined(8, group=[[0]]): ...`",
@@ -69,10 +75,10 @@ class UnexpectedKeywordArgument(Rule):
         siblings="Per call.",
         neutral_wrappers="No: the call itself fails, wherever it is.",
         generated_ir="None: the call fails before any IR exists.",
-        proof="Proven from the call's syntax and the recorded 0.1.15 signature; calls with *args or "
+        proof="Proven from the call's syntax and each release's measured signature; calls with *args or "
         "**kwargs are skipped.",
         first_pass="The Python call itself, while the eager builder runs the kernel function.",
-        rewrite="Drop the argument, or upgrade TileLang.",
+        rewrite="Drop the argument, or change the TileLang version.",
     )
     VALID = [
         Valid(KERNEL + "        for k in T.Pipelined(8, num_stages=2):\n            B[k, 0] = A[k, 0]\n"),
@@ -110,16 +116,23 @@ class UnexpectedKeywordArgument(Rule):
     ]
 
     def check(self, ctx: Context) -> None:
+        versions = ctx.tilelang.versions
         for api, call, site in _calls(ctx):
-            signature = SIGNATURES.get(api)
-            if signature is None or any(arg.star for arg in call.args) or not _default_dialect(ctx, call):
+            if api not in CHECKED or any(arg.star for arg in call.args) or not _default_dialect(ctx, call):
                 continue
             local = any(statement is site.top for statement in ctx.module.body)
-            for arg, message in _problems(api, call, signature):
+            for arg, message, rejecting in _verdicts(api, call, versions):
+                severity = None
+                if rejecting == versions:
+                    message += f" in TileLang {names(rejecting)}"
+                else:  # some releases in range take it (or do not define the function)
+                    severity = Severity.INFO
+                    others = [version for version in versions if version not in rejecting]
+                    message += f" in TileLang {names(rejecting)} (not in {names(others)})"
                 if local:  # at the argument, in a macro too: written once, however often it is called
-                    ctx.report_at(ctx.span(arg, site.top), message)
+                    ctx.report_at(ctx.span(arg, site.top), message, severity=severity)
                 else:  # a macro from another module: at the call site here
-                    ctx.report(site, message + ctx.macro_note(site))
+                    ctx.report(site, message + ctx.macro_note(site), severity=severity)
 
 
 def _calls(ctx: Context) -> Iterator[tuple[str, cst.Call, Site]]:
@@ -153,18 +166,31 @@ def _default_dialect(ctx: Context, call: cst.Call) -> bool:
     return "tilelang.ascend" not in ctx.source  # imported inside a function: the only dialect in the file
 
 
+def _verdicts(
+    api: str, call: cst.Call, versions: tuple[str, ...]
+) -> Iterator[tuple[cst.Arg, str, tuple[str, ...]]]:
+    """Each argument some release in `versions` rejects: the message (in the newest rejecting
+    release's words) and the releases that reject it, oldest first."""
+    found: dict[int, tuple[cst.Arg, str, list[str]]] = {}
+    for version in versions:
+        measured = signature(version, api)
+        if measured is None:  # not defined in this release: another error than this one
+            continue
+        for arg, message in _problems(api, call, measured):
+            _, _, rejecting = found.setdefault(id(arg), (arg, message, []))
+            found[id(arg)] = (arg, message, [*rejecting, version])
+    for arg, message, rejecting in sorted(found.values(), key=lambda item: call.args.index(item[0])):
+        yield arg, message, tuple(rejecting)
+
+
 def _problems(api: str, call: cst.Call, signature: Signature) -> Iterator[tuple[cst.Arg, str]]:
     positional = [arg for arg in call.args if arg.keyword is None]
     limit = signature.max_positional
     if limit is not None and len(positional) > limit:
         yield (
             positional[limit],
-            f"`T.{api}()` takes at most {limit} positional arguments but {len(positional)} were given "
-            f"in TileLang {VERSION}",
+            f"`T.{api}()` takes at most {limit} positional arguments but {len(positional)} were given",
         )
     for arg in call.args:
         if arg.keyword is not None and not signature.accepts(arg.keyword.value):
-            yield (
-                arg,
-                f"`T.{api}()` got an unexpected keyword argument `{arg.keyword.value}` in TileLang {VERSION}",
-            )
+            yield arg, f"`T.{api}()` got an unexpected keyword argument `{arg.keyword.value}`"

@@ -172,6 +172,8 @@ def settings_fingerprint(settings: FileSettings) -> str:
         *(f"{code}={severity.value}" for code, severity in sorted(settings.severities.items())),
         "fixes",
         *(f"{code}={safe}" for code, safe in sorted(settings.fix_policy.items())),
+        "tilelang",
+        *settings.tilelang.versions,
     )
 
 

@@ -46,6 +46,7 @@ class Options:
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     backend: str | None = None
+    tilelang_version: str | None = None  # a TileLang version or range; None: the configuration's
     grades: frozenset[str] | None = None  # only rules of these grades
     output_format: str | None = None
     config_path: str | None = None  # one configuration file for every file
@@ -70,6 +71,7 @@ class Options:
             extend_select=list(self.extend_select),
             ignore=list(self.ignore),
             backend=self.backend,
+            tilelang_version=self.tilelang_version,
             grades=self.grades,
             output_format=self.output_format,
             values=dict(self.config_values),

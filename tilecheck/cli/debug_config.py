@@ -9,6 +9,7 @@ from tilecheck.app.supervisor import DEFAULT_MEMORY, DEFAULT_TIMEOUT
 from tilecheck.cli.options import add_config_options, dump_json, require_paths, workspace_from
 from tilecheck.config.resolver import DEFAULT_EXCLUDE, KEYS, Settings
 from tilecheck.report import display_path
+from tilecheck.tilelang.versions import VersionRange
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -33,6 +34,7 @@ def run(args: argparse.Namespace) -> int:
     workspace.validate_selectors([path])
     excluded = settings.is_excluded(path)
     rows = describe(settings)
+    rows.append(_tilelang_row(file_settings.tilelang))
     chain = [config.label for config in settings.chain if not config.name]  # files, not the command line
     if args.output_format == "json":
         dump_json(
@@ -89,7 +91,7 @@ def describe(settings: Settings) -> list[tuple[str, object, str]]:
         "output-format": overrides.output_format,
     }
     for key in KEYS:
-        if key == "extend":
+        if key in ("extend", "tilelang-version"):  # tilelang-version: per file, from `run`
             continue
         if key in STACKED:
             collected = [(c.strings(key) or (), c.label) for c in settings.chain if key in c.values]
@@ -108,6 +110,13 @@ def describe(settings: Settings) -> list[tuple[str, object, str]]:
     if overrides.grades is not None:
         rows.append(("grade", sorted(overrides.grades), "command line"))
     return rows
+
+
+def _tilelang_row(tilelang: VersionRange) -> tuple[str, object, str]:
+    """The TileLang releases the file is checked against: the range as written (or the measured
+    releases it selects, for the default) and its origin, with the releases it selects."""
+    value = tilelang.spec if tilelang.spec is not None else list(tilelang.versions)
+    return "tilelang-version", value, f"{tilelang.origin}; releases: {tilelang.describe()}"
 
 
 def _default(key: str) -> object:

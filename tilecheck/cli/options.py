@@ -80,6 +80,11 @@ def add_config_options(parser: argparse.ArgumentParser) -> None:
         "--grade", metavar="GRADES", help=f"only rules of these grades ({','.join(GRADES)}; comma-separated)"
     )
     group.add_argument("--backend", metavar="NAME", help="backend capability profile (e.g. cuda-sm90)")
+    group.add_argument(
+        "--tilelang-version",
+        metavar="VERSION",
+        help='TileLang version or range to check against (e.g. 0.1.15 or ">=0.1.9,<0.2")',
+    )
     add_config_value_options(group)
 
 
@@ -101,6 +106,7 @@ def options_from(args: argparse.Namespace, output_format: str | None = None) -> 
         extend_select=tuple(split(getattr(args, "extend_select", None))),
         ignore=tuple(split(getattr(args, "ignore", None))),
         backend=getattr(args, "backend", None),
+        tilelang_version=getattr(args, "tilelang_version", None),
         grades=grades,
         output_format=output_format,
         config_path=config_path,

@@ -113,6 +113,7 @@ SCHEMA: dict[str, tuple[Callable[[object], str | None], str]] = {
     "extend-safe-fixes": (_strings, _SELECTORS),
     "extend-unsafe-fixes": (_strings, _SELECTORS),
     "backend": (_string, "a backend profile name (string)"),
+    "tilelang-version": (_string, 'a TileLang version or range (string, e.g. "0.1.15" or ">=0.1.9,<0.2")'),
     "plugins": (_strings, "an array of module names"),
     "respect-gitignore": (_boolean, "a boolean"),
     "output-format": (_one_of(OUTPUT_FORMATS), "one of " + ", ".join(OUTPUT_FORMATS)),

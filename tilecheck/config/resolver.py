@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from tilecheck.config.declared import Declaration
 from tilecheck.config.file import CONFIG_FILES, KEYS, ConfigFile, check_values, config_in, load, read_table
 from tilecheck.config.patterns import PathPatterns
 from tilecheck.config.selection import Layer
@@ -51,6 +52,7 @@ class OptionNames:
     """How a front end names its overrides in messages (`--backend`, or an editor's setting)."""
 
     backend: str = "--backend"
+    tilelang_version: str = "--tilelang-version"
     config: str = "--config"
     layer: str = "command line"
 
@@ -66,6 +68,7 @@ class Overrides:
     extend_select: list[str] = field(default_factory=list)
     ignore: list[str] = field(default_factory=list)
     backend: str | None = None
+    tilelang_version: str | None = None  # --tilelang-version
     grades: frozenset[str] | None = None  # --grade
     output_format: str | None = None
     names: OptionNames = CLI_NAMES
@@ -102,6 +105,7 @@ class Resolver:
         self._settings: dict[str | None, Settings] = {}
         self._fixed: Settings | None = None
         self._tables: dict[str, dict[str, object]] = {}  # pyproject tables read while searching
+        self.declarations: dict[str, Declaration | None] = {}  # directory -> its TileLang declaration
         self.command_line = self._command_line()
         if config_path is not None:
             if not os.path.lexists(config_path):

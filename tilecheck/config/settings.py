@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from tilecheck.config.declared import find_declaration
 from tilecheck.config.file import ConfigFile
 from tilecheck.config.patterns import PathPatterns, PatternTable
 from tilecheck.config.selection import Layer, Selection, SelectionError, matches, specificity, validate
@@ -20,6 +21,7 @@ from tilecheck.core.errors import ConfigError, ProfileError
 from tilecheck.core.meta import ALWAYS_REPORTED, Problem
 from tilecheck.core.types import Grade, Severity
 from tilecheck.source.notebook import SUFFIX as NOTEBOOK_SUFFIX
+from tilecheck.tilelang.versions import MEASURED, SUPPORTED, SpecifierError, VersionRange
 
 if TYPE_CHECKING:
     from tilecheck.backends.profile import Profile
@@ -53,6 +55,7 @@ class FileSettings:
     severities: dict[str, Severity]  # code -> overridden severity
     # code -> None: its fixes are not offered; True/False: its fixes count as safe/unsafe
     fix_policy: dict[str, bool | None] = field(default_factory=dict)
+    tilelang: VersionRange = field(default_factory=VersionRange.default)  # the releases checked against
 
     def severity(self, code: str, default: Severity) -> Severity:
         return self.severities.get(code, default)
@@ -80,7 +83,7 @@ class Settings:
         self.resolver = resolver
         # The command line's `--config KEY=VALUE` and exclude/per-file-ignores flags come last: they win.
         self.chain = [*(config.chain() if config is not None else []), *resolver.command_line]
-        self._per_file: dict[tuple[tuple[int, int], ...], FileSettings] = {}
+        self._per_file: dict[tuple[tuple[tuple[int, int], ...], VersionRange], FileSettings] = {}
         self.skipped_plugins = False  # configured local plugins were not trusted, so not loaded
 
     # value lookups with their origin -------------------------------------------------
@@ -225,6 +228,56 @@ class Settings:
             name, where = str(value), f"{origin.label}: `backend`"
         return resolve_backend(name, self.backends_table, where)
 
+    @cached_property
+    def configured_tilelang(self) -> VersionRange | None:
+        """`--tilelang-version` or the configuration's `tilelang-version` (None: neither)."""
+        spec = self.resolver.overrides.tilelang_version
+        where = self.resolver.overrides.names.tilelang_version
+        if spec is None:
+            value, origin = self.lookup("tilelang-version")
+            if origin is None:
+                return None
+            spec, where = str(value), f"{origin.label}: `tilelang-version`"
+        try:
+            chosen = VersionRange.of(spec, where)
+        except SpecifierError as error:
+            raise ConfigError(f"{where}: {error}") from None
+        if not chosen.versions:
+            raise ConfigError(
+                f"{where}: `{spec}` matches none of the TileLang releases tilecheck has measured "
+                f"({', '.join(MEASURED)})"
+            )
+        return chosen
+
+    def tilelang_for(self, path: str) -> VersionRange:
+        """The TileLang releases `path` is checked against: the setting, else what the project
+        declares, else the supported releases."""
+        configured = self.configured_tilelang
+        if configured is not None:
+            return configured
+        if self.resolver.isolated:  # no project files are read
+            return VersionRange.default()
+        directory = os.path.dirname(os.path.abspath(path)) if not os.path.isdir(path) else path
+        declaration = find_declaration(directory, self.resolver.declarations)
+        if declaration is None:
+            return VersionRange.default()
+        if not declaration.spec:
+            return VersionRange(SUPPORTED, f"{declaration.origin} (no version: the supported releases)")
+        try:
+            chosen = VersionRange.of(declaration.spec, declaration.origin)
+        except SpecifierError as error:
+            self.resolver.warn(f"{declaration.origin}: {error}; checking against the supported releases")
+            return VersionRange(SUPPORTED, f"{declaration.origin} (unreadable: the supported releases)")
+        if not chosen.versions:
+            self.resolver.warn(
+                f"{declaration.origin}: `tilelang{declaration.spec}` matches none of the TileLang releases "
+                f"tilecheck has measured ({', '.join(MEASURED)}); checking against the supported releases"
+            )
+            return VersionRange(
+                SUPPORTED, f"{declaration.origin} (no measured release: the supported releases)"
+            )
+        return chosen
+
     def validate(self) -> None:
         """Check rule names, severities and the backend; raises ConfigError."""
         rules = self.rules
@@ -251,7 +304,7 @@ class Settings:
                     )
                 if key not in GRADES:
                     check([key], where)
-        _ = self.backend, self.exclude  # resolve (and so validate) them now
+        _ = self.backend, self.exclude, self.configured_tilelang  # resolve (and so validate) them now
 
     # per path -----------------------------------------------------------------------------
     def is_included(self, path: str) -> bool:
@@ -270,12 +323,13 @@ class Settings:
         hits = tuple(
             (t, i) for t, (table, _) in enumerate(self.per_file_ignores) for i in table.hits(absolute)
         )
-        cached = self._per_file.get(hits)
+        tilelang = self.tilelang_for(absolute)
+        cached = self._per_file.get((hits, tilelang))
         if cached is None:
-            cached = self._per_file[hits] = self._file_settings(hits)
+            cached = self._per_file[hits, tilelang] = self._file_settings(hits, tilelang)
         return cached
 
-    def _file_settings(self, hits: tuple[tuple[int, int], ...]) -> FileSettings:
+    def _file_settings(self, hits: tuple[tuple[int, int], ...], tilelang: VersionRange) -> FileSettings:
         chosen = set(self.selection.enabled(self.rules))
         ignored = [code for t, i in hits for code in self.per_file_ignores[t][1][i]]
         grades = self.resolver.overrides.grades
@@ -294,7 +348,7 @@ class Settings:
             override = self._severity_of(rule)
             if override is not None:
                 severities[rule.CODE] = override
-        return FileSettings(tuple(rules), self.rules, self.backend, severities, self.fix_policy)
+        return FileSettings(tuple(rules), self.rules, self.backend, severities, self.fix_policy, tilelang)
 
     def _severity_of(self, rule: RuleEntry) -> Severity | None:
         if rule.GRADE is Grade.OPTIMIZATION:

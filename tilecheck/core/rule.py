@@ -91,6 +91,9 @@ class Rule:
     # (`core.meta.Problem`, `pypto.problems.PyptoProblem`), rather than its own `check`.
     REPORTS: ClassVar[enum.Enum | None] = None
     HELP: ClassVar[str] = ""  # what to do, one line
+    # The checker of TileLang's pre-lower semantic check (`tilelang.analysis`) whose rejection the
+    # rule predicts: in a release without it the finding is not proven, so it is a note there.
+    CHECKER: ClassVar[str | None] = None
     CHECKLIST: ClassVar[Checklist | None] = None
     VALID: ClassVar[list[Valid]] = []
     INVALID: ClassVar[list[Invalid]] = []

@@ -23,6 +23,7 @@ from tilecheck.tilelang.model import FileModel, Guard, Site
 from tilecheck.tilelang.project import ProjectModules
 from tilecheck.tilelang.reuse import KernelMemo
 from tilecheck.tilelang.scope import ModelTooLarge
+from tilecheck.tilelang.versions import VersionRange, has_checker, names
 
 T = TypeVar("T")
 
@@ -46,13 +47,16 @@ class Context:
         *,
         python_tree: ast.Module | None = None,
         kernels: KernelMemo | None = None,
+        tilelang: VersionRange | None = None,
     ) -> None:
         """`python_tree` is CPython's tree of `source` when the caller built it already;
-        `kernels` the kernels of the same document's earlier versions (`tilelang.reuse`)."""
+        `kernels` the kernels of the same document's earlier versions (`tilelang.reuse`);
+        `tilelang` the TileLang releases checked against (default: the supported ones)."""
         self.path = path
         self.source = source
         self.module = module
         self.backend = backend
+        self.tilelang = tilelang if tilelang is not None else VersionRange.default()
         self.locator = Locator(module, source, lambda: self.python_tree)
         self.diagnostics: list[Diagnostic] = []
         self.rule: type[Rule] | None = None
@@ -229,6 +233,21 @@ class Context:
             data=data,
         )
 
+    def _checker_verdict(
+        self, checker: str, message: str, severity: Severity | None
+    ) -> tuple[str, Severity | None]:
+        """A finding TileLang's `checker` makes is a note when a release in range lacks that checker."""
+        versions = self.tilelang.versions
+        lacking = [version for version in versions if not has_checker(version, checker)]
+        if not lacking:
+            return message, severity
+        having = [version for version in versions if version not in lacking]
+        if having:
+            where = f"TileLang {names(having)} reject{'s' if len(having) == 1 else ''} it (`{checker}`)"
+        else:
+            where = f"no TileLang release in range has `{checker}`"
+        return f"{message} ({where}; not proven for {names(lacking)}, which lack that check)", Severity.INFO
+
     def macro_related(self, site: Site) -> tuple[Related, ...]:
         """For an item inlined from a macro: the inner call sites and the item in the definition."""
         related = []
@@ -257,6 +276,8 @@ class Context:
         only under some backends when none is selected (configuration still overrides it)."""
         rule = self.rule
         assert rule is not None, "report() outside a rule"
+        if rule.CHECKER is not None:
+            message, severity = self._checker_verdict(rule.CHECKER, message, severity)
         self.diagnostics.append(
             Diagnostic(
                 path=self.path,

@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # libcst, the model and the rules are imported when a file is
     from tilecheck.source.chunks import ChunkCache
     from tilecheck.tilelang.model import FileModel
     from tilecheck.tilelang.reuse import KernelMemo
+    from tilecheck.tilelang.versions import VersionRange
 
 
 @dataclass
@@ -100,6 +101,7 @@ def check_source(
     chunks: ChunkCache | None = None,
     kernels: KernelMemo | None = None,
     timings: Timings | None = None,
+    tilelang: VersionRange | None = None,
 ) -> FileAnalysis:
     """Check one file's contents with `rules` (all built-in rules by default).
 
@@ -109,7 +111,8 @@ def check_source(
     `tilecheck.source.chunks.ChunkCache` the caller keeps, e.g. per editor buffer) re-parses only
     the top-level statements that changed since the texts it has seen, and `kernels` (a
     `tilecheck.tilelang.reuse.KernelMemo`, likewise) re-models only the kernels they touched. `timings` adds the
-    time of each phase to the caller's totals.
+    time of each phase to the caller's totals. `tilelang` are the TileLang releases the
+    verdicts that depend on the release hold for (default: the supported releases).
     """
     clock = time.perf_counter
     started = clock()
@@ -132,8 +135,8 @@ def check_source(
 
     chosen = list(rules) if rules is not None else list(builtin_rules())
     ctx = Context(
-        path, text, module, profile_of(backend), python_tree=tree, kernels=kernels
-    )  # a profile's name works
+        path, text, module, profile_of(backend), python_tree=tree, kernels=kernels, tilelang=tilelang
+    )  # a profile's name works too
     result.module, result.context = module, ctx
     if timings is not None:
         started = clock()
@@ -269,6 +272,7 @@ def lint_source(
         chunks=chunks,
         kernels=kernels,
         timings=timings,
+        tilelang=settings.tilelang,
     )
     if settings.severities:
         result.diagnostics = [

@@ -152,10 +152,14 @@ def _run_tc(cmd: list[str], files: list[Path]) -> tuple[int, list[dict[str, Any]
     return proc.returncode, data, proc.stderr[-2000:]
 
 
+ORACLE_RELEASE = os.environ.get("ORACLE_TILELANG_VERSION", "0.1.15")
+
+
 def tilecheck_command(probe: Path) -> list[str]:
     base = tilecheck_base()
     extra = shlex.split(os.environ.get("TILECHECK_EXTRA_ARGS", ""))
-    flags = ["--output-format", "json", *extra]
+    # The verdicts compared are TileLang 0.1.15's (the oracle's release), whatever a kernel's project declares.
+    flags = ["--output-format", "json", "--tilelang-version", ORACLE_RELEASE, *extra]
     forced = os.environ.get("TILECHECK_SUBCOMMAND")
     if forced is not None:
         return [*base, *shlex.split(forced), *flags]

@@ -57,6 +57,17 @@ if [ -z "${TILECHECK:-}" ] && [ ! -x "$ROOT/.venv/bin/tilecheck" ] \
     exit 0
 fi
 
+releases_status=0
+# The measured per-release data (signatures, checkers) against every installed release
+# (tools/oracle/releases.sh installs them; the oracle venv is one of them).
+RELEASES_DIR="${TILELANG_RELEASES_DIR:-$ROOT/build/tilelang-releases}"
+releases=("$VENV/bin/python")
+for python in "$RELEASES_DIR"/*/bin/python; do
+    [ -x "$python" ] && releases+=("$python")
+done
+LD_LIBRARY_PATH="$RELEASES_DIR/stubs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    "$PY" "$ROOT/tools/tilelang_versions.py" --check --python "${releases[@]}" || releases_status=$?
+
 loops_status=0
 "$PY" "$HERE/compare.py" --cache "$CACHE" --jobs "$JOBS" --report build/oracle/report.json "$OUT" || loops_status=$?
 
@@ -69,4 +80,5 @@ SMEM_OUT="build/oracle/smem/kernels"
 smem_status=0
 "$PY" "$HERE/smem/compare.py" --cache build/oracle/smem/cache.json --report build/oracle/smem/report.json \
     "$SMEM_OUT" || smem_status=$?
-exit $(( loops_status > smem_status ? loops_status : smem_status ))
+status=$(( loops_status > smem_status ? loops_status : smem_status ))
+exit $(( status > releases_status ? status : releases_status ))

@@ -24,6 +24,15 @@ CASES: dict[str, dict[str, Any]] = {  # the keywords of each case's `T.Pipelined
     "negative stage": dict(order=[0, 1, 2], stage=[0, -1, 1]),
     "negative num_stages": dict(num_stages=-1),
     "group keyword": dict(order=[0, 1, 2], stage=[0, 0, 1], group=[[0], [1], [2]]),
+    # TL203's reasons: what PipelinePlanning says, and which orders it accepts (`statements`: the
+    # body's statement count when it differs from the arrays' length)
+    "order with a gap": dict(order=[0, 1, 3], stage=[0, 0, 1]),
+    "order with a gap, two statements": dict(order=[0, 2], stage=[0, 1]),
+    "negative order": dict(order=[-1, 0, 1], stage=[0, 0, 1]),
+    "negative order and stage": dict(order=[-1, 0, 1], stage=[-1, 0, 1]),
+    "more entries than statements": dict(order=[0, 1, 2, 3], stage=[0, 0, 1, 1], statements=3),
+    "fewer entries than statements": dict(order=[0, 1], stage=[0, 1], statements=3),
+    "stage starting at 1": dict(order=[0, 1, 2], stage=[1, 1, 2]),
 }
 TARGETS = {
     "cuda-sm80": {"kind": "cuda", "arch": "sm_80"},
@@ -87,12 +96,17 @@ def main() -> int:
     import tilelang  # type: ignore[import-not-found]  # only in the oracle's venv
     import tvm  # type: ignore[import-not-found]  # only in the oracle's venv
 
+    # `--case NAME` and `--target NAME` (repeatable) restrict the questions asked
+    only = [sys.argv[i + 1] for i, arg in enumerate(sys.argv[:-1]) if arg == "--case"]
+    targets = [sys.argv[i + 1] for i, arg in enumerate(sys.argv[:-1]) if arg == "--target"]
     logging.disable(logging.CRITICAL)  # the builder logs the whole kernel on failure
     directory = tempfile.mkdtemp()
     for number, (name, schedule) in enumerate(CASES.items()):
         lengths = [len(v) for k, v in schedule.items() if k in ("order", "stage") and v is not None]
-        statements = max(lengths, default=3)
-        schedule = {k: v for k, v in schedule.items() if v is not None}
+        statements = schedule.get("statements") or max(lengths, default=3)
+        schedule = {k: v for k, v in schedule.items() if v is not None and k != "statements"}
+        if only and name not in only:
+            continue
         try:
             func = build(kernel_source(statements, schedule), directory, f"case{number}")
         except Exception as error:  # the frontend rejects it: every target
@@ -100,6 +114,8 @@ def main() -> int:
             print(json.dumps({"case": name, "target": "*", "built": False, "error": line}), flush=True)
             continue
         for target_name, target in TARGETS.items():
+            if targets and target_name not in targets:
+                continue
             record: dict[str, object] = {"case": name, "target": target_name, "built": True}
             try:
                 with tvm.target.Target(target):

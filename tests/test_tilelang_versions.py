@@ -1,0 +1,320 @@
+"""The TileLang version setting: the specifier evaluator, the measured per-release data, the
+project's declaration, and the verdicts that depend on the release (TL210, the checker rules)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.support import run, write
+from tilecheck.config.declared import find_declaration, requirement_spec
+from tilecheck.tilelang import versions_data
+from tilecheck.tilelang.signatures import signature
+from tilecheck.tilelang.versions import MEASURED, SUPPORTED, Specifier, SpecifierError, Version, has_checker
+
+# -- the specifier evaluator ---------------------------------------------------------------------
+
+RELEASES = ("0.1.0", "0.1.5", "0.1.7", "0.1.7.post1", "0.1.9", "0.1.14", "0.1.15", "0.2.0")
+
+
+@pytest.mark.parametrize(
+    ("spec", "selected"),
+    [
+        ("0.1.9", ("0.1.9",)),
+        ("==0.1.9", ("0.1.9",)),
+        ("==0.1.9.0", ("0.1.9",)),
+        (">=0.1.9,<0.2.0", ("0.1.9", "0.1.14", "0.1.15")),
+        (">= 0.1.9 , < 0.2", ("0.1.9", "0.1.14", "0.1.15")),
+        ("<=0.1.7", ("0.1.0", "0.1.5", "0.1.7")),
+        (">0.1.7", ("0.1.9", "0.1.14", "0.1.15", "0.2.0")),  # not 0.1.7.post1 (PEP 440)
+        (">=0.1.7", ("0.1.7", "0.1.7.post1", "0.1.9", "0.1.14", "0.1.15", "0.2.0")),
+        ("!=0.1.14", ("0.1.0", "0.1.5", "0.1.7", "0.1.7.post1", "0.1.9", "0.1.15", "0.2.0")),
+        ("~=0.1.9", ("0.1.9", "0.1.14", "0.1.15")),
+        ("~=0.1", RELEASES),  # >=0.1, ==0.*
+        ("==0.1.*", ("0.1.0", "0.1.5", "0.1.7", "0.1.7.post1", "0.1.9", "0.1.14", "0.1.15")),
+        ("!=0.1.*", ("0.2.0",)),
+        ("==0.1.7.post1", ("0.1.7.post1",)),
+        (">0.1.5,<0.1.15,!=0.1.9", ("0.1.7", "0.1.7.post1", "0.1.14")),
+    ],
+)
+def test_specifier_selects_releases(spec: str, selected: tuple[str, ...]) -> None:
+    assert Specifier.parse(spec).select(RELEASES) == selected
+
+
+@pytest.mark.parametrize(
+    ("spec", "problem"),
+    [
+        ("", "is not a version or a version range"),
+        (">=abc", "`abc` is not a release version"),
+        ("~=1", "`~=1` needs at least two release numbers"),
+        (">=0.1.*", "a wildcard is only allowed after == or !="),
+        ("=>0.1.9", "`=>0.1.9` is not a release version"),
+    ],
+)
+def test_specifier_rejects_what_it_cannot_read(spec: str, problem: str) -> None:
+    with pytest.raises(SpecifierError, match=problem.replace("*", r"\*")):
+        Specifier.parse(spec)
+
+
+def test_versions_order_numerically() -> None:
+    assert Version.parse("0.1.10") > Version.parse("0.1.9")
+    assert Version.parse("0.1.7.post1") > Version.parse("0.1.7")
+    assert Version.parse("0.1.5+9c6b37c") == Version.parse("0.1.5")
+
+
+# -- the measured data ---------------------------------------------------------------------------
+
+
+def test_measured_releases_and_supported_default() -> None:
+    assert {"0.1.5", "0.1.9", "0.1.14", "0.1.15"} <= set(MEASURED)
+    assert list(MEASURED) == sorted(MEASURED, key=Version.parse)
+    assert SUPPORTED == ("0.1.14", "0.1.15")  # the releases with all three checkers
+
+
+def test_signatures_differ_between_releases_as_measured() -> None:
+    pipelined = {
+        version: signature(version, "Pipelined") for version in ("0.1.5", "0.1.9", "0.1.14", "0.1.15")
+    }
+    assert all(pipelined[version].accepts("group") for version in ("0.1.5", "0.1.9", "0.1.14"))  # type: ignore[union-attr]
+    assert not pipelined["0.1.15"].accepts("group")  # type: ignore[union-attr]
+    assert pipelined["0.1.14"].accepts("annotations") and not pipelined["0.1.9"].accepts("annotations")  # type: ignore[union-attr]
+    assert signature("0.1.14", "gemm").accepts("k_pack") and not signature("0.1.15", "gemm").accepts("k_pack")  # type: ignore[union-attr]
+    assert signature("0.1.5", "copy").max_positional == 3 and signature("0.1.15", "copy").max_positional == 2  # type: ignore[union-attr]
+    assert (
+        signature("0.1.5", "serial").max_positional == 2 and signature("0.1.9", "serial").max_positional == 3
+    )  # type: ignore[union-attr]
+    assert signature("0.1.5", "tma_copy") is None and signature("0.1.9", "tma_copy") is not None
+
+
+def test_checkers_per_release_as_measured() -> None:
+    assert versions_data.CHECKERS["0.1.5"] == ()
+    assert has_checker("0.1.9", "NestedLoopChecker") and not has_checker("0.1.9", "ParallelLocalIndexChecker")
+    assert has_checker("0.1.14", "ParallelLocalIndexChecker")
+
+
+# -- the project's declaration ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "spec"),
+    [
+        ("tilelang>=0.1.9,<0.2.0", ">=0.1.9,<0.2.0"),
+        ("TileLang == 0.1.14 ; python_version >= '3.9'", "==0.1.14"),
+        ("tilelang[vis] (>=0.1.9)", ">=0.1.9"),
+        ("tilelang", ""),
+        ("tilelang~=0.1.9  # pinned", "~=0.1.9"),
+        ("tile_lang~=0.1.9", None),  # another project (PEP 503 names)
+        ("tilelangx>=1", None),
+        ("torch>=2", None),
+    ],
+)
+def test_requirement_lines(line: str, spec: str | None) -> None:
+    assert requirement_spec(line) == spec
+
+
+def test_declaration_nearest_project_decides(tmp_path) -> None:
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": '[project]\nname = "p"\ndependencies = ["torch", "tilelang>=0.1.9,<0.2.0"]\n',
+            "pkg/sub/k.py": "",
+            "other/requirements-dev.txt": "pytest\ntilelang==0.1.14\n",
+            "other/k.py": "",
+            "plain/pyproject.toml": '[project]\nname = "q"\ndependencies = ["torch"]\n',
+        },
+    )
+    found = find_declaration(str(tmp_path / "pkg" / "sub"))
+    assert found is not None and found.spec == ">=0.1.9,<0.2.0"
+    assert found.origin.endswith("pyproject.toml: [project] dependencies")
+    other = find_declaration(str(tmp_path / "other"))
+    assert other is not None and other.spec == "==0.1.14" and other.origin.endswith("requirements-dev.txt")
+    assert find_declaration(str(tmp_path / "plain")) is None  # a project root that declares nothing
+
+
+# -- end to end ------------------------------------------------------------------------------------
+
+KERNEL = """import tilelang.language as T
+
+
+@T.prim_func
+def main(A: T.Tensor((64, 64), "float16"), B: T.Tensor((64, 64), "float16")):
+    with T.Kernel(1, threads=128) as bx:
+        As = T.alloc_shared((64, 64), "float16")
+        L = T.alloc_local((64,), "float32")
+        for k in T.Pipelined(4, group=[[0], [1]]):
+            T.copy(A, As)
+        for k in T.Pipelined(4, annotations={}):
+            T.copy(A, As)
+        T.copy(A, As, 4)
+        for i in T.Parallel(64):
+            L[i] = A[i, 0]
+"""
+
+
+def _verdicts(capsys, root, *flags: str) -> list[tuple[int, int, str, str, str]]:
+    outcome = run(capsys, "check", str(root / "k.py"), "--no-cache", "--output-format", "json", *flags)
+    assert outcome.status in (0, 1), outcome.err
+    return [(d["line"], d["column"], d["code"], d["severity"], d["message"]) for d in json.loads(outcome.out)]
+
+
+PIPELINED_GROUP = "`T.Pipelined()` got an unexpected keyword argument `group`"
+PIPELINED_ANNOTATIONS = "`T.Pipelined()` got an unexpected keyword argument `annotations`"
+COPY_POSITIONAL = "`T.copy()` takes at most 2 positional arguments but 3 were given"
+LOCAL = "Local buffer `L` is indexed by T.Parallel loop variable `i`"
+
+
+def test_declared_015_rejects_group_but_not_annotations(tmp_path, capsys) -> None:
+    write(
+        tmp_path,
+        {"pyproject.toml": '[project]\nname = "p"\ndependencies = ["tilelang==0.1.15"]\n', "k.py": KERNEL},
+    )
+    found = _verdicts(capsys, tmp_path)
+    assert [(line, column, code, severity) for line, column, code, severity, _ in found] == [
+        (9, 33, "TL210", "error"),
+        (13, 23, "TL210", "error"),
+        (15, 13, "TL104", "error"),
+    ]
+    assert found[0][4] == PIPELINED_GROUP + " in TileLang 0.1.15"
+    assert found[1][4] == COPY_POSITIONAL + " in TileLang 0.1.15"
+
+
+def test_declared_0114_accepts_group_and_annotations(tmp_path, capsys) -> None:
+    write(tmp_path, {"requirements.txt": "tilelang==0.1.14\n", "k.py": KERNEL})
+    found = _verdicts(capsys, tmp_path)
+    assert [(line, column, code, severity) for line, column, code, severity, _ in found] == [
+        (13, 23, "TL210", "error"),
+        (15, 13, "TL104", "error"),
+    ]
+
+
+def test_declared_019_rejects_annotations_accepts_local_index(tmp_path, capsys) -> None:
+    """0.1.9: `T.Pipelined` takes `group` but not `annotations`, and has no ParallelLocalIndexChecker."""
+    write(
+        tmp_path,
+        {"pyproject.toml": '[project]\nname = "p"\ndependencies = ["tilelang==0.1.9"]\n', "k.py": KERNEL},
+    )
+    found = _verdicts(capsys, tmp_path)
+    assert [(line, column, code, severity) for line, column, code, severity, _ in found] == [
+        (11, 33, "TL210", "error"),
+        (13, 23, "TL210", "error"),
+        (15, 13, "TL104", "info"),
+    ]
+    assert found[0][4] == PIPELINED_ANNOTATIONS + " in TileLang 0.1.9"
+    assert found[2][4].endswith(
+        "(no TileLang release in range has `ParallelLocalIndexChecker`; not proven for 0.1.9, which lack that check)"
+    )
+
+
+def test_declared_015_accepts_a_third_positional_copy_argument(tmp_path, capsys) -> None:
+    """0.1.5: `T.copy` takes `coalesced_width` as its third positional parameter."""
+    write(tmp_path, {"requirements.txt": "tilelang==0.1.5\n", "k.py": KERNEL})
+    found = _verdicts(capsys, tmp_path)
+    assert [(line, column, code, severity) for line, column, code, severity, _ in found] == [
+        (11, 33, "TL210", "error"),
+        (15, 13, "TL104", "info"),
+    ]
+
+
+def test_declared_range_gives_notes_naming_the_releases(tmp_path, capsys) -> None:
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": '[project]\nname = "p"\ndependencies = ["tilelang>=0.1.9,<0.2.0"]\n',
+            "k.py": KERNEL,
+        },
+    )
+    found = _verdicts(capsys, tmp_path)
+    assert [(line, column, code, severity) for line, column, code, severity, _ in found] == [
+        (9, 33, "TL210", "info"),
+        (11, 33, "TL210", "info"),
+        (13, 23, "TL210", "error"),
+        (15, 13, "TL104", "info"),
+    ]
+    assert found[0][4] == PIPELINED_GROUP + " in TileLang 0.1.15 (not in 0.1.9, 0.1.12, 0.1.13 and 0.1.14)"
+    assert (
+        found[1][4]
+        == PIPELINED_ANNOTATIONS + " in TileLang 0.1.9, 0.1.12 and 0.1.13 (not in 0.1.14 and 0.1.15)"
+    )
+    assert found[2][4] == COPY_POSITIONAL + " in TileLang 0.1.9, 0.1.12, 0.1.13, 0.1.14 and 0.1.15"
+    assert found[3][4] == (
+        LOCAL + "; local buffers are thread-private and do not take part in parallel layout inference "
+        "(TileLang 0.1.14 and 0.1.15 reject it (`ParallelLocalIndexChecker`); not proven for 0.1.9, 0.1.12 "
+        "and 0.1.13, which lack that check)"
+    )
+
+
+def test_setting_and_flag_win_over_the_declaration(tmp_path, capsys) -> None:
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": '[project]\nname = "p"\ndependencies = ["tilelang==0.1.9"]\n'
+            '[tool.tilecheck]\ntilelang-version = "0.1.14"\n',
+            "k.py": KERNEL,
+        },
+    )
+    assert [code for _, _, code, _, _ in _verdicts(capsys, tmp_path)] == ["TL210", "TL104"]  # 0.1.14
+    flagged = _verdicts(capsys, tmp_path, "--tilelang-version", "0.1.15")
+    assert [(line, code) for line, _, code, _, _ in flagged] == [(9, "TL210"), (13, "TL210"), (15, "TL104")]
+
+
+def test_debug_config_shows_the_value_and_its_origin(tmp_path, capsys) -> None:
+    write(tmp_path, {"requirements.txt": "tilelang>=0.1.9,<0.1.14\n", "k.py": KERNEL})
+    outcome = run(capsys, "debug-config", str(tmp_path / "k.py"))
+    assert outcome.status == 0
+    line = next(row for row in outcome.out.splitlines() if "tilelang-version" in row)
+    selected = Specifier.parse(">=0.1.9,<0.1.14").select(MEASURED)
+    assert line.split()[0] == "tilelang-version"
+    assert line.split("=", 1)[1].startswith(' ">=0.1.9,<0.1.14"  # ')
+    assert line.endswith(f"requirements.txt; releases: {', '.join(selected)}")
+    flagged = run(capsys, "debug-config", str(tmp_path / "k.py"), "--tilelang-version", "0.1.15")
+    assert '"0.1.15"  # --tilelang-version; releases: 0.1.15' in flagged.out
+    isolated = run(capsys, "debug-config", str(tmp_path / "k.py"), "--isolated", "--output-format", "json")
+    row = json.loads(isolated.out)["settings"]["tilelang-version"]
+    assert row == {
+        "value": list(SUPPORTED),
+        "origin": f"default: the supported releases; releases: {', '.join(SUPPORTED)}",
+    }
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ('">=0.3"', "`>=0.3` matches none of the TileLang releases tilecheck has measured"),
+        ('"latest"', "`latest` is not a release version"),
+        ("15", "`tilelang-version` must be a TileLang version or range"),
+    ],
+)
+def test_bad_setting_is_a_configuration_error(tmp_path, capsys, value: str, message: str) -> None:
+    write(tmp_path, {"tilecheck.toml": f"tilelang-version = {value}\n", "k.py": KERNEL})
+    outcome = run(capsys, "check", str(tmp_path / "k.py"), "--no-cache")
+    assert outcome.status == 2
+    assert message in outcome.err
+
+
+def test_declaration_no_measured_release_warns_and_uses_the_supported(tmp_path, capsys) -> None:
+    write(tmp_path, {"requirements.txt": "tilelang>=0.9\n", "k.py": KERNEL})
+    outcome = run(capsys, "check", str(tmp_path / "k.py"), "--no-cache", "--output-format", "json")
+    found = [(d["line"], d["code"], d["severity"]) for d in json.loads(outcome.out)]
+    assert found == [(9, "TL210", "info"), (13, "TL210", "error"), (15, "TL104", "error")]
+    assert "`tilelang>=0.9` matches none of the TileLang releases tilecheck has measured" in outcome.err
+
+
+def test_generator_renders_the_checked_in_data_back() -> None:
+    """What `tools/tilelang_versions.py` writes reads back as the data it was given."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    tool = Path(__file__).resolve().parent.parent / "tools" / "tilelang_versions.py"
+    spec = importlib.util.spec_from_file_location("tilelang_versions_tool", tool)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("tilelang_versions_tool", module)
+    spec.loader.exec_module(module)
+    recorded = module.checked_in()
+    assert sorted(recorded) == sorted(MEASURED)
+    namespace: dict[str, object] = {}
+    exec(compile(module.render(list(recorded.values())), "versions_data", "exec"), namespace)
+    assert namespace["SIGNATURES"] == versions_data.SIGNATURES
+    assert namespace["CHECKERS"] == versions_data.CHECKERS
