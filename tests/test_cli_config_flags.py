@@ -57,7 +57,7 @@ def test_per_file_ignores_flags(project, capsys):
     outcome = run(capsys, ".", "--per-file-ignores", "tests/*.py")
     assert (outcome.status, outcome.err) == (
         2,
-        "tilecheck: error: --per-file-ignores: `tests/*.py` is not PATTERN:CODE (e.g. `tests/*.py:TL105`)\n",
+        "tilecheck: error: --per-file-ignores: `tests/*.py` is not PATTERN:CODE (e.g. `tests/*.py:nested-parallel`)\n",
     )
     outcome = run(capsys, ".", "--extend-per-file-ignores", "tests/*.py:TL1O1")
     assert outcome.err == (

@@ -183,8 +183,12 @@ def test_diff_changes_nothing(kernel, capsys):
         "             loc[i] = A[i, 0]",
     ]
     assert outcome.err == "Would fix 1 diagnostic.\n"
-    outcome = run(capsys, "k.py", "--diff")  # nothing safe to fix
-    assert (outcome.status, outcome.out, outcome.err) == (0, "", "Would fix 0 diagnostics.\n")
+    outcome = run(capsys, "k.py", "--diff")  # nothing safe to fix: the unsafe one is named
+    assert (outcome.status, outcome.out, outcome.err) == (
+        0,
+        "",
+        "No diagnostics would be fixed (1 fix available with `--unsafe-fixes`).\n",
+    )
 
 
 def test_exit_non_zero_on_fix(tmp_path, capsys, monkeypatch):

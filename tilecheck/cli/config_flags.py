@@ -26,7 +26,7 @@ def add_config_value_options(group: argparse._ArgumentGroup) -> None:
         "--per-file-ignores",
         action="append",
         metavar="PATTERN:CODES",
-        help="replace `per-file-ignores` (e.g. `tests/*.py:TL105,legacy/**:TL101`)",
+        help="replace `per-file-ignores` (comma-separated PATTERN:CODE pairs, e.g. `tests/*.py:nested-parallel`)",
     )
     group.add_argument(
         "--extend-per-file-ignores",
@@ -88,7 +88,7 @@ def _pattern_codes(values: list[str], flag: str) -> dict[str, list[str]]:
     for pair in split(values):
         pattern, colon, code = pair.rpartition(":")
         if not colon or not pattern.strip() or not code.strip():
-            raise UsageError(f"{flag}: `{pair}` is not PATTERN:CODE (e.g. `tests/*.py:TL105`)")
+            raise UsageError(f"{flag}: `{pair}` is not PATTERN:CODE (e.g. `tests/*.py:nested-parallel`)")
         table.setdefault(pattern.strip(), []).append(code.strip())
     return table
 
