@@ -154,7 +154,7 @@ def test_checked_files_are_never_imported_or_executed(tmp_path):
 def test_a_crash_while_building_the_model_is_reported_once(monkeypatch):
     import tilecheck.lint.context
 
-    def broken(module, imports):
+    def broken(module, imports, kernels=None):
         raise ValueError("model bug")
 
     monkeypatch.setattr(tilecheck.lint.context, "analyze", broken)

@@ -233,7 +233,7 @@ def test_an_internal_failure_is_one_line_not_a_traceback(project, capsys, monkey
     def broken(*args, **kwargs):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr("tilecheck.app.workspace.run_isolated", broken)  # in this process, not a worker
+    monkeypatch.setattr("tilecheck.app.supervisor.run_isolated", broken)  # in this process, not a worker
     outcome = run(capsys, "k.py")
     assert outcome.status == 2
     assert outcome.err.startswith("tilecheck: internal error: disk on fire (RuntimeError at test_cli.py:")

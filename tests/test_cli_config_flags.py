@@ -86,7 +86,8 @@ def test_config_key_value_overrides_every_file(project, capsys):
         ("select=1", "--config `select=1`: `select` must be an array of rule codes, prefixes or names, got an integer"),
         ("selct=[]", "--config `selct=[]`: unknown key `selct` (did you mean `select`?); known keys: extend, "
          "select, extend-select, ignore, per-file-ignores, extend-per-file-ignores, exclude, extend-exclude, "
-         "fixable, unfixable, extend-safe-fixes, extend-unsafe-fixes, backend, plugins, respect-gitignore, "
+         "extend-include, fixable, unfixable, extend-safe-fixes, extend-unsafe-fixes, backend, tilelang-version, "
+         "plugins, respect-gitignore, "
          "output-format, severity, backends, per-file-timeout, per-file-memory"),
         ("output-format=concise", '--config `output-format=concise`: not a TOML `KEY = VALUE` assignment (a TOML '
          'string needs quotes: output-format = "concise"): Invalid value (at line 1, column 15)'),

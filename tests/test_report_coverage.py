@@ -145,9 +145,9 @@ def test_a_model_that_failed_is_not_built_again_for_the_counts(monkeypatch):
     calls = []
     analyze = tilecheck.lint.context.analyze
 
-    def counting(module, imports):
+    def counting(module, imports, kernels=None):
         calls.append(1)
-        return analyze(module, imports)
+        return analyze(module, imports, kernels)
 
     monkeypatch.setattr(tilecheck.lint.context, "analyze", counting)
     levels = "".join(f"{'    ' * (2 + n)}for c{n} in {list(range(60))}:\n" for n in range(4))
@@ -164,7 +164,7 @@ def test_a_model_that_failed_is_not_built_again_for_the_counts(monkeypatch):
     assert analysis.detached().coverage == Coverage(0, 0)
     assert len(calls) == built
 
-    def broken(module, imports):
+    def broken(module, imports, kernels=None):
         calls.append(1)
         raise ValueError("model bug")
 

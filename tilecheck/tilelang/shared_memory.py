@@ -27,11 +27,13 @@ import enum
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-
-import libcst as cst
+from typing import TYPE_CHECKING
 
 from tilecheck.tilelang.model import FileModel, Item, Kernel, Loop, Request, Site, Stmt, StmtKind, walk
 from tilecheck.tilelang.values import Buffer, int_value
+
+if TYPE_CHECKING:
+    import libcst as cst
 
 ELEMENT_BYTES = {
     "bool": 1, "int8": 1, "uint8": 1, "float8_e4m3": 1, "float8_e5m2": 1, "float8_e4m3fn": 1,
@@ -167,6 +169,8 @@ def shared_layout(
 
 
 def _kernel_launches(kernel: Kernel) -> list[cst.Call]:
+    import libcst as cst  # here: importing the rules must not import libcst
+
     launches: list[cst.Call] = []
 
     class Launches(cst.CSTVisitor):
