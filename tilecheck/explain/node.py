@@ -1,7 +1,7 @@
 """The nodes of the loop-nest tree `tilecheck explain` draws, and how their loops' values read.
 
-Apart from `tree` (which builds the nodes from the kernel model) because every drawing (text,
-SVG, HTML) and the attaching of diagnostics read nodes without building any.
+Apart from `tree` (which builds the nodes from the kernel model) because the drawings (text,
+SVG, HTML) read nodes without building any.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The buffers TileLang calls make: `T.alloc_*` allocations and `T.reshape`/`T.view` views.
 
-Split from `evaluate` so the evaluator keeps to walking expressions; these read only a call's
-syntax and its already evaluated arguments.
+Apart from `evaluate` so that the evaluator keeps to walking expressions; these read only a
+call's syntax, its evaluated arguments and where the frame is.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Class bodies read as Python: the literals that `self.X` and `cls.X` stand for in methods.
 
-Apart from `python_level` because these read a class's syntax alone, never the build state.
+Apart from `python_level` because these read a class's syntax (and literals through the callback
+they are given), not the reader's state.
 """
 
 from __future__ import annotations

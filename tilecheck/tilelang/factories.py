@@ -1,8 +1,8 @@
 """Entering a factory: its parameters bound to a call's arguments, and whether a `@tilelang.jit`
 function is itself the kernel (eager JIT).
 
-Apart from `python_level` because these read a function and evaluate its defaults, never the
-build state.
+Apart from `python_level` because these need only the evaluator, not the reader's lists of
+factories and functions.
 """
 
 from __future__ import annotations

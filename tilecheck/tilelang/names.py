@@ -1,8 +1,8 @@
 """What names stand for while TileLang builds IR: TileLang's APIs through imports and local
 aliases, and the Python functions a call reaches.
 
-The base of `ExpressionEvaluator`, apart from it because resolving a name never evaluates an
-expression or records anything.
+The base of `ExpressionEvaluator`, apart from it because these read names (through imports and
+the frame), not expressions, and record nothing.
 """
 
 from __future__ import annotations
