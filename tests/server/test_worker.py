@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from tests.server.support import DATA
 from tilecheck.app.workspace import Options, Workspace
-from tilecheck.server.worker import AnalysisWorker, Request
+from tilecheck.server.worker import AnalysisWorker
+from tilecheck.server.worker_answers import Request
 
 PIPELINE = (DATA / "pypto_pipeline.py").read_text()
 FUNCTION = "@pl.function\ndef f{0}(a, out):\n    for i in pl.pipeline(0, 8, 1, stage=2):\n        out[i] = i + {0}\n\n\n"

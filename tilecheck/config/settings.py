@@ -7,7 +7,6 @@ came from; `Resolver` (`config.resolver`) finds which directory's settings apply
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -15,10 +14,11 @@ from typing import TYPE_CHECKING
 from tilecheck.config.declared import find_declaration
 from tilecheck.config.file import ConfigFile
 from tilecheck.config.patterns import PathPatterns, PatternTable
-from tilecheck.config.selection import Layer, Selection, SelectionError, matches, specificity, validate
-from tilecheck.core.catalogue import RuleEntry, code_reporting, key_name
-from tilecheck.core.errors import ConfigError, ProfileError
-from tilecheck.core.meta import ALWAYS_REPORTED, Problem
+from tilecheck.config.selection import Layer, Selection, matches, specificity
+from tilecheck.config.validation import SelectorCheck, always_reported, only_always_on, resolve_backend
+from tilecheck.core.catalogue import RuleEntry, code_reporting
+from tilecheck.core.errors import ConfigError
+from tilecheck.core.meta import Problem
 from tilecheck.core.types import Grade, Severity
 from tilecheck.source.notebook import SUFFIX as NOTEBOOK_SUFFIX
 from tilecheck.tilelang.versions import MEASURED, SUPPORTED, SpecifierError, VersionRange
@@ -65,14 +65,6 @@ class FileSettings:
 
     def known_classes(self) -> tuple[type[Rule], ...]:
         return tuple(rule.load() for rule in self.known)
-
-
-def _always_reported(rule: RuleEntry) -> bool:
-    """A file that could not be read, parsed or analyzed: reported whatever the selection."""
-    return rule.REPORTS is not None and rule.REPORTS in _ALWAYS_REPORTED_KEYS
-
-
-_ALWAYS_REPORTED_KEYS = frozenset(key_name(key) for key in ALWAYS_REPORTED)
 
 
 class Settings:
@@ -281,7 +273,7 @@ class Settings:
     def validate(self) -> None:
         """Check rule names, severities and the backend; raises ConfigError."""
         rules = self.rules
-        check = _SelectorCheck(rules, lenient=self.skipped_plugins)
+        check = SelectorCheck(rules, lenient=self.skipped_plugins)
         for config in self.chain:
             label = config.label
             for key in ("select", "extend-select", "ignore", *FIX_SELECTOR_KEYS):
@@ -296,7 +288,7 @@ class Settings:
                     raise ConfigError(
                         f'{where}: optimization findings are never errors or warnings (got "{level}")'
                     )
-                if key == Grade.META.value or (key not in GRADES and _only_always_on(key, rules)):
+                if key == Grade.META.value or (key not in GRADES and only_always_on(key, rules)):
                     raise ConfigError(
                         f"{where}: `{key}` cannot be configured: a file that cannot be read, parsed or "
                         "analyzed is always an error (suppression findings can be configured by code, "
@@ -336,7 +328,7 @@ class Settings:
         rules = [
             rule
             for rule in self.rules
-            if _always_reported(rule)
+            if always_reported(rule)
             or (
                 rule in chosen
                 and not any(matches(selector, rule) for selector in ignored)
@@ -353,7 +345,7 @@ class Settings:
     def _severity_of(self, rule: RuleEntry) -> Severity | None:
         if rule.GRADE is Grade.OPTIMIZATION:
             return None  # optimization findings are always notes
-        if _always_reported(rule):
+        if always_reported(rule):
             return None  # a file that could not be analyzed is always an error
         best: tuple[int, str] | None = None
         for key, value in self.severity_table.items():
@@ -368,53 +360,5 @@ class Settings:
         return Severity(best[1]) if best is not None else None
 
 
-def _only_always_on(selector: str, rules: Iterable[RuleEntry]) -> bool:
-    """Does `selector` name only the findings that say a file could not be analyzed?"""
-    chosen = [rule for rule in rules if matches(selector, rule)]
-    return bool(chosen) and all(_always_reported(rule) for rule in chosen)
-
-
 def _unused_suppression_code() -> str:
     return code_reporting(Problem.UNUSED_SUPPRESSION)
-
-
-class _SelectorCheck:
-    """Validates selectors against the known rules, each distinct selector once (a table of
-    100,000 per-file ignores names the same few codes again and again).
-
-    `lenient`: local plugins were configured but not trusted, so a selector that names no
-    known rule may name one of theirs; it is accepted."""
-
-    def __init__(self, rules: Iterable[RuleEntry], *, lenient: bool = False) -> None:
-        self.rules = tuple(rules)
-        self.lenient = lenient
-        self.exact = {rule.CODE for rule in self.rules} | {rule.NAME for rule in self.rules}
-        self.valid: set[str] = set()
-
-    def known(self, selectors: Iterable[str]) -> bool:
-        """All of `selectors` are known to be valid (the fast path for large tables)."""
-        return all(selector in self.exact or selector in self.valid for selector in selectors)
-
-    def __call__(self, selectors: Iterable[str], where: str) -> None:
-        for selector in selectors:
-            if selector in self.exact or selector in self.valid:
-                continue
-            try:
-                validate([selector], self.rules)
-            except SelectionError as error:
-                if self.lenient:
-                    continue
-                raise ConfigError(f"{where}: {str(error)[0].lower()}{str(error)[1:]}") from None
-            self.valid.add(selector)
-
-
-def resolve_backend(name: str, user_profiles: dict[str, dict[str, object]], where: str) -> Profile:
-    from tilecheck.backends.profile import get_profile, names
-
-    try:
-        return get_profile(name, user_profiles)  # shipped, overridden or user-defined
-    except ProfileError as error:
-        raise ConfigError(f"`backends`: {error}") from None
-    except KeyError:
-        known = ", ".join(names(user_profiles))
-        raise ConfigError(f"{where}: unknown backend `{name}` (known: {known})") from None

@@ -10,7 +10,8 @@ import os
 
 from tilecheck.core.types import Diagnostic
 from tilecheck.explain.merge import walk_nodes
-from tilecheck.explain.tree import Builder, Node
+from tilecheck.explain.node import Node
+from tilecheck.explain.tree import Builder
 from tilecheck.lint.context import ModelError
 from tilecheck.lint.engine import FileAnalysis
 from tilecheck.tilelang.model import Kernel

@@ -18,7 +18,7 @@ from tilecheck.explain.text import LEGEND, Picture, headline, pointers, walk
 from tilecheck.report import display_path, level
 
 if TYPE_CHECKING:
-    from tilecheck.explain.tree import Node
+    from tilecheck.explain.node import Node
 
 # One colour per loop kind (LoopKind values); statements that hold loops are neutral.
 KIND_COLOURS = {

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tilecheck.explain.tree import Node
+    from tilecheck.explain.node import Node
 
 
 def walk_nodes(node: Node) -> Iterator[Node]:

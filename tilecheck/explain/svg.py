@@ -22,7 +22,7 @@ from tilecheck.report import display_path, level
 
 if TYPE_CHECKING:
     from tilecheck.core.types import Diagnostic
-    from tilecheck.explain.tree import Node
+    from tilecheck.explain.node import Node
 
 ROW = 22  # pixels per row, tree and source alike
 TOP = 60  # the first row's baseline

@@ -16,7 +16,7 @@ from tilecheck.core.types import Diagnostic
 from tilecheck.report import display_path, level
 
 if TYPE_CHECKING:
-    from tilecheck.explain.tree import Node
+    from tilecheck.explain.node import Node
 
 LEGEND = (
     "legend: `?for`, `?if`: exists only for some Python-level values tilecheck cannot evaluate; "

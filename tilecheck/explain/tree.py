@@ -8,122 +8,17 @@ test sees them), its pipeline request, and the macro call it was inlined from; r
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import libcst as cst
 
 from tilecheck.backends.profile import profile_of
-from tilecheck.core.types import Diagnostic
 from tilecheck.explain import shared_memory
 from tilecheck.explain.merge import BuildLabels, mark_partial, merge, walk_nodes
+from tilecheck.explain.node import Node, build_label, describe_extent, describe_pipeline
 from tilecheck.lint.context import Context
 from tilecheck.report import display_path
 from tilecheck.tilelang.model import Item, Kernel, Loop, LoopKind, Request, Site, Stmt, StmtKind, walk
 from tilecheck.tilelang.shared_memory import unfollowed_calls
-from tilecheck.tilelang.values import Constness, PyConst, PyValue, TirExpr, Value
-
-
-def build_label(kernel: Kernel, number: int) -> str:
-    """`make(block_M=128)`: the factory call that built `kernel` (`?` for a value tilecheck
-    does not know); `build N` outside a factory."""
-    if kernel.factory_call is None:
-        return f"build {number}"
-    name, arguments = kernel.factory_call
-    shown = (
-        f"{parameter}={repr(value.value) if isinstance(value, PyConst) else '?'}"
-        for parameter, value in arguments
-    )
-    return f"{name}({', '.join(shown)})"
-
-
-@dataclass
-class Node:
-    kind: str  # "kernel", "loop", "if", "while", "block", "branch" (then/else of an undecided `if`)
-    title: str
-    line: int  # where it is reported (a macro's call site for inlined items)
-    column: int  # 1-based
-    details: list[str] = field(default_factory=list)
-    children: list[Node] = field(default_factory=list)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    lines: tuple[int, int] | None = None  # source line range, when not inlined
-    certain: bool = True
-    copies: int = 1
-    marked: bool = False
-    loop_kind: str | None = None  # a LoopKind value, for loops
-    pipeline: str | None = None  # the pipeline request, e.g. "num_stages=3"
-    verdict: str | None = None  # what the selected backend does with the request
-    source_line: int | None = None  # where an inlined item is written (in its macro)
-    written: tuple[str | None, int, int] | None = None  # an inlined item's file (None: this one), lines
-
-    def as_json(self) -> dict[str, object]:
-        return {
-            "kind": self.kind,
-            "title": self.title,
-            "line": self.line,
-            "column": self.column,
-            "details": self.details,
-            "certain": self.certain,
-            "copies": self.copies,
-            "marked": self.marked,
-            "loop_kind": self.loop_kind,
-            "pipeline": self.pipeline,
-            "verdict": self.verdict,
-            "source_line": self.source_line,
-            "diagnostics": [
-                {
-                    "line": d.span.line,
-                    "column": d.span.column + 1,
-                    "code": d.code,
-                    "grade": d.grade.value,
-                    "severity": d.severity.value,
-                    "message": d.message,
-                    "related": [
-                        {"line": r.span.line, "column": r.span.column + 1, "message": r.message}
-                        for r in d.related
-                    ],
-                }
-                for d in self.diagnostics
-            ],
-            "children": [child.as_json() for child in self.children],
-        }
-
-
-# -- describing values -------------------------------------------------------------------------
-
-
-def describe_extent(value: Value | None, text: str | None) -> str:
-    shown = f"`{text}`" if text else "?"
-    if isinstance(value, PyConst) and type(value.value) is int:
-        return (
-            f"{value.value} (constant)"
-            if text in (None, str(value.value))
-            else f"{shown} = {value.value} (constant)"
-        )
-    if isinstance(value, PyValue):
-        return f"{shown} (constant: a Python int)" if value.is_int else f"{shown} (unknown)"
-    if isinstance(value, TirExpr):
-        if value.constness is Constness.CONST:
-            return f"{shown} (constant)"
-        if value.constness is Constness.SYMBOLIC:
-            names = ", ".join(sorted({var.name for var in value.uses}))
-            return f"{shown} (symbolic{': ' + names if names else ''})"
-    return f"{shown} (unknown)"
-
-
-def describe_pipeline(loop: Loop) -> str | None:
-    from tilecheck.backends import describe_request
-
-    request = loop.pipeline
-    if request is None:
-        return None
-    if request.state is Request.REQUESTED:
-        depth = f", depth {request.depth}" if request.depth is not None else ""
-        positional = " (positional num_stages)" if request.num_stages_positional else ""
-        return f"pipeline: requested{positional}: {describe_request(request)}{depth}"
-    if request.state is Request.UNKNOWN:
-        return "pipeline: unknown (a schedule value tilecheck cannot evaluate)"
-    return "pipeline: bare (serial-like)"
-
+from tilecheck.tilelang.values import PyConst
 
 # -- building the tree ---------------------------------------------------------------------
 

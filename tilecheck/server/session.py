@@ -30,7 +30,8 @@ from tilecheck.server.convert import lsp_diagnostics
 from tilecheck.server.hover_data import HoverData
 from tilecheck.server.positions import PositionMap
 from tilecheck.server.settings import ClientSettings
-from tilecheck.server.worker import AnalysisWorker, Request
+from tilecheck.server.worker import AnalysisWorker
+from tilecheck.server.worker_answers import Request
 
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer

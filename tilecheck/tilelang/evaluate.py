@@ -15,11 +15,12 @@ from typing import Any
 import libcst as cst
 
 from tilecheck.source import python_ast
-from tilecheck.tilelang import folding, tileops
-from tilecheck.tilelang.imports import ImportTable, ProjectFunction, dotted_name, member_of
+from tilecheck.tilelang import allocation, folding, tileops
+from tilecheck.tilelang.imports import ImportTable
 from tilecheck.tilelang.language import ALLOCATIONS, DTYPES, INT32, NO_STATEMENT, SYMBOLS, VIEWS
 from tilecheck.tilelang.model import Access, OpCall, Site
-from tilecheck.tilelang.scope import DefinedFunction, Env, Frame, Sink
+from tilecheck.tilelang.names import NameResolver
+from tilecheck.tilelang.scope import Frame, Sink
 from tilecheck.tilelang.syntax import is_reference, string_literal, string_value
 from tilecheck.tilelang.values import (
     PY_INT,
@@ -29,7 +30,6 @@ from tilecheck.tilelang.values import (
     Constness,
     InstanceValue,
     LoopVarList,
-    ModuleRef,
     PyCallable,
     PyConst,
     PyValue,
@@ -47,69 +47,12 @@ Inliner = Callable[[cst.Call, PyCallable, Frame, Sink], Value]
 _CONSTANTS: dict[str, object] = {"True": True, "False": False, "None": None}
 
 
-class ExpressionEvaluator:
+class ExpressionEvaluator(NameResolver):
     """Evaluates expressions in a `Frame`, recording buffer accesses and op calls."""
 
     def __init__(self, imports: ImportTable, inline: Inliner | None = None) -> None:
-        self.imports = imports
+        super().__init__(imports)
         self.inline = inline
-        # Makes a project module's function callable (set by the Python-level reader).
-        self.project_function: Callable[[ProjectFunction], DefinedFunction | None] | None = None
-
-    # -- names and TileLang APIs -------------------------------------------------------
-
-    def api(self, node: cst.BaseExpression, frame: Frame) -> str | None:
-        """`Parallel` for `T.Parallel` when `T` is TileLang's (imported in the module or the
-        enclosing function) and not shadowed by a local value."""
-        found = self.resolve(node, frame)
-        return member_of(found) if isinstance(found, str) else None
-
-    def resolve(self, node: cst.BaseExpression, frame: Frame) -> str | ProjectFunction | None:
-        """What a dotted name stands for through imports: a qualified name (`T.Parallel` ->
-        `tilelang.language.Parallel`, also through a local `ModuleRef`), a function followed
-        in a project module (`common.load`), or None (a local value, or not imported)."""
-        name = dotted_name(node)
-        if name is None:
-            return None
-        head, _, rest = name.partition(".")
-        local = frame.env.lookup(head)
-        if isinstance(local, ModuleRef):
-            return f"{local.qualified}.{rest}" if rest else local.qualified
-        if local is not None:
-            return None
-        found = self.imports.lookup(name)
-        return found if isinstance(found, (str, ProjectFunction)) else None
-
-    def callee(self, func: cst.BaseExpression, frame: Frame) -> PyCallable | None:
-        """The Python function a call calls, when tilecheck knows it: a name bound in the file,
-        a function of a project module (`macros.load_tile`), or a known `self.X` attribute."""
-        if isinstance(func, cst.Name):
-            found = frame.env.lookup(func.value)
-            if isinstance(found, PyCallable):
-                return found
-        resolved = self.resolve(func, frame)
-        if isinstance(resolved, ProjectFunction) and self.project_function is not None:
-            made = self.project_function(resolved)
-            return PyCallable(made) if made is not None else None
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
-            base = frame.env.lookup(func.value.value)
-            if isinstance(base, InstanceValue):
-                found = base.attributes.get(func.attr.value)
-                return found if isinstance(found, PyCallable) else None
-        return None
-
-    def decorator_apis(self, node: cst.FunctionDef, env: Env) -> set[str]:
-        """The TileLang APIs among a function's decorators (`prim_func`, `macro`)."""
-        found: set[str] = set()
-        frame = Frame(env, node)
-        for decorator in node.decorators:
-            expr = decorator.decorator
-            if isinstance(expr, cst.Call):
-                expr = expr.func
-            api = self.api(expr, frame)
-            if api is not None:
-                found.add(api)
-        return found
 
     def value(self, node: cst.BaseExpression, frame: Frame, sink: Sink) -> Value:
         method: Callable[[cst.BaseExpression, Frame, Sink], Value] | None = getattr(
@@ -144,20 +87,6 @@ class ExpressionEvaluator:
             # An alloc_var name stands for its value (a load of element 0).
             return TirExpr(frozenset(), Constness.SYMBOLIC)
         return found
-
-    def imported(self, node: cst.BaseExpression, frame: Frame) -> Value:
-        """The value of a name imports bind: TileLang's modules and members stay known when
-        assigned (`T = tilelang.language`, `P = T.Parallel`), a project module's function is
-        callable (`load = common.load`); anything else is unknown."""
-        resolved = self.resolve(node, frame)
-        if isinstance(resolved, str) and resolved.split(".", 1)[0] == "tilelang":
-            member = member_of(resolved)
-            return PyValue() if member in DTYPES else ModuleRef(resolved)
-        if isinstance(resolved, ProjectFunction):
-            made = self.callee(node, frame)
-            if made is not None:
-                return made
-        return UNKNOWN
 
     def _value_Attribute(self, node: cst.Attribute, frame: Frame, sink: Sink) -> Value:
         if self.resolve(node, frame) is not None:
@@ -326,10 +255,10 @@ class ExpressionEvaluator:
             return self.value(node.args[0].value, frame, sink)
         if api in ALLOCATIONS:
             args = self.arguments(node, frame, sink)
-            return BufferValue(self.allocation(api, node, args, frame))
+            return BufferValue(allocation.allocated(api, node, args, frame))
         if api in VIEWS:
             args = self.arguments(node, frame, sink)
-            return BufferValue(self.view(api, node, args, frame))
+            return BufferValue(allocation.viewed(api, node, args, frame))
         if api == "const":
             # Eager JIT: `M = T.const("M")` is a constexpr that is concrete when compiled.
             self.arguments(node, frame, sink)
@@ -355,40 +284,6 @@ class ExpressionEvaluator:
             return folding.combine(args)
         return self.op_call(api, node, frame, sink)
 
-    def allocation(self, api: str, node: cst.Call, args: list[Value], frame: Frame) -> Buffer:
-        """The buffer a `T.alloc_*` call allocates (`args`: its evaluated arguments)."""
-        scope = ALLOCATIONS[api]
-        shape: tuple[Value, ...] | None = None
-        positional = [arg for arg in node.args if arg.keyword is None]
-        scope_arg = positional[2] if len(positional) > 2 and api != "alloc_var" else None
-        for arg in node.args:
-            if arg.keyword is not None and arg.keyword.value == "scope":
-                scope_arg = arg
-        if scope_arg is not None:
-            text = string_literal(scope_arg.value)
-            scope = text if text is not None else "?"
-        if api != "alloc_var" and node.args and node.args[0].keyword is None:
-            shape_value = args[0]
-            if isinstance(shape_value, PyConst) and isinstance(shape_value.value, (tuple, list)):
-                shape = tuple(v if isinstance(v, Value) else PyConst(v) for v in shape_value.value)
-            elif isinstance(shape_value, (PyConst, PyValue, TirExpr)):
-                shape = (shape_value,)
-        path = frame.origin[-1].path if frame.origin else None
-        buffer = Buffer(name="", scope=scope, node=node, shape=shape, api=api, top=frame.top, path=path)
-        buffer.dtype = _dtype(node, args)
-        return buffer
-
-    def view(self, api: str, node: cst.Call, args: list[Value], frame: Frame) -> Buffer:
-        """`T.reshape(src, shape)` / `T.view(src, ...)`: a new buffer over `src`'s data, in its scope."""
-        source = args[0] if args else None
-        scope = source.buffer.scope if isinstance(source, BufferValue) else "?"
-        shape_value = args[1] if len(args) > 1 and node.args[1].keyword is None else None
-        shape: tuple[Value, ...] | None = None
-        if isinstance(shape_value, PyConst) and isinstance(shape_value.value, (tuple, list)):
-            shape = tuple(v if isinstance(v, Value) else PyConst(v) for v in shape_value.value)
-        path = frame.origin[-1].path if frame.origin else None
-        return Buffer(name="", scope=scope, node=node, shape=shape, api=api, top=frame.top, path=path)
-
     def op_call(self, api: str, node: cst.Call, frame: Frame, sink: Sink) -> Value:
         """Any other TileLang call: record it as an operation and evaluate its arguments."""
         if api in NO_STATEMENT:  # block attributes and hints: no statement, no operation
@@ -401,7 +296,7 @@ class ExpressionEvaluator:
             for arg, value in zip(node.args[:2], args, strict=False)
             if arg.keyword is None
         ]
-        annotated = _annotated(node, args) if api == "copy" else False
+        annotated = allocation.copy_annotated(node, args) if api == "copy" else False
         tile_op = tileops.classify(api, operands, bool(annotated))
         if annotated is None and tile_op is None:
             tile_op = False  # the scalar fast path depends on a value tilecheck cannot evaluate
@@ -448,33 +343,6 @@ class ExpressionEvaluator:
         if isinstance(value, (PyConst, TirExpr)):
             return tileops.Operand.ELEMENT
         return tileops.Operand.UNKNOWN
-
-
-def _dtype(node: cst.Call, args: list[Value]) -> str | None:
-    """The element type of an allocation: its second argument (or `dtype=`) when constant."""
-    for position, (arg, value) in enumerate(zip(node.args, args, strict=False)):
-        keyword = arg.keyword.value if arg.keyword is not None else None
-        if keyword == "dtype" or (keyword is None and position == 1):
-            if isinstance(value, PyConst) and isinstance(value.value, str):
-                return value.value
-            if isinstance(arg.value, cst.Attribute) and arg.value.attr.value in DTYPES:
-                return arg.value.attr.value  # `T.float16`
-            return None
-    return None
-
-
-def _annotated(node: cst.Call, args: list[Value]) -> bool | None:
-    """Whether keyword arguments add annotations (which take `T.copy` off its scalar fast
-    path): None, False and empty containers add none; None when undecidable."""
-    found: bool | None = False
-    for arg, value in zip(node.args, args, strict=True):
-        if arg.keyword is None or arg.keyword.value in ("src", "dst"):
-            continue
-        if not isinstance(value, PyConst):
-            found = None if found is False else found
-        elif value.value not in (None, False) and value.value != {} and value.value != []:
-            return True
-    return found
 
 
 def _note_scalar_use(value: LoopVarList, site: Site) -> None:

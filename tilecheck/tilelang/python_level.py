@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import libcst as cst
 
+from tilecheck.tilelang.classes import (
+    class_attributes,
+    constructed_with_arguments,
+    contains_call,
+    decorator_name,
+    init_defaults,
+)
+from tilecheck.tilelang.factories import factory_env, is_eager_kernel
 from tilecheck.tilelang.imports import ImportTable, ProjectFunction, ProjectModule, bindings, try_imports
-from tilecheck.tilelang.language import TENSOR_ANNOTATIONS
 from tilecheck.tilelang.model import FileModel, Site
 from tilecheck.tilelang.reuse import KernelMemo, KeyBuilder, Snapshot, replay
 from tilecheck.tilelang.scope import MAX_WORK, BuildState, DefinedFunction, Env, Frame, Sink, bind_python
@@ -18,7 +24,6 @@ from tilecheck.tilelang.syntax import (
     defines_kernel,
     first_target_name,
     if_bodies,
-    nested_statements,
     parameters,
     suite_body,
 )
@@ -74,7 +79,7 @@ class PythonLevel:
         for function in self.functions:
             self.python_block(
                 suite_body(function.node.body),
-                self.factory_env(function.node, function.env, None),
+                factory_env(self.evaluator, function.node, function.env, None),
                 function.top,
             )
         self.follow_arguments()
@@ -154,7 +159,7 @@ class PythonLevel:
         for statement in module.body:
             if isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
-                    if isinstance(small, cst.Assign) and not _calls(small.value):
+                    if isinstance(small, cst.Assign) and not contains_call(small.value):
                         value = self.evaluator.value(small.value, Frame(env, statement), Sink([]))
                         for target in small.targets:
                             bind_python(target.target, value, env)
@@ -171,7 +176,7 @@ class PythonLevel:
                 for arguments in list(function.call_sites)[: MAX_INSTANTIATIONS * 2]:
                     if not any(isinstance(value, PyConst) for _, value in arguments):
                         continue
-                    env = self.factory_env(function.node, function.env, arguments)
+                    env = factory_env(self.evaluator, function.node, function.env, arguments)
                     key = tuple(_value_key(env.names.get(p.name.value)) for p in parameters(function.node))
                     if key in seen or len(seen) >= MAX_INSTANTIATIONS:
                         continue
@@ -184,11 +189,11 @@ class PythonLevel:
     def instantiations(self, factory: DefinedFunction) -> list[Env]:
         seen: dict[tuple[object, ...], Env] = {}
         for arguments in factory.call_sites:
-            env = self.factory_env(factory.node, factory.env, arguments, factory.receiver)
+            env = factory_env(self.evaluator, factory.node, factory.env, arguments, factory.receiver)
             key = tuple(_value_key(env.names.get(p.name.value)) for p in parameters(factory.node))
             seen.setdefault(key, env)
         if not seen or len(seen) > MAX_INSTANTIATIONS:
-            return [self.factory_env(factory.node, factory.env, None, factory.receiver)]
+            return [factory_env(self.evaluator, factory.node, factory.env, None, factory.receiver)]
         return list(seen.values())
 
     def method_call(self, call: cst.Call, frame: Frame) -> None:
@@ -214,7 +219,7 @@ class PythonLevel:
                     self.build_kernel(statement, anchor, env)
                     env.bind(statement.name.value, PyValue())
                     continue
-                if self.is_eager_kernel(statement, env):
+                if is_eager_kernel(statement, env, self.imports, self.evaluator):
                     self.build_kernel(statement, anchor, env)
                     env.bind(statement.name.value, PyValue())
                     continue
@@ -228,7 +233,7 @@ class PythonLevel:
                     self.functions.append(callee)  # read after the module, then per known call
                 else:  # a nested factory, or plain code that may call factories
                     self.python_block(
-                        suite_body(statement.body), self.factory_env(statement, env, None), anchor
+                        suite_body(statement.body), factory_env(self.evaluator, statement, env, None), anchor
                     )
             elif isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
@@ -253,23 +258,23 @@ class PythonLevel:
         attribute `X = 64` or of the `__init__` default behind `self.X = x` (unless the file
         constructs the class with arguments), else unknown as any unresolved value."""
         methods = [s for s in suite_body(statement.body) if isinstance(s, cst.FunctionDef)]
-        attributes = self.class_attributes(statement, env)
+        attributes = class_attributes(statement, lambda node: self.literal(node, env))
         instance = dict(attributes)
         for method in methods:
             if method.name.value == "__init__":
-                defaults = _init_defaults(method, lambda node: self.literal(node, env))
+                defaults = init_defaults(method, lambda node: self.literal(node, env))
                 if defaults and not self.constructed_with_arguments(statement.name.value):
                     instance.update(defaults)
         class_env = Env(env)
         for method in methods:
             apis = self.evaluator.decorator_apis(method, class_env)
-            names = {_decorator_name(d.decorator) for d in method.decorators}
+            names = {decorator_name(d.decorator) for d in method.decorators}
             params = parameters(method)
             if (
                 "prim_func" in apis
                 or "staticmethod" in names
                 or not params
-                or self.is_eager_kernel(method, env)
+                or is_eager_kernel(method, env, self.imports, self.evaluator)
             ):
                 self.python_block([method], class_env, anchor)
                 continue
@@ -282,68 +287,20 @@ class PythonLevel:
                 self.factories.append(factory)
                 self.kernel_methods.setdefault(method.name.value, []).append(factory)
                 continue
-            inner = self.factory_env(method, class_env, None)
+            inner = factory_env(self.evaluator, method, class_env, None)
             inner.bind(params[0].name.value, receiver)
             self.python_block(suite_body(method.body), inner, anchor)
 
     def constructed_with_arguments(self, name: str) -> bool:
         if self.source is None:
             self.source = self.module.code
-        return _constructed_with_arguments(self.source, name)
-
-    def class_attributes(self, statement: cst.ClassDef, env: Env) -> dict[str, Value]:
-        found: dict[str, Value] = {}
-        for line in suite_body(statement.body):
-            if isinstance(line, cst.SimpleStatementLine):
-                for small in line.body:
-                    if isinstance(small, cst.Assign) and len(small.targets) == 1:
-                        target = small.targets[0].target
-                        value = self.literal(small.value, env)
-                        if isinstance(target, cst.Name) and value is not None:
-                            found[target.value] = value
-        return found
+        return constructed_with_arguments(self.source, name)
 
     def literal(self, node: cst.BaseExpression, env: Env) -> PyConst | None:
-        if _calls(node):
+        if contains_call(node):
             return None
         value = self.evaluator.value(node, Frame(env, node), Sink([]))
         return value if isinstance(value, PyConst) else None
-
-    def is_eager_kernel(self, function: cst.FunctionDef, env: Env) -> bool:
-        """`@tilelang.jit` on the kernel itself (eager JIT): tensor parameters, no inner prim_func."""
-        jitted = any(
-            self.imports.qualify(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
-            in ("tilelang.jit", "tilelang.lazy_jit")
-            for d in function.decorators
-        )
-        if not jitted or defines_kernel(function):
-            return False
-        local = Env(env)  # the function may import `T` itself
-        for statement in suite_body(function.body):
-            if isinstance(statement, cst.SimpleStatementLine):
-                for small in statement.body:
-                    for name, qualified in bindings(small).items():
-                        local.bind(name, ModuleRef(qualified))
-        frame = Frame(local, function)
-        if self.launches_kernel(function, frame):
-            return True
-        for param in parameters(function):
-            annotation = param.annotation.annotation if param.annotation else None
-            if isinstance(annotation, (cst.Call, cst.Subscript)):
-                annotation = annotation.func if isinstance(annotation, cst.Call) else annotation.value
-            if annotation is not None and self.evaluator.api(annotation, frame) in TENSOR_ANNOTATIONS:
-                return True
-        return False
-
-    def launches_kernel(self, function: cst.FunctionDef, frame: Frame) -> bool:
-        """Whether the function body opens `with T.Kernel(...)` (at any statement depth)."""
-        for statement in nested_statements(suite_body(function.body)):
-            if isinstance(statement, cst.With):
-                for item in statement.items:
-                    call = item.item
-                    if isinstance(call, cst.Call) and self.evaluator.api(call.func, frame) == "Kernel":
-                        return True
-        return False
 
     def python_if(self, statement: cst.If, env: Env, top: cst.CSTNode) -> None:
         test = self.evaluator.value(statement.test, Frame(env, top), Sink([]))
@@ -388,97 +345,6 @@ class PythonLevel:
                 bind_python(target, value, env)
         elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
             env.bind(small.target.value, PyValue())
-
-    def factory_env(
-        self,
-        function: cst.FunctionDef,
-        env: Env,
-        arguments: list[tuple[str | None, Value]] | None,
-        receiver: Value | None = None,
-    ) -> Env:
-        """Parameters bound to a call's arguments (and defaults), or unknown without a call;
-        a method's first parameter is bound to `receiver` (`self`)."""
-        inner = Env(env)
-        params = parameters(function)
-        if receiver is not None and params:
-            inner.bind(params[0].name.value, receiver)
-            params = params[1:]
-        given: dict[str, Value] = {}
-        if arguments is not None:
-            positional = [value for keyword, value in arguments if keyword is None]
-            for param, value in zip(params, positional, strict=False):
-                given[param.name.value] = value
-            given.update({keyword: value for keyword, value in arguments if keyword is not None})
-        for param in params:
-            name = param.name.value
-            default = None
-            if param.default is not None:
-                default = self.evaluator.value(param.default, Frame(env, function), Sink([]))
-            if name in given:
-                inner.bind(name, given[name])
-            elif arguments is not None and default is not None:
-                inner.bind(name, default)
-            else:
-                is_int = isinstance(default, PyConst) and type(default.value) is int
-                annotation = param.annotation
-                if annotation is not None and isinstance(annotation.annotation, cst.Name):
-                    is_int = is_int or annotation.annotation.value == "int"
-                literal = default.value if isinstance(default, PyConst) else None
-                inner.bind(name, PyValue(is_int=is_int, default=literal))
-        return inner
-
-
-def _decorator_name(node: cst.BaseExpression) -> str | None:
-    node = node.func if isinstance(node, cst.Call) else node
-    return node.value if isinstance(node, cst.Name) else None
-
-
-def _constructed_with_arguments(source: str, name: str) -> bool:
-    """Whether the file may call `name(...)` with arguments (then `__init__`'s defaults are
-    not the values); read from the text, conservatively (a comment counts too)."""
-    return re.search(rf"(?<![\w.]){re.escape(name)}\(\s*[^)\s]", source) is not None
-
-
-def _init_defaults(
-    init: cst.FunctionDef, literal: Callable[[cst.BaseExpression], PyConst | None]
-) -> dict[str, Value]:
-    """`self.X = x` in `__init__` where `x` is a parameter with a literal default."""
-    params = parameters(init)
-    if not params:
-        return {}
-    receiver = params[0].name.value
-    defaults = {p.name.value: literal(p.default) for p in params[1:] if p.default is not None}
-    found: dict[str, Value] = {}
-    for line in suite_body(init.body):
-        if not isinstance(line, cst.SimpleStatementLine):
-            continue
-        for small in line.body:
-            if not isinstance(small, cst.Assign) or len(small.targets) != 1:
-                continue
-            target = small.targets[0].target
-            default = defaults.get(small.value.value) if isinstance(small.value, cst.Name) else None
-            if (
-                isinstance(target, cst.Attribute)
-                and isinstance(target.value, cst.Name)
-                and target.value.value == receiver
-                and default is not None
-            ):
-                found[target.attr.value] = default
-    return found
-
-
-def _calls(node: cst.BaseExpression) -> bool:
-    """Whether an expression contains a call (a project module's constants are read without them)."""
-    found = False
-
-    class Finder(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> bool:
-            nonlocal found
-            found = True
-            return False
-
-    node.visit(Finder())
-    return found
 
 
 def _value_key(value: Value | None) -> object:

@@ -8,7 +8,7 @@ import libcst as cst
 
 from tilecheck.tilelang.imports import ImportTable
 from tilecheck.tilelang.model import Access, FileModel, Guard, Item, Kernel, MacroCall, OpCall, Site
-from tilecheck.tilelang.values import PyConst, PyValue, Value
+from tilecheck.tilelang.values import UNKNOWN, Buffer, BufferValue, PyConst, PyValue, Value
 
 
 class Env:
@@ -167,3 +167,21 @@ def bind_python(target: cst.BaseExpression, value: Value, env: Env) -> None:
                 item = items[index]
                 part = item if isinstance(item, Value) else PyConst(item)
             bind_python(element.value, part, env)
+
+
+def either(name: str, first: Value | None, second: Value | None) -> Value:
+    """What a local name holds after an undecided `if` that left it `first` in one branch and
+    `second` in the other (None: unbound). A read of a name one branch leaves unbound fails, so
+    any later use has the other branch's value; two buffers (`buf = T.alloc_fragment(...)` /
+    `else: buf = T.alloc_local(...)`) give a buffer (of their scope when they agree); anything
+    else is a value tilecheck does not know."""
+    if first is None or second is None:
+        found = first if second is None else second
+        return found if found is not None else UNKNOWN
+    if isinstance(first, BufferValue) and isinstance(second, BufferValue):
+        if first.buffer is second.buffer:
+            return first
+        a, b = first.buffer, second.buffer
+        scope = a.scope if a.scope == b.scope else "?"
+        return BufferValue(Buffer(name, scope, shape=a.shape if a.shape == b.shape else None, api=None))
+    return UNKNOWN

@@ -6,19 +6,17 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from tilecheck.tilelang.declarations import annotation_value, parameter_value
 from tilecheck.tilelang.evaluate import ExpressionEvaluator
 from tilecheck.tilelang.imports import ImportTable, bindings, dotted_name
-from tilecheck.tilelang.language import SCALAR_ANNOTATIONS, TENSOR_ANNOTATIONS
 from tilecheck.tilelang.loop_builder import LoopBuilder
 from tilecheck.tilelang.macros import MacroInliner
 from tilecheck.tilelang.model import Guard, Item, Kernel, Stmt, StmtKind
-from tilecheck.tilelang.scope import BuildState, DefinedFunction, Env, Frame, Sink, bind_python
+from tilecheck.tilelang.scope import BuildState, DefinedFunction, Env, Frame, Sink, bind_python, either
 from tilecheck.tilelang.syntax import assigned_names, has_init, parameters, suite_body
 from tilecheck.tilelang.tileops import Operand
 from tilecheck.tilelang.values import (
-    PY_INT,
     UNKNOWN,
-    Buffer,
     BufferValue,
     Constness,
     InstanceValue,
@@ -62,43 +60,13 @@ class KernelInterpreter:
         kernel = Kernel(node.name.value, node, top, factory_call=self.state.factory_call)
         self.state.kernel = kernel
         for param in parameters(node):
-            value = self.parameter(param, frame)
+            value = parameter_value(self.evaluator, param, frame)
             kernel_env.bind(param.name.value, value)
             if isinstance(value, BufferValue):
                 kernel.buffers.append(value.buffer)
         self.block(suite_body(node.body), frame, kernel.body)
         self.state.kernel = None
         self.state.model.kernels.append(kernel)
-
-    def parameter(self, param: cst.Param, frame: Frame) -> Value:
-        if param.annotation is None:
-            if param.default is not None:  # a Python parameter of an eager-JIT kernel
-                default = self.evaluator.value(param.default, frame, Sink([]))
-                return PY_INT if isinstance(default, PyConst) and type(default.value) is int else PyValue()
-            return UNKNOWN
-        return self.annotation_value(param.name.value, param.annotation, param, frame)
-
-    def annotation_value(
-        self, name: str, annotation_node: cst.Annotation, node: cst.CSTNode, frame: Frame
-    ) -> Value:
-        """What a kernel parameter (or an eager-JIT declaration) annotated this way holds."""
-        annotation = annotation_node.annotation
-        if isinstance(annotation, cst.Name) and annotation.value in ("int", "float", "bool"):
-            return PY_INT if annotation.value == "int" else PyValue()
-        head = annotation.func if isinstance(annotation, cst.Call) else annotation
-        if isinstance(annotation, cst.Subscript):
-            head = annotation.value
-        api = self.evaluator.api(head, frame)
-        if api in SCALAR_ANNOTATIONS:
-            return TirExpr.of_var(Var(name, VarKind.SYMBOL))
-        if api in TENSOR_ANNOTATIONS:
-            shape = None
-            if isinstance(annotation, cst.Call) and annotation.args:
-                value = self.evaluator.value(annotation.args[0].value, frame, Sink([]))
-                if isinstance(value, PyConst) and isinstance(value.value, (tuple, list)):
-                    shape = tuple(v if isinstance(v, Value) else PyConst(v) for v in value.value)
-            return BufferValue(Buffer(name, "global", node, shape, "param"))
-        return UNKNOWN
 
     def block(self, body: Sequence[cst.BaseStatement], frame: Frame, out: list[Item]) -> None:
         flow = frame.flow
@@ -129,7 +97,9 @@ class KernelInterpreter:
                 value = self.evaluator.value(small.value, frame, sink)
                 self.assign(small.target, value, small, frame, out, sink)
             elif isinstance(small.target, cst.Name):  # eager JIT: `X: T.Tensor((64,), "float32")`
-                declared = self.annotation_value(small.target.value, small.annotation, small, frame)
+                declared = annotation_value(
+                    self.evaluator, small.target.value, small.annotation, small, frame
+                )
                 frame.env.bind(small.target.value, declared)
                 if isinstance(declared, BufferValue) and self.state.kernel is not None:
                     self.state.kernel.buffers.append(declared.buffer)
@@ -417,21 +387,3 @@ class KernelInterpreter:
         for name in names:
             if isinstance(name, cst.Name):
                 frame.env.bind(name.value, TirExpr.of_var(Var(name.value, VarKind.SYMBOL)))
-
-
-def either(name: str, first: Value | None, second: Value | None) -> Value:
-    """What a local name holds after an undecided `if` that left it `first` in one branch and
-    `second` in the other (None: unbound). A read of a name one branch leaves unbound fails, so
-    any later use has the other branch's value; two buffers (`buf = T.alloc_fragment(...)` /
-    `else: buf = T.alloc_local(...)`) give a buffer (of their scope when they agree); anything
-    else is a value tilecheck does not know."""
-    if first is None or second is None:
-        found = first if second is None else second
-        return found if found is not None else UNKNOWN
-    if isinstance(first, BufferValue) and isinstance(second, BufferValue):
-        if first.buffer is second.buffer:
-            return first
-        a, b = first.buffer, second.buffer
-        scope = a.scope if a.scope == b.scope else "?"
-        return BufferValue(Buffer(name, scope, shape=a.shape if a.shape == b.shape else None, api=None))
-    return UNKNOWN

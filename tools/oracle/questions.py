@@ -15,7 +15,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run_tilelang import FAMILIES, expand_paths, run_files
+from oracle_worker import FAMILIES
+from run_tilelang import expand_paths, run_files
 
 SHORT = {
     "NestedLoopChecker": "Nested",
