@@ -116,6 +116,35 @@ def test_unresolved_dtype_is_not_sized() -> None:
     assert sized.undecided == ["the dtype of `B_s` is not a constant tilecheck knows (unresolved)"]
 
 
+def test_a_dtype_held_in_a_module_constant_is_sized() -> None:
+    """`dtype = T.float16` at module level, used as the allocation's dtype (a common idiom)."""
+    source = gemm().replace(
+        'B_s = T.alloc_shared((32, 128), "float16")', "B_s = T.alloc_shared((32, 128), dt)"
+    )
+    source = source.replace(
+        "import tilelang.language as T\n", "import tilelang.language as T\n\ndt = T.float16\n", 1
+    )
+    sized, literal = layout(source), layout(gemm())
+    assert sized.undecided == []
+    rows = [
+        [(b.name, b.dtype, b.bytes, b.versions, b.offset) for b in one.buffers] for one in (sized, literal)
+    ]
+    assert rows[0] == rows[1] == [("A_s", "float16", 24576, 3, 0), ("B_s", "float16", 24576, 3, 24576)]
+    assert sized.dynamic_bytes == literal.dynamic_bytes == 49152
+
+
+def test_a_reduction_is_not_sized() -> None:
+    """TileLang adds a shared workspace for a reduction across threads (512 B on a measured
+    `T.reduce_sum` kernel) that the model does not size: not decidable, so never a TL501."""
+    source = gemm(
+        extra='        R = T.alloc_fragment((128,), "float32")\n',
+        after="        T.reduce_sum(C_l, R, dim=1)\n",
+    )
+    assert layout(source).undecided == [
+        "`T.reduce_sum` may allocate a shared workspace tilecheck does not model"
+    ]
+
+
 def test_warp_specialized_class_is_not_sized() -> None:
     model = analyze(cst.parse_module(gemm()))
     sized = shared_layout(model.kernels[0], TargetClass.WARP_SPECIALIZED)

@@ -57,6 +57,8 @@ def _dtype(node: cst.Call, args: list[Value]) -> str | None:
         if keyword == "dtype" or (keyword is None and position == 1):
             if isinstance(value, PyConst) and isinstance(value.value, str):
                 return value.value
+            if isinstance(value, PyValue) and value.dtype is not None:
+                return value.dtype  # a name bound to `T.float16`
             if isinstance(arg.value, cst.Attribute) and arg.value.attr.value in DTYPES:
                 return arg.value.attr.value  # `T.float16`
             return None

@@ -85,7 +85,7 @@ class NameResolver:
         resolved = self.resolve(node, frame)
         if isinstance(resolved, str) and resolved.split(".", 1)[0] == "tilelang":
             member = member_of(resolved)
-            return PyValue() if member in DTYPES else ModuleRef(resolved)
+            return PyValue(dtype=member) if member in DTYPES else ModuleRef(resolved)
         if isinstance(resolved, ProjectFunction):
             made = self.callee(node, frame)
             if made is not None:

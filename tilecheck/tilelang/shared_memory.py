@@ -226,6 +226,16 @@ def _check_modeled(item: Item, undecided: list[str]) -> None:
         if isinstance(inner, Stmt) and inner.kind is StmtKind.UNKNOWN:
             undecided.append(f"a call tilecheck cannot see into ({inner.label or 'unknown'})")
             return
+        reduction = next((call.api for call in getattr(inner, "calls", ()) if _reduces(call.api)), None)
+        if reduction is not None:
+            # A reduction across threads takes a shared workspace TileLang sizes from the layout
+            # it infers (e.g. 512 B more than the buffers on a measured `T.reduce_sum`): not modeled.
+            undecided.append(f"`T.{reduction}` may allocate a shared workspace tilecheck does not model")
+            return
+
+
+def _reduces(api: str) -> bool:
+    return api.startswith("reduce") or api in ("cumsum", "finalize_reducer")
 
 
 def _pipelines(items: list[Item]) -> Iterator[tuple[tuple[Item, ...], Loop]]:

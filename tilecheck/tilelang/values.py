@@ -101,6 +101,7 @@ class PyValue(Value):
 
     is_int: bool = False
     default: object = None  # the parameter's default, when it has a literal one
+    dtype: str | None = None  # a TileLang dtype held in a name (`dtype = T.float16`)
 
 
 @dataclass(frozen=True, eq=False)
