@@ -110,7 +110,9 @@ def test_rule_pages_cite_tilelang_by_url_not_internal_documents():
 def test_cited_paths_exist_in_tilelang_0_1_15():
     import os
 
-    site = pathlib.Path(os.environ.get("ORACLE_VENV", "/work/oracle-venv")) / "lib"
+    # where `make oracle` puts it (tools/oracle/setup.sh), unless ORACLE_VENV says otherwise
+    default = pathlib.Path(__file__).resolve().parents[1] / ".oracle-venv"
+    site = pathlib.Path(os.environ.get("ORACLE_VENV", default)) / "lib"
     packages = sorted(site.glob("python3*/site-packages/tilelang"))
     if not packages:
         pytest.skip("TileLang 0.1.15 is not installed (ORACLE_VENV); `make oracle` installs it")
