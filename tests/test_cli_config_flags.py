@@ -91,6 +91,8 @@ def test_config_key_value_overrides_every_file(project, capsys):
          "output-format, severity, backends, per-file-timeout, per-file-memory"),
         ("output-format=concise", '--config `output-format=concise`: not a TOML `KEY = VALUE` assignment (a TOML '
          'string needs quotes: output-format = "concise"): Invalid value (at line 1, column 15)'),
+        ("select=TL101", '--config `select=TL101`: not a TOML `KEY = VALUE` assignment (a TOML array of strings: '
+         'select = ["TL101"]): Invalid value (at line 1, column 8)'),
         ('extend="a.toml"', "--config `extend=\"a.toml\"`: `extend` names a file to inherit; give it as --config PATH"),
         ('per-file-timeout="x"', '--config `per-file-timeout="x"`: `per-file-timeout` must be a number of '
          "seconds, 0 or more (0: no limit), got `x`"),

@@ -5,6 +5,7 @@ one last configuration layer over every file's (`Options.config_values`)."""
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 
@@ -57,11 +58,7 @@ def parse_assignment(text: str) -> dict[str, object]:
         table = dict(tomllib.loads(text))
     except tomllib.TOMLDecodeError as error:
         bare = _BARE_VALUE.fullmatch(text)
-        hint = (
-            f' (a TOML string needs quotes: {bare[1]} = "{bare[2]}")'
-            if bare and bare[2] not in ("true", "false")
-            else ""
-        )
+        hint = _quoted(bare[1], bare[2]) if bare and bare[2] not in ("true", "false") else ""
         raise UsageError(f"{label}: not a TOML `KEY = VALUE` assignment{hint}: {error}") from None
     if not table:
         raise UsageError(f"{label}: not a TOML `KEY = VALUE` assignment")
@@ -71,6 +68,20 @@ def parse_assignment(text: str) -> dict[str, object]:
         return check_values("<command line>", table, label)
     except ConfigError as error:  # the key, and what its value must be
         raise UsageError(str(error)) from None
+
+
+def _quoted(key: str, value: str) -> str:
+    """The hint for a bare value: quoted as the string it was meant to be, or, for a key that
+    takes an array (`select=TL101`), as an array of its comma-separated parts, whichever the key accepts."""
+    string = f'{key} = "{value}"'
+    array = f"{key} = [{', '.join(json.dumps(part.strip()) for part in value.split(','))}]"
+    for assignment, kind in ((string, "a TOML string needs quotes"), (array, "a TOML array of strings")):
+        try:
+            check_values("<command line>", dict(tomllib.loads(assignment)), key)
+        except (ConfigError, tomllib.TOMLDecodeError):
+            continue
+        return f" ({kind}: {assignment})"
+    return f" (a TOML string needs quotes: {string})"
 
 
 def _merge(into: dict[str, object], table: dict[str, object]) -> None:
