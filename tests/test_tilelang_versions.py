@@ -231,10 +231,13 @@ def test_declared_range_gives_notes_naming_the_releases(tmp_path, capsys) -> Non
         (13, 23, "TL210", "error"),
         (15, 13, "TL104", "info"),
     ]
-    assert found[0][4] == PIPELINED_GROUP + " in TileLang 0.1.15 (not in 0.1.9, 0.1.12, 0.1.13 and 0.1.14)"
+    assert (
+        found[0][4]
+        == PIPELINED_GROUP + " in TileLang 0.1.15; 0.1.9, 0.1.12, 0.1.13 and 0.1.14 do not reject it"
+    )
     assert (
         found[1][4]
-        == PIPELINED_ANNOTATIONS + " in TileLang 0.1.9, 0.1.12 and 0.1.13 (not in 0.1.14 and 0.1.15)"
+        == PIPELINED_ANNOTATIONS + " in TileLang 0.1.9, 0.1.12 and 0.1.13; 0.1.14 and 0.1.15 do not reject it"
     )
     assert found[2][4] == COPY_POSITIONAL + " in TileLang 0.1.9, 0.1.12, 0.1.13, 0.1.14 and 0.1.15"
     assert found[3][4] == (

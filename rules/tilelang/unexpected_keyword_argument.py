@@ -128,7 +128,8 @@ class UnexpectedKeywordArgument(Rule):
                 else:  # some releases in range take it (or do not define the function)
                     severity = Severity.INFO
                     others = [version for version in versions if version not in rejecting]
-                    message += f" in TileLang {names(rejecting)} (not in {names(others)})"
+                    verb = "does" if len(others) == 1 else "do"
+                    message += f" in TileLang {names(rejecting)}; {names(others)} {verb} not reject it"
                 if local:  # at the argument, in a macro too: written once, however often it is called
                     ctx.report_at(ctx.span(arg, site.top), message, severity=severity)
                 else:  # a macro from another module: at the call site here
