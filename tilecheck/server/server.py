@@ -33,7 +33,8 @@ def serve() -> int:
         print(f"tilecheck server: error: {message}", file=sys.stderr, flush=True)
 
     try:
-        server.start_io(stdin=FramedInput(sys.stdin.buffer, broken))  # type: ignore[arg-type]
+        # pygls types stdin as BinaryIO; FramedInput is a reader with the read/readline it calls
+        server.start_io(stdin=FramedInput(sys.stdin.buffer, broken))  # type: ignore[arg-type]  # see above
     finally:
         session.executor.shutdown(wait=False, cancel_futures=True)
         session.worker.close()
