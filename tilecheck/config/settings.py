@@ -211,25 +211,32 @@ class Settings:
 
     @cached_property
     def backend(self) -> Profile | None:
-        name = self.resolver.overrides.backend
-        where = self.resolver.overrides.names.backend
-        if name is None:
-            value, origin = self.lookup("backend")
-            if origin is None:
-                return None
-            name, where = str(value), f"{origin.label}: `backend`"
+        chosen = self._overridden(
+            "backend", self.resolver.overrides.backend, self.resolver.overrides.names.backend
+        )
+        if chosen is None:
+            return None
+        name, where = chosen
         return resolve_backend(name, self.backends_table, where)
+
+    def _overridden(self, key: str, flag_value: str | None, flag_name: str) -> tuple[str, str] | None:
+        r"""The command line's value of `key` and its flag, else the configuration's and where it
+        was set (`FILE: \`key\``), else None."""
+        if flag_value is not None:
+            return flag_value, flag_name
+        value, origin = self.lookup(key)
+        return None if origin is None else (str(value), f"{origin.label}: `{key}`")
 
     @cached_property
     def configured_tilelang(self) -> VersionRange | None:
         """`--tilelang-version` or the configuration's `tilelang-version` (None: neither)."""
-        spec = self.resolver.overrides.tilelang_version
-        where = self.resolver.overrides.names.tilelang_version
-        if spec is None:
-            value, origin = self.lookup("tilelang-version")
-            if origin is None:
-                return None
-            spec, where = str(value), f"{origin.label}: `tilelang-version`"
+        overrides = self.resolver.overrides
+        given = self._overridden(
+            "tilelang-version", overrides.tilelang_version, overrides.names.tilelang_version
+        )
+        if given is None:
+            return None
+        spec, where = given
         try:
             chosen = VersionRange.of(spec, where)
         except SpecifierError as error:
