@@ -11,6 +11,7 @@ touches one top-level statement (one chunk) inside the file, as typing does.
 
 from __future__ import annotations
 
+import argparse
 import ast
 import asyncio
 import os
@@ -152,7 +153,11 @@ def default_file() -> pathlib.Path | None:
 
 
 def main() -> int:
-    chosen = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else default_file()
+    parser = argparse.ArgumentParser(description="The editor's re-check latency on one file (make bench).")
+    parser.add_argument(
+        "file", nargs="?", type=pathlib.Path, help="default: the shared corpus's largest file"
+    )
+    chosen = parser.parse_args().file or default_file()
     if chosen is None:
         print(f"bench_server: the shared corpus is not here (looked for {CANDIDATES[0]}); pass a FILE")
         return 0
