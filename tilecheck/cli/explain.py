@@ -12,7 +12,7 @@ from tilecheck.cli.options import add_config_options, dump_json, require_paths, 
 from tilecheck.core.errors import UsageError
 from tilecheck.explain.attach import explain, split_target
 from tilecheck.lint.engine import FileAnalysis
-from tilecheck.report import display_path
+from tilecheck.report import display_path, fails
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -38,7 +38,10 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{args.target}: no line {line} in {display_path(path)} (it has {lines})")
     with Output(args.output_file) as out:
         _draw(args, workspace, path, line, analysis, out)
-    return 0
+    # A file with nothing to draw because it could not be read, decoded or parsed (TL001-TL003)
+    # fails as `check` fails on it: a picture of nothing is no pass.
+    unread = analysis.context is None and any(fails(d) for d in analysis.diagnostics)
+    return 1 if unread else 0
 
 
 def _draw(
