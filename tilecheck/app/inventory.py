@@ -26,7 +26,7 @@ from tilecheck.app.scheduling import file_size, largest_first, worker_count
 from tilecheck.app.supervisor import Budget, run_isolated
 from tilecheck.lint.context import Context
 from tilecheck.lint.engine import FileAnalysis
-from tilecheck.report import display_path
+from tilecheck.report import data_path, display_path
 from tilecheck.source.parsing import parse
 from tilecheck.source.reading import read_source
 from tilecheck.tilelang.model import Item, Kernel, Loop, LoopKind, Request, Stmt, StmtKind
@@ -71,7 +71,7 @@ class Location:
 
     def as_json(self) -> dict[str, object]:
         return {
-            "path": display_path(self.path),
+            "path": data_path(self.path),
             "line": self.line,
             "column": self.column,
             "via": list(self.via),

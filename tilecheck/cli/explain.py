@@ -12,7 +12,7 @@ from tilecheck.cli.options import add_config_options, dump_json, require_paths, 
 from tilecheck.core.errors import UsageError
 from tilecheck.explain.attach import explain, split_target
 from tilecheck.lint.engine import FileAnalysis
-from tilecheck.report import display_path, fails
+from tilecheck.report import data_path, display_path, fails
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -58,7 +58,7 @@ def _draw(
     if args.output_format == "json":
         dump_json(
             {
-                "file": display_path(path),
+                "file": data_path(path),
                 "line": line,
                 "backend": backend_name,
                 "kernels": [root.as_json() for root in roots],

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from tilecheck.core.types import Diagnostic, Severity
-from tilecheck.report import Run, display_path, location
+from tilecheck.report import Run, data_path, location
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
@@ -27,7 +27,7 @@ def line(diagnostic: Diagnostic) -> str:
     span = diagnostic.span
     properties = {
         "title": f"tilecheck ({diagnostic.code})",
-        "file": display_path(diagnostic.path),
+        "file": data_path(diagnostic.path),
         "line": span.line,
         "col": span.column + 1,
         "endLine": span.end_line,

@@ -15,7 +15,7 @@ import os
 from typing import TextIO
 
 from tilecheck.core.types import Diagnostic, Severity
-from tilecheck.report import Run, display_path
+from tilecheck.report import Run, data_path
 from tilecheck.report.sarif import line_fingerprint
 
 SEVERITIES = {Severity.ERROR: "major", Severity.WARNING: "minor", Severity.INFO: "info"}
@@ -24,7 +24,7 @@ SEVERITIES = {Severity.ERROR: "major", Severity.WARNING: "minor", Severity.INFO:
 def report_path(path: str) -> str:
     """`path` relative to `CI_PROJECT_DIR` (when set and `path` is inside it), POSIX-style."""
     root = os.environ.get("CI_PROJECT_DIR")
-    shown = display_path(path)
+    shown = data_path(path)
     if root and not path.startswith("<"):
         relative = os.path.relpath(os.path.abspath(path), os.path.abspath(root))
         if not relative.startswith(".."):
