@@ -28,6 +28,9 @@ SUFFIX = ".ipynb"
 # `%magic`, `!cmd`, `??name`, `name?`, and an assignment from a magic or a shell escape.
 _IPYTHON_LINE = re.compile(r"\s*(?:[%!]|\?\?|[\w.]+\?\??\s*$|[\w.,\s()\[\]]+=\s*[%!])")
 _MASK = "pass  # IPython syntax, masked"
+# `line 9` or `line 9, column 5` in a message; group 3: already named in its cell
+_LINE_REFERENCE = re.compile(r"\bline (\d+)(, column \d+)?( of cell)?")
+_OTHER_FILE = re.compile(r"\.pyi?, $")  # `(in macro `m`, kernels/m.py, line 7)`: that file's line
 
 
 def is_notebook(path: str) -> bool:
@@ -56,12 +59,41 @@ class Notebook:
         return None if found is None else NotebookCell(found.number, found.first_line)
 
     def locate(self, diagnostic: Diagnostic) -> Diagnostic:
-        """The diagnostic with its cell, and its same-file related locations with theirs."""
+        """The diagnostic with its cell, and its same-file related locations with theirs; the
+        lines its texts name (`the enclosing `T.Parallel` at line 9`) named in their cells."""
         related = tuple(
-            item if item.path is not None else dataclasses.replace(item, cell=self.cell_at(item.span.line))
+            item
+            if item.path is not None
+            else dataclasses.replace(
+                item, cell=self.cell_at(item.span.line), message=self.in_cells(item.message)
+            )
             for item in diagnostic.related
         )
-        return dataclasses.replace(diagnostic, cell=self.cell_at(diagnostic.span.line), related=related)
+        fix = diagnostic.fix
+        return dataclasses.replace(
+            diagnostic,
+            cell=self.cell_at(diagnostic.span.line),
+            related=related,
+            message=self.in_cells(diagnostic.message),
+            help=None if diagnostic.help is None else self.in_cells(diagnostic.help),
+            notes=tuple(self.in_cells(note) for note in diagnostic.notes),
+            fix=None if fix is None else dataclasses.replace(fix, title=self.in_cells(fix.title)),
+        )
+
+    def in_cells(self, text: str) -> str:
+        """`text` with each `line N` of the Python text as `line L of cell C`; not inside
+        backticks (quoted source), not after another file's name (`m.py, line 7`), and not twice."""
+        parts = text.split("`")
+        for index in range(0, len(parts), 2):  # the even parts are outside backticks
+            parts[index] = _LINE_REFERENCE.sub(self._line_in_cell, parts[index])
+        return "`".join(parts)
+
+    def _line_in_cell(self, match: re.Match[str]) -> str:
+        line = int(match[1])
+        cells = [cell for cell in self.cells if cell.first_line <= line < cell.first_line + len(cell.lines)]
+        if not cells or match[3] or _OTHER_FILE.search(match.string, 0, match.start()):
+            return match[0]
+        return f"line {line - cells[-1].first_line + 1}{match[2] or ''} of cell {cells[-1].number}"
 
     def rewrite(self, fixed: str, original: bytes) -> bytes | str:
         """The notebook's bytes with `fixed` (an edit of `text`) in its code cells, formatted as
