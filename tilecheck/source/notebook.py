@@ -182,9 +182,62 @@ def _language(document: dict[str, Any]) -> str | None:
 
 
 def _masked_lines(lines: tuple[str, ...]) -> frozenset[int]:
+    """The IPython lines of a cell: only a line that starts a logical line can be one (a `%`
+    line inside brackets, a string or after a `\\` is Python: an operator, or text)."""
     if lines and lines[0].lstrip().startswith("%%"):
         return frozenset(range(len(lines)))  # a cell magic: the whole cell is another language
-    return frozenset(index for index, line in enumerate(lines) if _IPYTHON_LINE.match(line))
+    masked: set[int] = set()
+    state = _Scan()
+    for index, line in enumerate(lines):
+        if state.at_start() and _IPYTHON_LINE.match(line):
+            masked.add(index)
+        else:
+            state.feed(line)
+    return frozenset(masked)
+
+
+@dataclass
+class _Scan:
+    """Where a cell's Python stands after some lines: open brackets, an open string, a `\\`."""
+
+    depth: int = 0
+    quote: str = ""  # the open string's delimiter: one quote character or three
+    continued: bool = False
+
+    def at_start(self) -> bool:
+        return self.depth == 0 and not self.quote and not self.continued
+
+    def feed(self, line: str) -> None:
+        index, self.continued, comment = 0, False, False
+        while index < len(line):
+            char = line[index]
+            if self.quote:
+                if char == "\\":
+                    index += 2
+                    continue
+                if line.startswith(self.quote, index):
+                    index += len(self.quote)
+                    self.quote = ""
+                    continue
+            elif char == "#":
+                comment = True
+                break
+            elif char in "'\"":
+                self.quote = char * 3 if line.startswith(char * 3, index) else char
+                index += len(self.quote)
+                continue
+            elif char in "([{":
+                self.depth += 1
+            elif char in ")]}":
+                self.depth = max(0, self.depth - 1)
+            index += 1
+        stripped = line.rstrip()
+        if len(self.quote) == 1:  # a one-quote string ends with its line unless continued
+            self.continued = stripped.endswith("\\")
+            if not self.continued:
+                self.quote = ""
+        elif not self.quote and not comment and stripped.endswith("\\"):
+            self.continued = True
 
 
 def _masked(line: str) -> str:
