@@ -3,7 +3,9 @@ message names another line (`the enclosing `T.Parallel` at line 4 of cell 3`).""
 
 from __future__ import annotations
 
+import io
 import json
+import sys
 from xml.etree import ElementTree
 
 import pytest
@@ -177,3 +179,43 @@ def test_locate_maps_the_message_help_notes_and_related_texts():
     )
     assert [item.message for item in located.related] == ["line 1 of cell 1 here", "line 1"]
     assert located.cell is not None and (located.cell.number, located.cell.line(3)) == (2, 1)
+
+
+# -- --diff: each changed cell as written ---------------------------------------------------------
+
+FIXABLE = (
+    "@T.prim_func\n"
+    'def main(A: T.Tensor((64, 64), "float32")):\n'
+    "    with T.Kernel(1, threads=128) as bx:\n"
+    '        loc = T.alloc_local((64,), "float32")\n'
+    "        for i in T.Parallel(64):\n"
+    "            !echo inside\n"
+    "            loc[i] = A[i, 0]"
+)
+CELL_DIFF = """--- k.ipynb:cell 3
++++ k.ipynb:cell 3
+@@ -1,7 +1,7 @@
+ @T.prim_func
+ def main(A: T.Tensor((64, 64), "float32")):
+     with T.Kernel(1, threads=128) as bx:
+-        loc = T.alloc_local((64,), "float32")
++        loc = T.alloc_fragment((64,), "float32")
+         for i in T.Parallel(64):
+             !echo inside
+             loc[i] = A[i, 0]
+"""
+
+
+def test_diff_shows_each_changed_cell_as_written_with_its_ipython_lines(project, capsys, monkeypatch):
+    document = notebook(
+        cell("code", "import tilelang.language as T\n%matplotlib inline"),
+        cell("markdown", "# The kernel"),
+        cell("code", FIXABLE),
+    )
+    data = write(project / "k.ipynb", document)
+    outcome = run(capsys, "k.ipynb", "--no-cache", "--diff", "--unsafe-fixes")
+    assert (outcome.status, outcome.out, outcome.err) == (1, CELL_DIFF, "Would fix 1 diagnostic.\n")
+    assert (project / "k.ipynb").read_bytes() == data  # nothing written
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    stdin = run(capsys, "check", "-", "--stdin-filename", "k.ipynb", "--diff", "--unsafe-fixes")
+    assert (stdin.status, stdin.out) == (1, CELL_DIFF)

@@ -103,6 +103,32 @@ class Notebook:
             return layout
         if not self.cells or fixed == self.text:
             return original
+        rebuilt = self._cells_of(fixed)
+        document = json.loads(json.dumps(self.document))
+        for cell in self.cells:
+            entry = document["cells"][cell.number - 1]
+            joined = "\n".join(rebuilt[cell.number])
+            entry["source"] = _split_like(entry["source"], joined)
+        return _serialize(document, layout)
+
+    def diff(self, fixed: str, name: str) -> str:
+        """A unified diff of each code cell `fixed` (an edit of `text`) changes, as ruff prints
+        a notebook's (`--- k.ipynb:cell 3`), of the cells as written (IPython lines unmasked)."""
+        rebuilt = self._cells_of(fixed)
+        return "".join(
+            "".join(
+                difflib.unified_diff(
+                    [line + "\n" for line in cell.lines],
+                    [line + "\n" for line in rebuilt[cell.number]],
+                    f"{name}:cell {cell.number}",
+                    f"{name}:cell {cell.number}",
+                )
+            )
+            for cell in self.cells
+        )
+
+    def _cells_of(self, fixed: str) -> dict[int, list[str]]:
+        """Each code cell's lines in `fixed`, an edit of `text`, with its IPython lines restored."""
         old_lines = self.text.removesuffix("\n").split("\n")
         new_lines = fixed.removesuffix("\n").split("\n")
         owner = [(cell, index) for cell in self.cells for index in range(len(cell.lines))]
@@ -115,12 +141,7 @@ class Notebook:
                 if index in cell.masked and new == _masked(cell.lines[index]):
                     new = cell.lines[index]  # the IPython line the mask stood for
                 rebuilt[cell.number].append(new)
-        document = json.loads(json.dumps(self.document))
-        for cell in self.cells:
-            entry = document["cells"][cell.number - 1]
-            joined = "\n".join(rebuilt[cell.number])
-            entry["source"] = _split_like(entry["source"], joined)
-        return _serialize(document, layout)
+        return rebuilt
 
 
 def read_notebook(data: bytes, path: str) -> Notebook | Diagnostic:
