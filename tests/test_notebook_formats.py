@@ -219,3 +219,27 @@ def test_diff_shows_each_changed_cell_as_written_with_its_ipython_lines(project,
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
     stdin = run(capsys, "check", "-", "--stdin-filename", "k.ipynb", "--diff", "--unsafe-fixes")
     assert (stdin.status, stdin.out) == (1, CELL_DIFF)
+
+
+# -- inventory ----------------------------------------------------------------------------------
+
+
+def test_inventory_reads_notebooks_and_names_cells(project, capsys):
+    (project / "bad.ipynb").write_text("{x")
+    outcome = run(capsys, "inventory", ".")
+    assert outcome.status == 0
+    assert outcome.out.splitlines()[:4] == [
+        "Loop nesting inventory: 1 file, 1 kernel",
+        "",
+        "Parent -> child loop pairs (direct nesting):",
+        "  Parallel -> Parallel  1  e.g. k.ipynb:cell 3:6:22",
+    ]
+    assert "skipped bad.ipynb: Cannot read notebook: not valid JSON" in outcome.out
+    (pair,) = json.loads(run(capsys, "inventory", "k.ipynb", "--output-format", "json").out)["pairs"]
+    (example,) = pair["examples"]
+    assert (example["line"], example["column"], example["cell"]["number"], example["cell"]["line"]) == (
+        8,
+        22,
+        3,
+        6,
+    )
