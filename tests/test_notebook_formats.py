@@ -243,3 +243,68 @@ def test_inventory_reads_notebooks_and_names_cells(project, capsys):
         3,
         6,
     )
+
+
+# -- explain ------------------------------------------------------------------------------------
+
+EXPLAINED = [
+    "k.ipynb:cell 3:6  (backend: none selected)",
+    "",
+    "kernel main  (line 2 of cell 3)",
+    "└── for i in T.Parallel(64)  [line 4 of cell 3]",
+    "      parallel; extent 64 (constant)",
+    "    └── for j in T.Parallel(64)  [line 6 of cell 3]  <<<",
+    "          parallel; extent 64 (constant)",
+    f"          error: TL101 [semantic] cell 3:6:22 {MESSAGE}",
+    "            ├─ line 4 of cell 3: for i in T.Parallel(64):  (the enclosing `T.Parallel` loop)",
+    "            └─ line 5 of cell 3: B[i, 0] = 0  (this breaks the chain)",
+]
+
+
+def test_explain_names_cells_and_takes_a_cell_line(project, capsys):
+    outcome = run(capsys, "explain", "k.ipynb:cell 3:6", "--select", "TL101")
+    assert outcome.status == 0, outcome.err
+    assert outcome.out.splitlines()[: len(EXPLAINED)] == EXPLAINED
+    for target, error in (
+        ("k.ipynb:8", "k.ipynb:8: name the cell of a notebook's line: k.ipynb:cell N:8"),
+        ("k.ipynb:cell 2:1", "k.ipynb:cell 2:1: no code cell 2 in k.ipynb"),
+        ("k.ipynb:cell 3:8", "k.ipynb:cell 3:8: no line 8 in cell 3 of k.ipynb (it has 7 lines)"),
+    ):
+        outcome = run(capsys, "explain", target)
+        assert (outcome.status, outcome.err) == (2, f"tilecheck: error: {error}\n")
+
+
+def test_explain_json_gives_each_line_its_cell(project, capsys):
+    outcome = run(capsys, "explain", "k.ipynb:cell 3:6", "--select", "TL101", "--output-format", "json")
+    document = json.loads(outcome.out)
+    assert (document["line"], document["cell"]) == (8, {"number": 3, "line": 6})
+    (kernel,) = document["kernels"]
+    assert (kernel["line"], kernel["cell"]) == (4, {"number": 3, "line": 2})
+    inner = kernel["children"][0]["children"][0]
+    (found,) = inner["diagnostics"]
+    assert (found["line"], found["column"], found["cell"], found["message"]) == (
+        8,
+        22,
+        {"number": 3, "line": 6},
+        MESSAGE,
+    )
+    assert [(r["line"], r["cell"]) for r in found["related"]] == [
+        (6, {"number": 3, "line": 4}),
+        (7, {"number": 3, "line": 5}),
+    ]
+
+
+def test_explain_html_and_svg_show_the_cells_as_written_with_cell_lines(project, capsys):
+    page = run(capsys, "explain", "k.ipynb:cell 3:6", "--output-format", "html").out
+    assert '<div class="src cell-start" id="L1" data-cell="cell 1">' in page
+    assert '<span class="no">2</span><span class="text">%matplotlib inline</span>' in page  # not its mask
+    assert 'data-cell="cell 3"><span class="no">1</span><span class="text">@T.prim_func</span>' in page
+    assert "cell 3, line 6:22" in page and "line 4 of cell 3" in page
+    picture = ElementTree.fromstring(run(capsys, "explain", "k.ipynb:cell 3:6", "--output-format", "svg").out)
+    texts = [text.text for text in picture.iter("{http://www.w3.org/2000/svg}text")]
+    assert "tilecheck explain k.ipynb:cell 3:6 (backend: none selected)" in texts
+    assert "for j in T.Parallel(64)  [line 6 of cell 3]" in texts
+    numbers = [
+        t.text for t in picture.iter("{http://www.w3.org/2000/svg}text") if t.get("text-anchor") == "end"
+    ]
+    assert numbers[:5] == ["2", "3", "4", "5", "6"]  # the kernel's lines, counted in cell 3
