@@ -100,6 +100,13 @@ def options_from(args: argparse.Namespace, output_format: str | None = None) -> 
                 f"--grade: unknown grade `{', '.join(unknown)}` (choose from {', '.join(GRADES)})"
             )
     select = getattr(args, "select", None)
+    nothing = select is not None and not split(select) and not split(getattr(args, "extend_select", None))
+    if nothing and not getattr(args, "silent", False):
+        # ruff refuses an empty selector; checking with no rule must at least not look like a pass
+        warn(
+            "No rules are selected (`--select` was given no rule code), so only files that cannot "
+            "be read or parsed are reported"
+        )
     config_path, assignments = config_arguments(getattr(args, "config", None))
     return Options(
         select=tuple(split(select)) if select else None,
