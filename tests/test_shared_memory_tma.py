@@ -12,6 +12,7 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
+from tests.support import run, write
 from tilecheck.tilelang.frontend import analyze
 from tilecheck.tilelang.shared_memory import SharedLayout, TargetClass
 from tilecheck.tilelang.warp_specialized import kernel_layout
@@ -226,4 +227,108 @@ def test_a_second_pipelined_loop_is_not_sized() -> None:
     )
     assert layout(source).undecided == [
         "the kernel has more than one pipelined loop (a second one gets num_stages x num_stages versions)"
+    ]
+
+
+BOUNDARY = """import tilelang.language as T
+
+
+@T.prim_func
+def main(A: T.Tensor((1024, 1024), "float16"), B: T.Tensor((1024, 1024), "float16"), C: T.Tensor((1024, 1024), "float16"), X: T.Tensor((1024,), "int8")):
+    with T.Kernel(1024 // {bn}, 1024 // {bm}, threads=128) as (bx, by):
+        A_s = T.alloc_shared(({bm}, {bk}), "float16")
+        B_s = T.alloc_shared(({bk}, {bn}), "float16")
+        C_l = T.alloc_fragment(({bm}, {bn}), "float32")
+        X_s = T.alloc_shared((1, {pad}), "int8", scope="shared")
+        X_s[0, 0] = X[bx]
+        T.clear(C_l)
+        for k in T.Pipelined(1024 // {bk}, num_stages=4):
+            T.copy(A[by * {bm}, k * {bk}], A_s)
+            T.copy(B[k * {bk}, bx * {bn}], B_s)
+            T.gemm(A_s, B_s, C_l)
+        for i, j in T.Parallel({bm}, {bn}):
+            C_l[i, j] += X_s[0, 0]
+        T.copy(C_l, C[by * {bm}, bx * {bn}])
+"""
+LARGE = {
+    "bm": 128,
+    "bn": 256,
+    "bk": 64,
+}  # TileLang: 196,608 B dynamic + 64 B mbarriers (num_stages=3: 147,456 + 48)
+SMALL = {
+    "bm": 64,
+    "bn": 128,
+    "bk": 32,
+}  # TileLang: 49,152 B dynamic + 64 B mbarriers (num_stages=3: 36,864 + 48)
+
+
+@pytest.mark.parametrize(
+    ("backend", "tiles", "pad", "total", "limit", "fits_with"),
+    [
+        # TileLang 0.1.15 (sm_90a, sm_100a and sm_120 alike): 196,608 + 64 + 35,776 = 232,448 B
+        # fits, one byte more does not; num_stages=3: 147,456 + 48 + 35,777 = 183,281 B.
+        ("cuda-sm90", LARGE, 35776, 232448, 232448, None),
+        ("cuda-sm90", LARGE, 35777, 232449, 232448, 183281),
+        ("cuda-sm100", LARGE, 35776, 232448, 232448, None),
+        ("cuda-sm100", LARGE, 35777, 232449, 232448, 183281),
+        # 49,152 + 64 + 52,160 = 101,376 B; num_stages=3: 36,864 + 48 + 52,161 = 89,073 B.
+        ("cuda-sm120", SMALL, 52160, 101376, 101376, None),
+        ("cuda-sm120", SMALL, 52161, 101377, 101376, 89073),
+    ],
+)
+def test_tl501_at_the_limit_and_one_byte_over(
+    tmp_path, monkeypatch, capsys, backend, tiles, pad, total, limit, fits_with
+) -> None:
+    import json
+
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, {"k.py": BOUNDARY.format(pad=pad, **tiles)})
+    outcome = run(
+        capsys, "k.py", "--backend", backend, "--select", "TL501", "--output-format", "json", "--isolated"
+    )
+    records = json.loads(outcome.out)
+    if fits_with is None:
+        assert (outcome.status, records) == (0, [])
+        return
+    (record,) = records
+    dynamic = 196608 if tiles is LARGE else 49152
+    assert (record["code"], record["line"], record["column"]) == ("TL501", 6, 10)
+    assert record["message"] == (
+        f"`T.Kernel` of `main` needs {total:,} bytes of shared memory per block on {backend}, the limit is "
+        f"{limit:,} ({dynamic:,} dynamic + {total - dynamic:,} static, 64 of them mbarriers)"
+    )
+    assert record["data"] == {
+        "bytes": total,
+        "dynamic_bytes": dynamic,
+        "static_bytes": total - dynamic,
+        "limit": limit,
+        "backend": backend,
+    }
+    assert (
+        f"Use num_stages=3 on `T.Pipelined(1024 // {tiles['bk']}, num_stages=4)` (line 13): the kernel then "
+        f"needs {fits_with:,} bytes, within {backend}'s {limit:,}" in record["help"]
+    )
+
+
+def test_tl501_stays_silent_on_a_kernel_that_is_not_sized(tmp_path, monkeypatch, capsys) -> None:
+    # 256 threads: TileLang gives the same bytes here, but that block size was not measured.
+    monkeypatch.chdir(tmp_path)
+    source = BOUNDARY.format(pad=52161, **SMALL).replace("threads=128", "threads=256")
+    write(tmp_path, {"k.py": source})
+    outcome = run(capsys, "k.py", "--backend", "cuda-sm120", "--select", "TL501", "--isolated")
+    assert outcome.status == 0, outcome.out
+
+
+def test_a_pass_config_is_not_sized() -> None:
+    source = (
+        "import tilelang\n"
+        "import tilelang.language as T\n\n\n"
+        "@tilelang.jit(pass_configs={tilelang.PassConfigKey.TL_DISABLE_WARP_SPECIALIZED: True})\n"
+        "def factory():\n"
+        "    @T.prim_func\n"
+        + "".join("    " + line + "\n" if line else "\n" for line in kernel().split("\n")[6:])
+        + "    return main\n"
+    )
+    assert layout(source).undecided == [
+        "`pass_configs` may change how TileLang lowers the kernel (not measured for this class)"
     ]

@@ -25,10 +25,9 @@ other than a literal 128, ...) is not sized: the layout says why in `undecided`.
 
 from __future__ import annotations
 
-import bisect
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tilecheck.tilelang.linear_scan import pack
 from tilecheck.tilelang.model import Item, Kernel, Loop, Request, Stmt, walk
 from tilecheck.tilelang.shared_memory import (
     ELEMENT_BYTES,
@@ -76,6 +75,10 @@ def warp_specialized_layout(
         undecided.append("the function does not launch exactly one `T.Kernel`")
     elif _threads(launches[0]) != MEASURED_THREADS:
         undecided.append("`threads=` is not a literal 128 (the only block size measured for this class)")
+    if _has_pass_configs(kernel):
+        undecided.append(
+            "`pass_configs` may change how TileLang lowers the kernel (not measured for this class)"
+        )
     for buffer in kernel.buffers:
         if buffer.scope not in ("shared", "shared.dyn"):
             if buffer.scope.startswith("shared") or buffer.scope == "?":
@@ -111,8 +114,32 @@ def warp_specialized_layout(
         return layout
     layout.mbarrier_bytes = 2 * depth * MBARRIER_BYTES
     layout.static_bytes = layout.mbarrier_bytes + sum(s.bytes for s in layout.buffers if s.static)
-    layout.dynamic_bytes = _pack([s for s in layout.buffers if not s.static and s.live is not None])
+    layout.dynamic_bytes = pack([s for s in layout.buffers if not s.static and s.live is not None])
     return layout
+
+
+OPT_OUTS = ("disable_warp_specialized", "DISABLE_WARP_SPECIALIZED", "disable_tma_lower", "DISABLE_TMA_LOWER")
+
+
+def opts_out(source: str) -> bool:
+    """Whether a file may turn warp specialisation or TMA off (a pass config anywhere in it)."""
+    return any(word in source for word in OPT_OUTS)
+
+
+def _has_pass_configs(kernel: Kernel) -> bool:
+    import libcst as cst
+
+    found = False
+
+    class Keywords(cst.CSTVisitor):
+        def visit_Arg(self, node: cst.Arg) -> None:
+            nonlocal found
+            found |= node.keyword is not None and node.keyword.value == "pass_configs"
+
+    for node in (kernel.top, kernel.node):
+        for decorator in getattr(node, "decorators", ()):
+            decorator.visit(Keywords())
+    return found
 
 
 def _threads(launch: object) -> int | None:
@@ -325,87 +352,3 @@ def _writes_shared_from_global(loop: Loop) -> bool:
             for i, _ in walk(loop.body)
         )
     )
-
-
-@dataclass
-class _Block:
-    offset: int
-    size: int
-
-
-def _pack(buffers: list[SharedBuffer]) -> int:
-    """TileLang's `LinearScanPack`: best-fit reuse of freed blocks, else the tail, else the top."""
-    if len(buffers) == 1:  # one allocation is not merged: its own size
-        buffers[0].offset = 0
-        return buffers[0].bytes
-    order = sorted(buffers, key=lambda b: ((b.live or (0, 0))[0], -b.bytes, b.name))
-    free: list[_Block] = []
-    active: list[SharedBuffer] = []
-    top = 0
-    for shared in order:
-        start = (shared.live or (0, 0))[0]
-        for done in [b for b in active if (b.live or (0, 0))[1] < start]:
-            active.remove(done)
-            _free(free, done.offset or 0, done.bytes)
-        offset = _best_fit(free, shared.bytes, shared.alignment)
-        if (
-            offset is None
-            and free
-            and free[-1].offset + free[-1].size == top
-            and _up(free[-1].offset, shared.alignment) < top
-        ):
-            tail = free.pop()
-            offset = _up(tail.offset, shared.alignment)
-            if offset > tail.offset:
-                _free(free, tail.offset, offset - tail.offset)
-            top = offset + shared.bytes
-        elif offset is None:
-            offset = _up(top, shared.alignment)
-            if offset > top:
-                _free(free, top, offset - top)
-            top = offset + shared.bytes
-        shared.offset = offset
-        active.append(shared)
-    end = max((b.offset or 0) + b.bytes for b in order)
-    return _up(end, 16)
-
-
-def _best_fit(free: list[_Block], need: int, alignment: int) -> int | None:
-    best: int | None = None
-    for index, block in enumerate(free):
-        head = _up(block.offset, alignment) - block.offset
-        if head > block.size or block.size - head < need:
-            continue
-        if best is None or block.size - need < free[best].size - need:
-            best = index
-    if best is None:
-        return None
-    block = free.pop(best)
-    offset = _up(block.offset, alignment)
-    tail = block.size - (offset - block.offset) - need
-    if tail:
-        _free(free, offset + need, tail)
-    if offset > block.offset:
-        _free(free, block.offset, offset - block.offset)
-    return offset
-
-
-def _free(free: list[_Block], offset: int, size: int) -> None:
-    """Insert a block, sorted by offset, coalescing with its neighbours."""
-    if size == 0:
-        return
-    index = bisect.bisect_left([b.offset for b in free], offset)
-    free.insert(index, _Block(offset, size))
-    if index + 1 < len(free) and free[index].offset + free[index].size >= free[index + 1].offset:
-        nxt = free.pop(index + 1)
-        free[index].size = (
-            max(free[index].offset + free[index].size, nxt.offset + nxt.size) - free[index].offset
-        )
-    if index > 0 and free[index - 1].offset + free[index - 1].size >= free[index].offset:
-        cur = free.pop(index)
-        prev = free[index - 1]
-        prev.size = max(prev.offset + prev.size, cur.offset + cur.size) - prev.offset
-
-
-def _up(value: int, alignment: int) -> int:
-    return -(-value // alignment) * alignment if alignment > 1 else value
