@@ -129,6 +129,8 @@ def test_tma_loads_get_num_stages_versions_and_two_mbarriers_per_stage(
             {"bm": 128, "bn": 256, "bk": 64, "stages": "2"},
             [("A_s", 65536, 1024, 32768), ("B_s", 0, 1024, 65536)],
         ),
+        # A_s (64, 8): 16-byte rows are not swizzled, a TMA tile's 128; 6,144 B.
+        ({"bk": 8}, [("A_s", 0, 128, 3072), ("B_s", 3072, 1024, 3072)]),
         # bfloat16 as float16; bm=32 too: B_s (12,288 B) before A_s; 18,432 B.
         ({"bm": 32, "dtype": "bfloat16"}, [("A_s", 12288, 512, 6144), ("B_s", 0, 1024, 12288)]),
     ],
@@ -176,6 +178,9 @@ def test_static_buffers_stay_outside_the_arena() -> None:
     # besides 48 B of mbarriers; B_s alone in the arena: 12,288 B.
     sized = layout(kernel(static="pipeline"))
     assert (sized.dynamic_bytes, sized.static_bytes) == (12288, 12288 + 48)
+    # The only TMA tile static: an empty arena (0 B dynamic), 12,288 + 48 B static.
+    sized = layout(kernel(mode="copy", static="pipeline"))
+    assert (sized.dynamic_bytes, sized.static_bytes) == (0, 12288 + 48)
     # A static (4, 64) fp16 array filled before the pipeline: 512 B static.
     sized = layout(kernel(static="extra"))
     assert (sized.dynamic_bytes, sized.static_bytes) == (24576, 512 + 48)

@@ -27,6 +27,8 @@ class _Block:
 
 def pack(buffers: list[SharedBuffer]) -> int:
     """TileLang's `LinearScanPack`: best-fit reuse of freed blocks, else the tail, else the top."""
+    if not buffers:
+        return 0
     if len(buffers) == 1:  # one allocation is not merged: its own size
         buffers[0].offset = 0
         return buffers[0].bytes

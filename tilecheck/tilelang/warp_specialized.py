@@ -259,10 +259,10 @@ def _consumers(
                     )
                     return
                 atom = _swizzle_atom(operand)
-                if atom is None:
+                if atom is None and _row_bytes(operand) != 16:
                     undecided.append(f"the swizzle of `{operand.name}` is not measured")
                     return
-                operand.alignment = atom
+                operand.alignment = atom or 128  # 16-byte rows: not swizzled, a TMA tile's 128
 
 
 def _outside_alignment(shared: SharedBuffer, kernel: Kernel, loop: Loop, undecided: list[str]) -> None:
@@ -303,8 +303,12 @@ def _role(api: str, operands: tuple[Buffer | None, ...], buffer: Buffer) -> str:
     return "copy"
 
 
+def _row_bytes(shared: SharedBuffer) -> int:
+    return shared.shape[-1] * ELEMENT_BYTES[shared.dtype] if len(shared.shape) == 2 else 0
+
+
 def _swizzle_atom(shared: SharedBuffer) -> int | None:
-    row = shared.shape[-1] * ELEMENT_BYTES[shared.dtype] if len(shared.shape) == 2 else 0
+    row = _row_bytes(shared)
     for width, atom in ((128, 1024), (64, 512), (32, 256)):
         if row and row % width == 0:
             return atom

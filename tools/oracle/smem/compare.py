@@ -1,7 +1,9 @@
 """Compare tilecheck's shared-memory sizes with TileLang's (the judge's cache), byte for byte.
 
 Usage: python tools/oracle/smem/compare.py [--cache build/oracle/smem/cache.json] DIR_OR_FILES...
-Prints agreement per target and every disagreement (path, tilecheck, TileLang); writes
+Sizes both CUDA target classes (sm_80: cp.async; sm_90a: TMA, warp-specialised) and prints
+agreement per target, why the kernels not sized are not, and every disagreement (path,
+tilecheck, TileLang); writes
 `--report` as JSON. Exit status 0 when every sized kernel agrees, 1 otherwise.
 """
 
@@ -18,7 +20,8 @@ from typing import Any
 import libcst as cst
 
 from tilecheck.tilelang.frontend import analyze
-from tilecheck.tilelang.shared_memory import TargetClass, shared_layout, unfollowed_calls
+from tilecheck.tilelang.shared_memory import TargetClass, unfollowed_calls
+from tilecheck.tilelang.warp_specialized import kernel_layout
 
 CLASSES = {"sm_80": TargetClass.CP_ASYNC, "sm_90a": TargetClass.WARP_SPECIALIZED}
 VERSION = "0.1.15"
@@ -45,6 +48,7 @@ def main() -> int:
         files.extend(sorted(path.glob("*.py")) if path.is_dir() else [path])
     counts: dict[str, collections.Counter[str]] = {arch: collections.Counter() for arch in CLASSES}
     disagreements: list[dict[str, Any]] = []
+    reasons: dict[str, collections.Counter[str]] = {arch: collections.Counter() for arch in CLASSES}
     for path in files:
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
         model = analyze(cst.parse_module(path.read_text()))
@@ -61,9 +65,10 @@ def main() -> int:
                 counts[arch]["not one kernel"] += 1
                 continue
             kernel = model.kernels[0]
-            layout = shared_layout(kernel, target_class, unfollowed=unfollowed_calls(kernel, model))
+            layout = kernel_layout(kernel, target_class, unfollowed=unfollowed_calls(kernel, model))
             if not layout.sized:
                 counts[arch]["not sized"] += 1
+                reasons[arch][layout.undecided[0]] += 1
                 continue
             if layout.total_bytes == expected:
                 counts[arch]["agree"] += 1
@@ -78,12 +83,16 @@ def main() -> int:
         sized = counter["agree"] + counter["disagree"]
         share = f"{100 * counter['agree'] / sized:.1f} %" if sized else "n/a"
         print(f"[smem] {arch}: {counter['agree']}/{sized} byte-exact ({share}); {dict(counter)}")
+        for reason, count in reasons[arch].most_common():
+            print(f"[smem]   {arch} not sized ({count}): {reason}")
     for item in disagreements:
         print(
             f"[smem]   DISAGREE {item['target']} {item['path']}: tilecheck {item['tilecheck']}, TileLang {item['tilelang']}"
         )
     if options.report is not None:
-        options.report.write_text(json.dumps({"counts": counts, "disagreements": disagreements}, indent=1))
+        options.report.write_text(
+            json.dumps({"counts": counts, "not_sized": reasons, "disagreements": disagreements}, indent=1)
+        )
     return 1 if disagreements else 0
 
 
