@@ -337,3 +337,29 @@ def test_a_pass_config_is_not_sized() -> None:
     assert layout(source).undecided == [
         "`pass_configs` may change how TileLang lowers the kernel (not measured for this class)"
     ]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "reason"),
+    [
+        (
+            "T.gemm(A_s, B_s, C_l)",
+            "T.gemm(A_s, B_s, C_l, transpose_B=True)",
+            "a keyword of `T.gemm` (not measured for this class)",
+        ),
+        (
+            "threads=128)",
+            "threads=128, cluster_dims=2)",
+            "`T.Kernel` takes keywords besides `threads=` (not measured for this class)",
+        ),
+        (
+            "        T.clear(C_l)\n",
+            "        T.clear(C_l)\n        T.atomic_add(C[0, 0], 1)\n",
+            "`T.atomic_add` (not measured for this class)",
+        ),
+    ],
+)
+def test_a_construct_not_measured_is_not_sized(old: str, new: str, reason: str) -> None:
+    source = kernel()
+    assert old in source
+    assert layout(source.replace(old, new)).undecided == [reason]

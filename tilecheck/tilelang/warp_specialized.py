@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tilecheck.tilelang.linear_scan import pack
-from tilecheck.tilelang.model import Item, Kernel, Loop, Request, Stmt, walk
+from tilecheck.tilelang.model import Item, Kernel, Loop, Request, Stmt, StmtKind, walk
 from tilecheck.tilelang.shared_memory import (
     ELEMENT_BYTES,
     SharedBuffer,
@@ -75,6 +75,11 @@ def warp_specialized_layout(
         undecided.append("the function does not launch exactly one `T.Kernel`")
     elif _threads(launches[0]) != MEASURED_THREADS:
         undecided.append("`threads=` is not a literal 128 (the only block size measured for this class)")
+    elif _keywords(launches[0]) - {"threads"}:
+        undecided.append("`T.Kernel` takes keywords besides `threads=` (not measured for this class)")
+    unmeasured = _unmeasured_construct(kernel)
+    if unmeasured is not None:
+        undecided.append(f"{unmeasured} (not measured for this class)")
     if _has_pass_configs(kernel):
         undecided.append(
             "`pass_configs` may change how TileLang lowers the kernel (not measured for this class)"
@@ -140,6 +145,39 @@ def _has_pass_configs(kernel: Kernel) -> bool:
         for decorator in getattr(node, "decorators", ()):
             decorator.visit(Keywords())
     return found
+
+
+MEASURED_CALLS = frozenset({"copy", "gemm", "clear", "fill"})
+MEASURED_STATEMENTS = frozenset({StmtKind.STORE, StmtKind.EVAL, StmtKind.BIND})
+
+
+def _unmeasured_construct(kernel: Kernel) -> str | None:
+    """The first construct the layouts were not measured with: another TileLang call (a
+    schedule annotation, `T.func_attr`, an atomic, ...), a keyword on `T.copy` / `T.gemm`
+    (`annotations=`, `transpose_B=`, ...), a loop annotation, an `if`, a block."""
+    for item, _ in walk(kernel.body):
+        if isinstance(item, Loop):
+            if item.pipeline is not None and item.pipeline.annotations is not None:
+                return "a loop's `annotations=`"
+            continue
+        if not isinstance(item, Stmt):
+            continue
+        if item.kind not in MEASURED_STATEMENTS:
+            return f"a `{item.kind.value}` statement"
+        for call in item.calls:
+            if call.api not in MEASURED_CALLS:
+                return f"`T.{call.api}`"
+            if call.api in ("copy", "gemm") and _keywords(call.site.node):
+                return f"a keyword of `T.{call.api}`"
+    return None
+
+
+def _keywords(node: object) -> set[str]:
+    import libcst as cst
+
+    if not isinstance(node, cst.Call):
+        return set()
+    return {a.keyword.value for a in node.args if a.keyword is not None}
 
 
 def _threads(launch: object) -> int | None:
@@ -249,7 +287,7 @@ def _consumers(
                 continue
             found = [by_buffer.get(id(b)) for b in call.operands[:2] if b is not None]
             operands = [o for o in found if o is not None]
-            if len(call.operands) != 3 or len(operands) != 2 or _has_keywords(call.site.node):
+            if len(call.operands) != 3 or len(operands) != 2 or bool(_keywords(call.site.node)):
                 undecided.append("a `T.gemm` tilecheck does not size (operands or keywords not measured)")
                 return
             for operand in operands:
@@ -313,12 +351,6 @@ def _swizzle_atom(shared: SharedBuffer) -> int | None:
         if row and row % width == 0:
             return atom
     return None
-
-
-def _has_keywords(node: object) -> bool:
-    import libcst as cst
-
-    return isinstance(node, cst.Call) and any(a.keyword is not None for a in node.args)
 
 
 def _global_to_shared_copy(item: Item) -> Buffer | None:

@@ -23,7 +23,14 @@ from tilecheck.tilelang.frontend import analyze
 from tilecheck.tilelang.shared_memory import TargetClass, unfollowed_calls
 from tilecheck.tilelang.warp_specialized import kernel_layout
 
-CLASSES = {"sm_80": TargetClass.CP_ASYNC, "sm_90a": TargetClass.WARP_SPECIALIZED}
+ARCH_CLASSES = {
+    "sm_80": TargetClass.CP_ASYNC,
+    "sm_86": TargetClass.CP_ASYNC,
+    "sm_89": TargetClass.CP_ASYNC,
+    "sm_90a": TargetClass.WARP_SPECIALIZED,
+    "sm_100a": TargetClass.WARP_SPECIALIZED,
+    "sm_120": TargetClass.WARP_SPECIALIZED,
+}
 VERSION = "0.1.15"
 
 
@@ -40,19 +47,23 @@ def main() -> int:
     parser.add_argument("paths", nargs="+")
     parser.add_argument("--cache", type=Path, default=Path("build/oracle/smem/cache.json"))
     parser.add_argument("--report", type=Path, default=None)
+    parser.add_argument(
+        "--targets", default="sm_80,sm_90a", help="comma-separated: " + ", ".join(ARCH_CLASSES)
+    )
     options = parser.parse_args()
+    classes = {arch: ARCH_CLASSES[arch] for arch in options.targets.split(",")}
     cache: dict[str, Any] = json.loads(options.cache.read_text()) if options.cache.exists() else {}
     files: list[Path] = []
     for item in options.paths:
         path = Path(item)
         files.extend(sorted(path.glob("*.py")) if path.is_dir() else [path])
-    counts: dict[str, collections.Counter[str]] = {arch: collections.Counter() for arch in CLASSES}
+    counts: dict[str, collections.Counter[str]] = {arch: collections.Counter() for arch in classes}
     disagreements: list[dict[str, Any]] = []
-    reasons: dict[str, collections.Counter[str]] = {arch: collections.Counter() for arch in CLASSES}
+    reasons: dict[str, collections.Counter[str]] = {arch: collections.Counter() for arch in classes}
     for path in files:
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
         model = analyze(cst.parse_module(path.read_text()))
-        for arch, target_class in CLASSES.items():
+        for arch, target_class in classes.items():
             verdict = cache.get(f"{digest}:{arch}:{VERSION}")
             if verdict is None:
                 counts[arch]["not judged"] += 1
