@@ -10,10 +10,10 @@ from tilecheck.tilelang.shared_memory import (
     TargetClass,
     kernel_launch,
     pipelines,
-    shared_layout,
     target_class,
     unfollowed_calls,
 )
+from tilecheck.tilelang.warp_specialized import kernel_layout, opts_out
 
 from ._loops import backend, header, line
 
@@ -38,6 +38,38 @@ def main(A: T.Tensor((1024, 1024), "float16"), B: T.Tensor((1024, 1024), "float1
             T.gemm(A_s, B_s, C_l)
         T.copy(C_l, C[by * 128, bx * 128])
 """
+_TMA_BOUNDARY = """import tilelang.language as T
+
+
+@T.prim_func
+def main(A: T.Tensor((1024, 1024), "float16"), B: T.Tensor((1024, 1024), "float16"), C: T.Tensor((1024, 1024), "float16"), X: T.Tensor((1024,), "int8")):
+    with T.Kernel(1024 // BN, 1024 // BM, threads=128) as (bx, by):
+        A_s = T.alloc_shared((BM, BK), "float16")
+        B_s = T.alloc_shared((BK, BN), "float16")
+        C_l = T.alloc_fragment((BM, BN), "float32")
+        X_s = T.alloc_shared((1, PAD), "int8", scope="shared")
+        X_s[0, 0] = X[bx]
+        T.clear(C_l)
+        for k in T.Pipelined(1024 // BK, num_stages=4):
+            T.copy(A[by * BM, k * BK], A_s)
+            T.copy(B[k * BK, bx * BN], B_s)
+            T.gemm(A_s, B_s, C_l)
+        for i, j in T.Parallel(BM, BN):
+            C_l[i, j] += X_s[0, 0]
+        T.copy(C_l, C[by * BM, bx * BN])
+"""
+
+
+def _tma(pad: int, *, large: bool) -> str:
+    """A warp-specialised GEMM and a static array of `pad` bytes. TileLang 0.1.15 (sm_90a,
+    sm_100a, sm_120): large tiles 196,608 B dynamic + 64 B of mbarriers; small 49,152 + 64."""
+    tiles = {"BM": "128", "BN": "256", "BK": "64"} if large else {"BM": "64", "BN": "128", "BK": "32"}
+    source = _TMA_BOUNDARY.replace("PAD", str(pad))
+    for name, value in tiles.items():
+        source = source.replace(name, value)
+    return source
+
+
 _ONE_BUFFER = """import tilelang.language as T
 
 
@@ -68,10 +100,20 @@ class SharedMemoryExceedsLimit(Rule):
     two or more buffers each offset is aligned to 16 bytes. `scope="shared"` buffers are
     static arrays and count against the same limit.
 
+    On the warp-specialised targets (sm_90a, sm_100a, sm_120) TileLang lays the kernel out
+    differently: a `T.copy` from global memory in the pipelined loop is a TMA load whose tile
+    keeps `num_stages` versions; the pipeline adds a static array of 2 x `num_stages`
+    mbarriers of 8 bytes; a tile swizzled for `T.gemm` (or an epilogue tile) is aligned to its
+    swizzle atom (rows a multiple of 128 bytes: 1,024; of 64: 512; of 32: 256), another TMA
+    tile to 128, anything else to 16, and the arena is packed best-fit, the larger buffers
+    first. Only the kernels whose layout was measured are sized there: one `T.Pipelined` loop
+    with `num_stages` >= 1 fed by TMA copies, float16/bfloat16 gemms, `threads=128`.
+
     Not reported: kernels whose size tilecheck cannot decide (a symbolic or unresolved shape
     or dtype, a manual schedule that is not a literal list, code it does not model, more than
-    one `T.Kernel` in a function), warp-specialised targets (sm_90a, sm_100a, sm_120: their
-    layout is not sized yet), profiles without a budget, and anything with no backend selected.
+    one `T.Kernel` in a function; on the warp-specialised targets also any other pipeline
+    shape, a `T.Parallel` producer, another block size, or `pass_configs`), profiles without a
+    budget, and anything with no backend selected.
 
     ## Why is this bad?
     TileLang lowers such a kernel without a word; it fails only when it is initialised on
@@ -101,11 +143,14 @@ class SharedMemoryExceedsLimit(Rule):
     Fewer stages, or smaller tiles (`block_K = 32` halves both buffers). The help names the
     largest `num_stages` that fits, or the buffer to shrink.
 
+    Under `--backend cuda-sm120` the same kernel needs 131,072 + 64 (mbarriers) = 131,136
+    bytes against 101,376; `num_stages=3` needs 98,304 + 48 = 98,352.
+
     ## Backends
-    Reported under the cp.async CUDA profiles with a budget: `cuda-sm80`, `cuda-sm86` and
-    `cuda-sm89`. Not yet on `cuda-sm90`, `cuda-sm100` and `cuda-sm120` (warp-specialised
-    layouts are not sized), nor on HIP, Metal, WebGPU, CPU or Ascend (no budget in their
-    profiles).
+    Reported under every CUDA profile with a budget: the cp.async ones (`cuda-sm80`,
+    `cuda-sm86`, `cuda-sm89`) and the warp-specialised ones (`cuda-sm90`, `cuda-sm100`,
+    `cuda-sm120`, for the kernels whose layout is sized). Not on HIP, Metal, WebGPU, CPU or
+    Ascend (no budget in their profiles).
     """
 
     CODE = "TL501"
@@ -137,6 +182,11 @@ class SharedMemoryExceedsLimit(Rule):
         Valid(_ONE_BUFFER.replace("BYTES", "101376"), backend="cuda-sm86"),
         Valid(_ONE_BUFFER.replace("BYTES", "166912"), backend="cuda-sm80"),
         Valid(_ONE_BUFFER.replace("BYTES", "n"), backend="cuda-sm86"),
+        Valid(_GEMM.replace("STAGES", "3"), backend="cuda-sm120"),
+        Valid(_GEMM.replace("STAGES", "4").replace("threads=128", "threads=256"), backend="cuda-sm120"),
+        Valid(_tma(35776, large=True), backend="cuda-sm90"),
+        Valid(_tma(35776, large=True), backend="cuda-sm100"),
+        Valid(_tma(52160, large=False), backend="cuda-sm120"),
     ]
     INVALID = [
         Invalid(
@@ -155,6 +205,16 @@ class SharedMemoryExceedsLimit(Rule):
         Invalid(
             _ONE_BUFFER.replace("BYTES", "166913"), at=((6, 10),), backend="cuda-sm80", message="166,913"
         ),
+        Invalid(
+            _GEMM.replace("STAGES", "4"),
+            at=((6, 10),),
+            backend="cuda-sm120",
+            message="needs 131,136 bytes of shared memory per block on cuda-sm120, the limit is 101,376 "
+            "(131,072 dynamic + 64 static, 64 of them mbarriers)",
+        ),
+        Invalid(_tma(35777, large=True), at=((6, 10),), backend="cuda-sm90", message="needs 232,449 bytes"),
+        Invalid(_tma(35777, large=True), at=((6, 10),), backend="cuda-sm100", message="needs 232,449 bytes"),
+        Invalid(_tma(52161, large=False), at=((6, 10),), backend="cuda-sm120", message="needs 101,377 bytes"),
     ]
 
     def check(self, ctx: Context) -> None:
@@ -165,12 +225,14 @@ class SharedMemoryExceedsLimit(Rule):
         if kind not in SIZED_CLASSES:
             return
         assert kind is not None
+        if kind is TargetClass.WARP_SPECIALIZED and opts_out(ctx.source):
+            return  # a pass config may turn warp specialisation or TMA off: another layout
         for kernel in ctx.model.kernels:
             launch = kernel_launch(kernel)
             if launch is None or kernel.conditions:
                 continue
             unfollowed = unfollowed_calls(kernel, ctx.model)
-            layout = shared_layout(kernel, kind, unfollowed=unfollowed)
+            layout = kernel_layout(kernel, kind, unfollowed=unfollowed)
             if not layout.sized or layout.total_bytes <= profile.shared_memory_per_block:
                 continue
             limit = profile.shared_memory_per_block
@@ -200,7 +262,8 @@ def _arithmetic(layout: SharedLayout) -> str:
     if layout.dynamic_bytes:
         parts.append(f"{layout.dynamic_bytes:,} dynamic")
     if layout.static_bytes:
-        parts.append(f"{layout.static_bytes:,} static")
+        barriers = f", {layout.mbarrier_bytes:,} of them mbarriers" if layout.mbarrier_bytes else ""
+        parts.append(f"{layout.static_bytes:,} static{barriers}")
     return " + ".join(parts)
 
 
@@ -217,7 +280,7 @@ def _rewrite(ctx: Context, kernel: Kernel, kind: TargetClass, layout: SharedLayo
     ]
     deepest = max((loop.pipeline.stages or 0 for loop in staged if loop.pipeline is not None), default=0)
     for stages in range(deepest - 1, 0, -1):
-        trial = shared_layout(
+        trial = kernel_layout(
             kernel,
             kind,
             {

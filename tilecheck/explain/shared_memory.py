@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from tilecheck.backends.profile import Profile
 from tilecheck.tilelang.model import Kernel
-from tilecheck.tilelang.shared_memory import TargetClass, shared_layout, target_class
+from tilecheck.tilelang.shared_memory import TargetClass, target_class
+from tilecheck.tilelang.warp_specialized import MBARRIER_BYTES, kernel_layout
 
 
 def table(kernel: Kernel, profile: Profile | None, unfollowed: int = 0) -> list[str]:
@@ -14,7 +15,7 @@ def table(kernel: Kernel, profile: Profile | None, unfollowed: int = 0) -> list[
         return rows
     selected = target_class(profile.backend, profile.warp_specialization) if profile is not None else None
     for kind in TargetClass:
-        layout = shared_layout(kernel, kind, unfollowed=unfollowed)
+        layout = kernel_layout(kernel, kind, unfollowed=unfollowed)
         head = f"shared memory per block, {kind.value}"
         if not layout.sized:
             rows.append(f"{head}: not sized ({'; '.join(dict.fromkeys(layout.undecided))})")
@@ -37,4 +38,10 @@ def table(kernel: Kernel, profile: Profile | None, unfollowed: int = 0) -> list[
                 where = f"offset {buffer.offset:,}" if buffer.offset is not None else "offset ?"
             lifetime = f", statements {buffer.live[0] + 1}-{buffer.live[1] + 1}" if buffer.live else ""
             rows.append(f"  {buffer.describe()}  ({where}{lifetime})")
+        if layout.mbarrier_bytes:
+            count = layout.mbarrier_bytes // MBARRIER_BYTES
+            rows.append(
+                f"  mbarriers: {count} x {MBARRIER_BYTES} bytes = {layout.mbarrier_bytes:,} bytes  "
+                "(static __shared__ array: a full and an empty barrier per pipeline stage)"
+            )
     return rows

@@ -16,8 +16,9 @@ The rules, measured by lowering generated kernels (tools/oracle/smem):
   among the buffers still live, so an epilogue tile reuses the pipeline's space. With two or
   more buffers every offset is aligned to 16 bytes; the arena ends where its last buffer ends.
 
-Only the cp.async class (sm_80, sm_86, sm_89) is sized; the warp-specialised TMA class
-(sm_90a, sm_100a, sm_120) aligns and versions differently and is reported as not sized.
+This module sizes the cp.async class (sm_80, sm_86, sm_89); the warp-specialised TMA class
+(sm_90a, sm_100a, sm_120) aligns and versions differently and is sized by
+`tilecheck.tilelang.warp_specialized` (`kernel_layout` chooses by class).
 A layout that depends on something tilecheck cannot decide says what in `undecided`.
 """
 
@@ -51,7 +52,7 @@ class TargetClass(enum.Enum):
     WARP_SPECIALIZED = "TMA, warp-specialised (sm_90a, sm_100a, sm_120)"
 
 
-SIZED_CLASSES = frozenset({TargetClass.CP_ASYNC})
+SIZED_CLASSES = frozenset(TargetClass)  # the TMA class: tilecheck.tilelang.warp_specialized
 
 
 @dataclass
@@ -65,6 +66,7 @@ class SharedBuffer:
     static: bool = False  # a `scope="shared"` array, outside the merged arena
     live: tuple[int, int] | None = None  # first and last top-level statement; None: never used
     offset: int | None = None  # in the arena (dynamic buffers that are used)
+    alignment: int = 16  # of its offset in the arena (the TMA class aligns swizzled tiles more)
 
     @property
     def bytes(self) -> int:
@@ -81,7 +83,8 @@ class SharedLayout:
     target_class: TargetClass
     buffers: list[SharedBuffer] = field(default_factory=list)
     dynamic_bytes: int = 0
-    static_bytes: int = 0
+    static_bytes: int = 0  # includes `mbarrier_bytes`
+    mbarrier_bytes: int = 0  # the warp-specialised pipeline's barriers, a static array
     undecided: list[str] = field(default_factory=list)  # why the size is not decidable
 
     @property
@@ -126,9 +129,9 @@ def shared_layout(
     `unfollowed` counts the kernel's calls tilecheck could not follow (they may allocate or
     touch shared memory: the size is then not decidable)."""
     layout = SharedLayout(target_class)
-    if target_class not in SIZED_CLASSES:
+    if target_class is not TargetClass.CP_ASYNC:
         layout.undecided.append(
-            "tilecheck does not model this class's layout yet (TMA buffers, versions, mbarriers)"
+            "this class's layout (TMA buffers, versions, mbarriers) is planned by warp_specialized.kernel_layout"
         )
         return layout
     if unfollowed:

@@ -1,7 +1,9 @@
 """Compare tilecheck's shared-memory sizes with TileLang's (the judge's cache), byte for byte.
 
 Usage: python tools/oracle/smem/compare.py [--cache build/oracle/smem/cache.json] DIR_OR_FILES...
-Prints agreement per target and every disagreement (path, tilecheck, TileLang); writes
+Sizes both CUDA target classes (sm_80: cp.async; sm_90a: TMA, warp-specialised) and prints
+agreement per target, why the kernels not sized are not, and every disagreement (path,
+tilecheck, TileLang); writes
 `--report` as JSON. Exit status 0 when every sized kernel agrees, 1 otherwise.
 """
 
@@ -18,9 +20,17 @@ from typing import Any
 import libcst as cst
 
 from tilecheck.tilelang.frontend import analyze
-from tilecheck.tilelang.shared_memory import TargetClass, shared_layout, unfollowed_calls
+from tilecheck.tilelang.shared_memory import TargetClass, unfollowed_calls
+from tilecheck.tilelang.warp_specialized import kernel_layout
 
-CLASSES = {"sm_80": TargetClass.CP_ASYNC, "sm_90a": TargetClass.WARP_SPECIALIZED}
+ARCH_CLASSES = {
+    "sm_80": TargetClass.CP_ASYNC,
+    "sm_86": TargetClass.CP_ASYNC,
+    "sm_89": TargetClass.CP_ASYNC,
+    "sm_90a": TargetClass.WARP_SPECIALIZED,
+    "sm_100a": TargetClass.WARP_SPECIALIZED,
+    "sm_120": TargetClass.WARP_SPECIALIZED,
+}
 VERSION = "0.1.15"
 
 
@@ -37,18 +47,23 @@ def main() -> int:
     parser.add_argument("paths", nargs="+")
     parser.add_argument("--cache", type=Path, default=Path("build/oracle/smem/cache.json"))
     parser.add_argument("--report", type=Path, default=None)
+    parser.add_argument(
+        "--targets", default="sm_80,sm_90a", help="comma-separated: " + ", ".join(ARCH_CLASSES)
+    )
     options = parser.parse_args()
+    classes = {arch: ARCH_CLASSES[arch] for arch in options.targets.split(",")}
     cache: dict[str, Any] = json.loads(options.cache.read_text()) if options.cache.exists() else {}
     files: list[Path] = []
     for item in options.paths:
         path = Path(item)
         files.extend(sorted(path.glob("*.py")) if path.is_dir() else [path])
-    counts: dict[str, collections.Counter[str]] = {arch: collections.Counter() for arch in CLASSES}
+    counts: dict[str, collections.Counter[str]] = {arch: collections.Counter() for arch in classes}
     disagreements: list[dict[str, Any]] = []
+    reasons: dict[str, collections.Counter[str]] = {arch: collections.Counter() for arch in classes}
     for path in files:
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
         model = analyze(cst.parse_module(path.read_text()))
-        for arch, target_class in CLASSES.items():
+        for arch, target_class in classes.items():
             verdict = cache.get(f"{digest}:{arch}:{VERSION}")
             if verdict is None:
                 counts[arch]["not judged"] += 1
@@ -61,9 +76,10 @@ def main() -> int:
                 counts[arch]["not one kernel"] += 1
                 continue
             kernel = model.kernels[0]
-            layout = shared_layout(kernel, target_class, unfollowed=unfollowed_calls(kernel, model))
+            layout = kernel_layout(kernel, target_class, unfollowed=unfollowed_calls(kernel, model))
             if not layout.sized:
                 counts[arch]["not sized"] += 1
+                reasons[arch][layout.undecided[0]] += 1
                 continue
             if layout.total_bytes == expected:
                 counts[arch]["agree"] += 1
@@ -78,12 +94,16 @@ def main() -> int:
         sized = counter["agree"] + counter["disagree"]
         share = f"{100 * counter['agree'] / sized:.1f} %" if sized else "n/a"
         print(f"[smem] {arch}: {counter['agree']}/{sized} byte-exact ({share}); {dict(counter)}")
+        for reason, count in reasons[arch].most_common():
+            print(f"[smem]   {arch} not sized ({count}): {reason}")
     for item in disagreements:
         print(
             f"[smem]   DISAGREE {item['target']} {item['path']}: tilecheck {item['tilecheck']}, TileLang {item['tilelang']}"
         )
     if options.report is not None:
-        options.report.write_text(json.dumps({"counts": counts, "disagreements": disagreements}, indent=1))
+        options.report.write_text(
+            json.dumps({"counts": counts, "not_sized": reasons, "disagreements": disagreements}, indent=1)
+        )
     return 1 if disagreements else 0
 
 

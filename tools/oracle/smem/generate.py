@@ -5,6 +5,8 @@ Each kernel varies what decides the size: tile shapes, dtypes, `num_stages`, man
 `scope="shared"` buffers, odd-sized buffers (alignment) and a second pipelined loop.
 Every file is a module with one `KERNEL` (a PrimFunc); the seed fixes the output.
 
+`--family tma` writes only kernels of the warp-specialised shape tilecheck sizes for sm_90a.
+
 Usage: python tools/oracle/smem/generate.py --seed 7 --count 200 --out build/oracle/smem/kernels
 """
 
@@ -122,6 +124,84 @@ def kernel_source(rng: random.Random) -> str:
     return "\n".join(lines)
 
 
+def tma_kernel_source(rng: random.Random) -> str:
+    """A kernel of the shape tilecheck sizes for the warp-specialised class (one `T.Pipelined`
+    loop fed by TMA copies, `threads=128`), varying what decides its layout: tile shapes and
+    dtypes (swizzle atoms), `num_stages` 1-4 (versions, mbarriers), an epilogue tile, plain
+    and never-used buffers, static arrays, a buffer filled before the loop, and a copy-only
+    pipeline of one or two tiles read by a `T.Parallel`; one in ten uses 256 threads (not sized)."""
+    mode = rng.choice(["gemm", "gemm", "gemm", "copy", "copy2"])
+    dtype = rng.choice(DTYPES if mode == "gemm" else COPY_DTYPES)
+    element = {"float16": 2, "bfloat16": 2, "float32": 4, "int8": 1}[dtype]
+    bm, bn = rng.choice([32, 64, 128]), rng.choice([32, 64, 128, 256])
+    bk = rng.choice([b for b in (8, 16, 32, 64) if b * element >= 16])
+    stages = rng.choice(["1", "2", "3", "4"])
+    threads = 256 if rng.random() < 0.1 else 128
+    epilogue, unused, odd, prelude = (rng.random() < p for p in (0.35, 0.2, 0.3, 0.15))
+    static = rng.choice(["none", "none", "none", "pipeline", "extra"])
+    acc = "int32" if dtype == "int8" else "float32"
+    lines = [
+        "import tilelang.language as T",
+        "",
+        "M, N, K = 512, 512, 512",
+        "",
+        "",
+        "@T.prim_func",
+        f'def main(A: T.Tensor((M, K), "{dtype}"), B: T.Tensor((K, N), "{dtype}"), C: T.Tensor((M, N), "{dtype}")):',
+        f"    with T.Kernel(N // {bn}, M // {bm}, threads={threads}) as (bx, by):",
+        f'        A_s = T.alloc_shared(({bm}, {bk}), "{dtype}"{", scope=" + repr("shared") if static == "pipeline" else ""})',
+    ]
+    if mode != "copy":
+        lines.append(f'        B_s = T.alloc_shared(({bk}, {bn}), "{dtype}")')
+    lines.append(f'        C_l = T.alloc_fragment(({bm}, {bn}), "{acc}")')
+    if unused:
+        lines.append(f'        U_s = T.alloc_shared(({rng.choice([16, 64, 128])}, 64), "{dtype}")')
+    if epilogue:
+        lines.append(f'        C_s = T.alloc_shared(({bm}, {bn}), "{dtype}")')
+    if static == "extra":
+        lines.append(f'        X_s = T.alloc_shared((4, {bn}), "{dtype}", scope="shared")')
+    if prelude:
+        lines.append(f'        P_s = T.alloc_shared((4, {bn}), "{dtype}")')
+    if odd:
+        r, c = rng.choice([(3, 5), (1, 7), (5, 9), (2, 3)])
+        lines.append(f'        O_s = T.alloc_shared(({r}, {c}), "{dtype}")')
+    lines.append("        T.clear(C_l)")
+    for name, used in (("X_s", static == "extra"), ("P_s", prelude)):
+        if used:
+            lines.append(f"        T.copy(B[0, bx * {bn}], {name})")
+    if odd:
+        lines.append(f"        T.copy(A[by * {bm}, 0], O_s)")
+    lines.append(f"        for k in T.Pipelined(K // {bk}, num_stages={stages}):")
+    lines.append(f"            T.copy(A[by * {bm}, k * {bk}], A_s)")
+    if mode == "gemm":
+        lines += [f"            T.copy(B[k * {bk}, bx * {bn}], B_s)", "            T.gemm(A_s, B_s, C_l)"]
+    else:
+        if mode == "copy2":
+            lines.append(f"            T.copy(B[k * {bk}, bx * {bn}], B_s)")
+        extra = f" + B_s[i % {bk}, j]" if mode == "copy2" else ""
+        lines += [
+            f"            for i, j in T.Parallel({bm}, {bn}):",
+            f"                C_l[i, j] += A_s[i, j % {bk}]{extra}",
+        ]
+    for name, used in (("X_s", static == "extra"), ("P_s", prelude)):
+        if used:
+            lines += [
+                f"        for i, j in T.Parallel({bm}, {bn}):",
+                f"            C_l[i, j] += {name}[i % 4, j]",
+            ]
+    if odd:
+        lines += [f"        for i, j in T.Parallel({bm}, {bn}):", "            C_l[i, j] += O_s[0, 0]"]
+    if epilogue:
+        lines += ["        T.copy(C_l, C_s)", f"        T.copy(C_s, C[by * {bm}, bx * {bn}])"]
+    else:
+        lines.append(f"        T.copy(C_l, C[by * {bm}, bx * {bn}])")
+    lines += ["", "", "KERNEL = main", ""]
+    return "\n".join(lines)
+
+
+FAMILIES = {"mixed": kernel_source, "tma": tma_kernel_source}
+
+
 def write_atomic(path: Path, text: str) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
     with os.fdopen(fd, "w") as handle:
@@ -134,11 +214,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=20261202)
     parser.add_argument("--count", type=int, default=200)
     parser.add_argument("--out", type=Path, default=Path("build/oracle/smem/kernels"))
+    parser.add_argument("--family", choices=sorted(FAMILIES), default="mixed")
     options = parser.parse_args()
+    source = FAMILIES[options.family]
     rng = random.Random(options.seed)
     options.out.mkdir(parents=True, exist_ok=True)
     for number in range(options.count):
-        write_atomic(options.out / f"smem_{number:04d}.py", kernel_source(rng))
+        write_atomic(options.out / f"smem_{number:04d}.py", source(rng))
     print(f"[smem] wrote {options.count} kernels to {options.out}")
 
 

@@ -129,7 +129,7 @@ def main() -> int:
                     print(f"[smem] {done}/{len(todo)}", file=sys.stderr)
     lines = [
         json.dumps(
-            {"path": f, "sha256": digests[f], "targets": {arch: cache.get(key(f, arch)) for arch in TARGETS}}
+            {"path": f, "sha256": digests[f], "targets": {arch: cache.get(key(f, arch)) for arch in targets}}
         )
         for f in files
     ]
