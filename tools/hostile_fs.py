@@ -115,7 +115,9 @@ def permissions_case(rng: random.Random, directory: str) -> tuple[str, str | Non
         with open(os.path.join(tree, configs[-1]), "w", encoding="utf-8") as out:
             out.write("")  # a configuration root that changes no finding
     cached = rng.random() < 0.4  # the default cache, .tilecheck_cache in the tree
-    arguments = ["check", "--output-format", "concise", *([] if cached else ["--no-cache"]), "."]
+    named = rng.random() < 0.3  # every file on the command line, rather than a walk
+    targets = sorted(files) if named else ["."]
+    arguments = ["check", "--output-format", "concise", *([] if cached else ["--no-cache"]), *targets]
     if cached:
         _tilecheck(directory, tree, arguments, list(prefix))  # a warm cache, then restricted
     modes: dict[str, int] = {}
@@ -125,31 +127,38 @@ def permissions_case(rng: random.Random, directory: str) -> tuple[str, str | Non
     for path in sorted(modes, key=len, reverse=True):  # deepest first, while they can be reached
         os.chmod(os.path.join(tree, path), modes[path])
     shown = ", ".join(f"{path or '.'}={mode:o}" for path, mode in sorted(modes.items()))
-    tried = f"modes {shown}{' (cached)' if cached else ''}"
+    tried = f"modes {shown}{' (cached)' if cached else ''}{' (named)' if named else ''}"
     try:
         status, printed, err = _tilecheck(directory, tree, arguments, list(prefix))
     finally:
         for path in modes:
             os.chmod(os.path.join(tree, path), 0o700 if os.path.isdir(os.path.join(tree, path)) else 0o600)
-    return tried, _judge_permissions(status, printed, err, files, modes, configs)
+    return tried, _judge_permissions(status, printed, err, files, modes, configs, named)
 
 
 def _mode(modes: dict[str, int], path: str) -> int:
     return modes.get(path, 0o700)
 
 
-def _reachable(modes: dict[str, int], path: str) -> bool:
-    """Whether every folder above `path` can be listed and searched."""
+def _reachable(modes: dict[str, int], path: str, need: int) -> bool:
+    """Whether every folder above `path` has the permissions `need` (to list and search it in a
+    walk, to search it for a path named)."""
     folder = os.path.dirname(path)
     while folder:
-        if _mode(modes, folder) & 0o500 != 0o500:
+        if _mode(modes, folder) & need != need:
             return False
         folder = os.path.dirname(folder)
     return True
 
 
 def _judge_permissions(
-    status: int, out: str, err: str, files: dict[str, bool], modes: dict[str, int], configs: list[str]
+    status: int,
+    out: str,
+    err: str,
+    files: dict[str, bool],
+    modes: dict[str, int],
+    configs: list[str],
+    named: bool,
 ) -> str | None:
     if "Traceback" in err or status not in (0, 1, 2):
         return f"status {status}: {err[-300:]}"
@@ -160,7 +169,11 @@ def _judge_permissions(
         return f"status 2 without an unreadable configuration file: {err[-300:]}"
     found = _concise(out)
     for path, kernel in files.items():
-        if not _reachable(modes, path):
+        if named and not _reachable(modes, path, 0o100):
+            if found.get(path) != ["1:1 TL003"]:
+                return f"{path} is named but cannot be looked up: expected TL003, got {found.get(path)}"
+            continue
+        if not named and not _reachable(modes, path, 0o500):
             blocked = [f for f in found if path.startswith(f + os.sep)]
             if not any("TL003" in " ".join(found[f]) for f in blocked) and path not in found:
                 return f"{path} is behind a folder it cannot enter, and nothing says so"
@@ -343,7 +356,9 @@ def paths_case(rng: random.Random, directory: str) -> tuple[str, str | None]:
     finally:
         os.close(handle)
     named = rng.random() < 0.3 and kernels
-    argument = rng.choice(kernels) if named else "."
+    argument = (
+        (kernels[-1] if rng.random() < 0.5 else rng.choice(kernels)) if named else "."
+    )  # the deepest, often
     output_format = rng.choice(["json-lines", "sarif", "concise", "full", "github"])
     tried = f"{len(kernels)} kernels, folders of {component} to {len(relative)} characters, {'named' if named else 'walked'}"
     outcome = run_in_process(["check", "--no-cache", "--isolated", "--output-format", "json", argument])
