@@ -93,7 +93,9 @@ def names_case(rng: random.Random, directory: str) -> tuple[str, str | None]:
         if output_format in ("json", "sarif"):
             json.loads(out_text)
         elif output_format == "json-lines":
-            [json.loads(line) for line in out_text.splitlines()]
+            [
+                json.loads(line) for line in out_text.split("\n") if line
+            ]  # not splitlines: U+0085 may be in a name
     except (UnicodeEncodeError, ValueError) as error:
         return tried, f"{name!r} {output_format}: {error}"
     if status != 1 or "Traceback" in err:

@@ -405,7 +405,7 @@ def _invalid(output_format: str, text: str) -> str | None:
         if output_format == "sarif":
             json.loads(text)
         elif output_format == "json-lines":
-            [json.loads(line) for line in text.splitlines()]
+            [json.loads(line) for line in text.split("\n") if line]  # not splitlines: U+0085 may be in a name
     except (UnicodeEncodeError, ValueError) as error:
         return f"{output_format}: {error}"
     return None
