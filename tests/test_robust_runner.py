@@ -143,6 +143,30 @@ def test_a_native_abort_near_the_memory_limit_is_over_the_budget_not_a_crash():
     assert results[0].diagnostics[0].code == "TL005" and results[0].internal_error
 
 
+def _abort_in_libcst():
+    """As libcst's native parser aborts (a failed allocation, however far from the limit): with
+    a frame of libcst's innermost on the Python stack (its `_parse` calls the native parser)."""
+    import libcst
+
+    where = os.path.join(os.path.dirname(libcst.__file__), "_parser", "entrypoints.py")
+    exec(compile("import os; os.abort()", where, "exec"))
+
+
+def test_an_abort_in_libcsts_parser_is_named_as_such_not_as_a_crash(tmp_path, monkeypatch):
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where the workers' fatal reports go
+    results = _run(["bad.py", "b.py"], _faulty(_abort_in_libcst), budget=Budget(memory=2048))
+    [aborted] = results[0].diagnostics
+    assert (aborted.code, aborted.span.line, aborted.span.column) == ("TL004", 1, 0)
+    assert aborted.message == (
+        "File is too complex to parse: libcst's parser aborted on it (signal 6, SIGABRT), as it does "
+        "when an allocation fails or its stack overflows; no rule was run on it"
+    )
+    assert not results[0].internal_error and results[1].diagnostics == []
+    assert os.listdir(tmp_path) == []  # each worker's report file is removed with it
+
+
 def test_an_exception_outside_the_engine_is_an_internal_error_for_that_file():
     def broken():
         raise KeyError("boom")

@@ -27,6 +27,7 @@ SKIPPED_DIRECTORIES = frozenset(
 SOURCE_SUFFIXES = (".py", ".pyi", ".ipynb")  # notebooks: tilecheck.source.notebook
 
 Excluded = Callable[[str, bool], bool]
+Chain = tuple[tuple[str, "GitIgnoreSpec"], ...]  # (folder, its ignore file's patterns), deciding first first
 
 
 def is_virtualenv(path: str) -> bool:
@@ -124,23 +125,51 @@ class IgnoreFiles:
     def __init__(self) -> None:
         self._specs: dict[str, GitIgnoreSpec | None] = {}  # ignore file -> its patterns
         self._repository: dict[str, str | None] = {}  # directory -> root of its git work tree
+        # directory -> the (folder, patterns) that decide there, in order; built from the
+        # parent's, so a path costs its own folder's look-up, not one per folder above it
+        self._ignores: dict[str, Chain] = {}
+        self._gitignores: dict[str, Chain] = {}
+        self._chains: dict[str, Chain] = {}
 
     def ignored(self, path: str, is_directory: bool) -> bool:
         absolute = os.path.abspath(path)
-        folders = _ancestors(os.path.dirname(absolute))
-        repository = self._repository_of(folders[0])
-        candidates = [(folder, os.path.join(folder, ".ignore")) for folder in folders]
-        if repository is not None:
-            inside = folders[: folders.index(repository) + 1]
-            candidates += [(folder, os.path.join(folder, ".gitignore")) for folder in inside]
-            candidates.append((repository, os.path.join(repository, ".git", "info", "exclude")))
-        for base, file in candidates:
-            spec = self._spec(file)
-            if spec is not None:
-                decision = _decide(spec, absolute, base, is_directory)
-                if decision is not None:
-                    return decision
+        for base, spec in self._chain(os.path.dirname(absolute)):
+            decision = _decide(spec, absolute, base, is_directory)
+            if decision is not None:
+                return decision
         return False
+
+    def _chain(self, directory: str) -> Chain:
+        found = self._chains.get(directory)
+        if found is None:
+            found = self._layered(self._ignores, directory, ".ignore", lambda folder: False)
+            repository = self._repository_of(directory)
+            if repository is not None:
+                found += self._layered(self._gitignores, directory, ".gitignore", lambda f: f == repository)
+                exclude = self._spec(os.path.join(repository, ".git", "info", "exclude"))
+                found += ((repository, exclude),) if exclude is not None else ()
+            self._chains[directory] = found
+        return found
+
+    def _layered(
+        self, known: dict[str, Chain], directory: str, name: str, top: Callable[[str], bool]
+    ) -> Chain:
+        """The `name` files of `directory` and the folders above it up to `top` (or the root),
+        nearest first; the folders not yet in `known` are added, from the top down."""
+        unknown = []
+        folder = directory
+        while folder not in known:
+            unknown.append(folder)
+            parent = os.path.dirname(folder)
+            if parent == folder or top(folder):
+                break
+            folder = parent
+        for folder in reversed(unknown):
+            parent = os.path.dirname(folder)
+            above = () if parent == folder or top(folder) else known[parent]
+            spec = self._spec(os.path.join(folder, name))
+            known[folder] = (((folder, spec),) if spec is not None else ()) + above
+        return known[directory]
 
     def _spec(self, file: str) -> GitIgnoreSpec | None:
         if file not in self._specs:
@@ -148,27 +177,24 @@ class IgnoreFiles:
         return self._specs[file]
 
     def _repository_of(self, directory: str) -> str | None:
-        if directory in self._repository:
-            return self._repository[directory]
-        parent = os.path.dirname(directory)
-        if os.path.exists(os.path.join(directory, ".git")):
-            found: str | None = directory
-        elif parent == directory:
-            found = None
+        """The root of the git work tree `directory` is in (the nearest folder with `.git`)."""
+        unknown = []
+        folder = directory
+        found: str | None = None
+        while folder not in self._repository:
+            unknown.append(folder)
+            if os.path.exists(os.path.join(folder, ".git")):
+                found = folder
+                break
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                break
+            folder = parent
         else:
-            found = self._repository_of(parent)
-        self._repository[directory] = found
-        return found
-
-
-def _ancestors(directory: str) -> list[str]:
-    """`directory` and every folder above it, nearest first."""
-    found = [directory]
-    while True:
-        parent = os.path.dirname(found[-1])
-        if parent == found[-1]:
-            return found
-        found.append(parent)
+            found = self._repository[folder]
+        for folder in unknown:
+            self._repository[folder] = found
+        return self._repository[directory]
 
 
 def _decide(spec: GitIgnoreSpec, path: str, base: str, is_directory: bool) -> bool | None:

@@ -153,6 +153,7 @@ class _Pool:
             if worker.process.is_alive():
                 worker.process.kill()
                 worker.process.join()
+            worker.collect()
 
 
 def _serve(connection: Connection, job: _Job) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import sys
 import time
@@ -95,6 +96,27 @@ def died(exitcode: int | None, budget: Budget, *, starting: bool = False) -> Fai
     return Failure(Problem.INTERNAL_ERROR, f"The worker process checking this file died: {cause}; {limit}")
 
 
+def parser_aborted(exitcode: int) -> Failure:
+    """A worker killed by a signal while libcst's native parser ran: what a file beyond what it
+    can parse costs (it aborts when an allocation fails, or when its stack overflows)."""
+    return _parse_failure(f"libcst's parser aborted on it ({_signal_name(-exitcode)})")
+
+
+def _parse_failure(reason: str) -> Failure:
+    return Failure(
+        Problem.TOO_COMPLEX,
+        f"File is too complex to parse: {reason}, as it does when an allocation fails or its stack "
+        "overflows; no rule was run on it",
+    )
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return f"signal {number}, {signal.Signals(number).name}"
+    except ValueError:
+        return f"signal {number}"
+
+
 def did_not_start(seconds: float) -> Failure:
     return Failure(
         Problem.INTERNAL_ERROR, f"The worker process did not start within {seconds:g} s; no rule was run"
@@ -105,8 +127,13 @@ class WorkerProcess:
     """A started worker process and the parent's end of its pipe."""
 
     def __init__(self, context: Any, target: Any, args: tuple[Any, ...]) -> None:
+        import tempfile  # only once a worker is needed (the cached path starts none)
+
         ours, theirs = context.Pipe()
-        self.process = context.Process(target=target, args=(theirs, *args), daemon=True)
+        handle, self._fatal = tempfile.mkstemp(prefix="tilecheck-worker-", suffix=".fatal")  # 0600
+        os.close(handle)
+        self.fatal_report = ""  # what faulthandler wrote when the worker died of a signal
+        self.process = context.Process(target=_start, args=(self._fatal, target, theirs, *args), daemon=True)
         self.process.start()
         theirs.close()
         self.connection: Connection = ours
@@ -156,6 +183,8 @@ class WorkerProcess:
         exitcode = self.stop()
         if exitcode == OUT_OF_MEMORY_EXIT or (exitcode == -signal.SIGABRT and self.near_its_limit(budget)):
             return out_of_memory(budget)
+        if exitcode == -signal.SIGABRT and not starting and in_libcst(innermost_file(self.fatal_report)):
+            return parser_aborted(exitcode)
         return died(exitcode, budget, starting=starting)
 
     def stop(self, grace: float = 5) -> int | None:
@@ -166,6 +195,7 @@ class WorkerProcess:
         if self.process.is_alive():
             self.kill()
         self.connection.close()
+        self.collect()
         exitcode: int | None = self.process.exitcode
         return exitcode
 
@@ -174,8 +204,56 @@ class WorkerProcess:
         self.process.kill()
         self.process.join()
         self.connection.close()
+        self.collect()
         exitcode: int | None = self.process.exitcode
         return exitcode
+
+    def collect(self) -> None:
+        """Once the worker has ended: read what faulthandler wrote (if it died of a signal), and
+        remove the file."""
+        if not self._fatal:
+            return
+        with contextlib.suppress(OSError), open(self._fatal, encoding="utf-8", errors="replace") as report:
+            self.fatal_report = report.read(FATAL_REPORT_CHARACTERS)
+        with contextlib.suppress(OSError):
+            os.unlink(self._fatal)
+        self._fatal = ""
+
+
+FATAL_REPORT_CHARACTERS = 64 * 1024
+_FRAME = re.compile(r'^\s+File "(.*)", line \d+ in ', re.MULTILINE)
+
+
+def _start(fatal: str, target: Any, connection: Connection, *args: Any) -> None:
+    """A worker's first act: a fatal signal (a native abort, a segfault) writes the Python stack
+    it struck in to `fatal`, where the parent reads what was running (`WorkerProcess.death`)."""
+    import faulthandler
+
+    with contextlib.suppress(OSError):
+        report = open(fatal, "w", encoding="utf-8")  # noqa: SIM115  # faulthandler keeps it open
+        faulthandler.enable(report, all_threads=False)
+    target(connection, *args)
+
+
+def innermost_file(report: str) -> str | None:
+    """The file of the innermost Python frame in a faulthandler report ("most recent call first")."""
+    found = _FRAME.search(report)
+    return found.group(1) if found else None
+
+
+def in_libcst(path: str | None) -> bool:
+    """Whether `path` is a module of the libcst package (found, not imported)."""
+    if path is None:
+        return False
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("libcst")
+    except (ImportError, ValueError):
+        return False
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    real = os.path.realpath(path)
+    return any(real.startswith(os.path.realpath(location) + os.sep) for location in locations)
 
 
 def leave_working_directory() -> None:

@@ -155,6 +155,8 @@ class AnalysisWorker:
         if worker is not None and worker.process.is_alive():
             worker.process.kill()
             worker.process.join(5)
+        if worker is not None:
+            worker.collect()
 
     # -- the parent's side ---------------------------------------------------------------------
     def _ask(

@@ -1,0 +1,65 @@
+"""`make hostile` (tools/hostile.py) on a tiny case count: each category runs and is counted, its
+slowest case is named, a case repeats from its number, and a failure is printed and fails the run."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _hostile():
+    spec = importlib.util.spec_from_file_location("_hostile_tool", os.path.join(ROOT, "tools", "hostile.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+SUMMARY = re.compile(r"^(\w+): (\d+) cases, (\d+) failed; slowest: case (\d+), [\d.]+ s \((.+)\)$")
+
+
+def test_the_new_categories_run_counted_with_their_slowest_case(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # the tool sets its own: restored after
+    hostile = _hostile()
+    arguments = ["--cases", "1", "--seed", "7"]
+    status = hostile.main(
+        [*arguments, "--category", "permissions", "--category", "shadowing", "--category", "paths"]
+    )
+    lines = capsys.readouterr().out.splitlines()
+    assert status == 0, lines
+    assert lines[0].startswith("hostile: seed 7, 1 cases, ")
+    assert " load " in lines[0]
+    summaries = [SUMMARY.match(line) for line in lines[1:4]]
+    assert [(m.group(1), m.group(2), m.group(3)) for m in summaries if m] == [
+        ("permissions", "1", "0"),
+        ("shadowing", "1", "0"),
+        ("paths", "1", "0"),
+    ]
+    assert lines[-1].startswith("3 hostile cases, 0 failed (seed 7, load ")
+
+
+def test_a_case_repeats_from_its_number():
+    hostile = _hostile()
+    from tools.hostile_fs import unprivileged_prefix
+
+    if unprivileged_prefix() is None:
+        pytest.skip("no way to drop root's DAC override here")
+    first = hostile.run_case("permissions", 7, 3)
+    again = hostile.run_case("permissions", 7, 3)
+    assert first[:2] == again[:2]
+    assert first[0].startswith("modes ")
+
+
+def test_a_failure_is_printed_and_fails_the_run(monkeypatch, capsys):
+    hostile = _hostile()
+    monkeypatch.setitem(
+        hostile.CATEGORIES, "paths", (lambda rng, directory: ("tried this", "it broke"), 0.15)
+    )
+    assert hostile.main(["--cases", "1", "--category", "paths"]) == 1
+    out = capsys.readouterr().out
+    assert "paths: 1 cases, 1 failed; slowest: case 0, " in out
+    assert "paths case 0 (tried this): it broke\n" in out
