@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from tilecheck.core.types import Related, Span
-from tilecheck.server.convert import _location, lsp_diagnostics, repository_url, to_lsp
+from tilecheck.server.convert import lsp_diagnostics, related_location, repository_url, to_lsp
 from tilecheck.server.positions import PositionMap
 from tilecheck.source.notebook import CodeCell, Notebook, read_notebook
 
@@ -65,7 +65,7 @@ def cell_diagnostics(
 
     def locate(related: Related) -> types.DiagnosticRelatedInformation:
         if related.path is not None or related.cell is None or related.cell.number not in uris:
-            return _location(related, checked)
+            return related_location(related, checked)
         cell = cells[related.cell.number]
         span = _in_cell(related.span, cell)
         return types.DiagnosticRelatedInformation(
