@@ -77,11 +77,11 @@ def notebook_client(profile: str) -> types.ClientCapabilities:
     return caps
 
 
-def open_notebook(client, path) -> tuple[str, list[str]]:
+def open_notebook(client, path, kernel: str = KERNEL) -> tuple[str, list[str]]:
     """Open `path` as a notebook of three cells (code, Markdown, code); its URI and its cells'."""
     uri = path.as_uri()
     cells = [f"vscode-notebook-cell:{path}#W{n}" for n in range(3)]
-    texts = [(IMPORTS, "python"), ("# The kernel", "markdown"), (KERNEL, "python")]
+    texts = [(IMPORTS, "python"), ("# The kernel", "markdown"), (kernel, "python")]
     client.notebook_document_did_open(
         types.DidOpenNotebookDocumentParams(
             notebook_document=types.NotebookDocument(
@@ -158,3 +158,13 @@ async def test_a_notebook_change_rechecks_and_a_close_clears_its_cells(tmp_path)
         )
         for cell in cells:
             assert list((await next_publish(client, cell)).diagnostics) == []
+
+
+@pytest.mark.asyncio
+async def test_a_syntax_error_in_a_cell_is_reported_in_that_cell(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.tilecheck]\n")
+    async with notebook_server() as client:
+        await start(client, notebook_client("visual-studio-code"), tmp_path)
+        _, cells = open_notebook(client, tmp_path / "k.ipynb", KERNEL + "x = (1,\n")
+        assert summary(await diagnostics(client, cells[2])) == [("TL001", 7, 4)]
+        assert await diagnostics(client, cells[0]) == []
