@@ -324,8 +324,11 @@ class Session:
         if self.documents.get(document.uri) is not document or self._current_text(document.uri) != text:
             checked.superseded = True
             return checked
-        cells = notebook_cells(self.server.workspace, document.uri)
+        cells = notebook_cells(self.server.workspace, document.uri)  # the cells `text` was joined from
         if cells is not None:
+            if cells[0].text != text:  # changed between the two reads: check the newest text
+                checked.superseded = True
+                return checked
             checked.cells = {}
         try:
             checked.workspace = self.workspace_for(path)
@@ -352,7 +355,7 @@ class Session:
                 if meta.is_problem(diagnostic, Problem.INTERNAL_ERROR):  # a crash: the user sees a diagnostic
                     self.log(f"{path}: {diagnostic.message}", types.MessageType.Error)
         try:
-            if cells is not None and cells[0].text == text:
+            if cells is not None:
                 checked.cells = cell_diagnostics(checked, *cells[:2])
             else:
                 checked.lsp = lsp_diagnostics(checked)
