@@ -11,6 +11,7 @@ from lsprotocol import types
 
 from tests.server.support import (
     Server,
+    apply_edits,
     capabilities,
     diagnostics,
     make_client,
@@ -168,3 +169,45 @@ async def test_a_syntax_error_in_a_cell_is_reported_in_that_cell(tmp_path):
         _, cells = open_notebook(client, tmp_path / "k.ipynb", KERNEL + "x = (1,\n")
         assert summary(await diagnostics(client, cells[2])) == [("TL001", 7, 4)]
         assert await diagnostics(client, cells[0]) == []
+
+
+LOCAL = (
+    "@T.prim_func\n"
+    'def main(A: T.Tensor((64, 64), "float32")):\n'
+    "    with T.Kernel(1, threads=128) as bx:\n"
+    '        loc = T.alloc_local((64,), "float32")\n'
+    "        for i in T.Parallel(64):\n"
+    "            loc[i] = A[i, 0]\n"
+)
+
+
+@pytest.mark.asyncio
+async def test_a_fix_in_a_cell_is_an_edit_of_that_cell(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.tilecheck]\n")
+    async with notebook_server() as client:
+        await start(client, notebook_client("visual-studio-code"), tmp_path)
+        _, cells = open_notebook(client, tmp_path / "k.ipynb", LOCAL)
+        items = await diagnostics(client, cells[2])
+        assert summary(items) == [("TL104", 5, 12)]
+        actions = await client.text_document_code_action_async(
+            types.CodeActionParams(
+                text_document=types.TextDocumentIdentifier(cells[2]),
+                range=items[0].range,
+                context=types.CodeActionContext(diagnostics=items),
+            )
+        )
+        assert [action.title for action in actions] == [
+            "Allocate `loc` with `T.alloc_fragment` (TL104) [unsafe fix]",
+            "Show documentation for TL104 (parallel-indexed-local)",
+        ]
+        edit = actions[0].edit
+        assert edit is not None and list(edit.changes) == [cells[2]]
+        assert apply_edits(LOCAL, edit.changes[cells[2]]) == LOCAL.replace("alloc_local", "alloc_fragment")
+        none = await client.text_document_code_action_async(
+            types.CodeActionParams(
+                text_document=types.TextDocumentIdentifier(cells[0]),
+                range=types.Range(types.Position(0, 0), types.Position(0, 5)),
+                context=types.CodeActionContext(diagnostics=[]),
+            )
+        )
+        assert list(none or []) == []

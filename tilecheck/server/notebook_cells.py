@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from tilecheck.core.types import Related, Span
+from tilecheck.core.types import Diagnostic, Fix, Related, Span
 from tilecheck.server.convert import lsp_diagnostics, related_location, repository_url, to_lsp
 from tilecheck.server.positions import PositionMap
 from tilecheck.source.notebook import CodeCell, Notebook, read_notebook
@@ -53,14 +54,20 @@ def cell_diagnostics(
     found: dict[str, list[types.Diagnostic]] = {uri: [] for uri in uris.values()}
     if not notebook.cells:
         return found
-    cells = {cell.number: cell for cell in notebook.cells}
-    maps = {
-        number: PositionMap("\n".join(cell.lines), checked.positions.encoding)
-        for number, cell in cells.items()
-    }
     if checked.problem is not None or checked.analysis is None:  # on the first cell, as a file's is at 1:1
         found[uris[notebook.cells[0].number]] = lsp_diagnostics(checked)
         return found
+    for _, number, lsp in in_cells(checked, notebook, uris):
+        found[uris[number]].append(lsp)
+    return found
+
+
+def in_cells(
+    checked: Checked, notebook: Notebook, uris: dict[int, str]
+) -> Iterator[tuple[Diagnostic, int, types.Diagnostic]]:
+    """(diagnostic, its cell's number, its LSP diagnostic on that cell) for each of `checked`'s."""
+    cells = {cell.number: cell for cell in notebook.cells}
+    maps = {number: cell_positions(cell, checked.positions.encoding) for number, cell in cells.items()}
     base = repository_url()
 
     def locate(related: Related) -> types.DiagnosticRelatedInformation:
@@ -73,14 +80,34 @@ def cell_diagnostics(
             message=related.message,
         )
 
+    assert checked.analysis is not None
     for diagnostic in checked.analysis.diagnostics:
         located = notebook.locate(diagnostic)
         number = located.cell.number if located.cell is not None else notebook.cells[0].number
         cell = cells[number]
-        # fixes and suppressions edit the joined text, which no cell document is: none offered
+        # a fix is offered as an edit of its cell (`cell_edits`), not as an edit of the joined text
         shown = dataclasses.replace(located, span=_in_cell(located.span, cell), fix=None)
-        found[uris[number]].append(to_lsp(shown, maps[number], base, locate))
-    return found
+        yield diagnostic, number, to_lsp(shown, maps[number], base, locate)
+
+
+def cell_positions(cell: CodeCell, encoding: str) -> PositionMap:
+    return PositionMap("\n".join(cell.lines), encoding)
+
+
+def cell_edits(fix: Fix, cell: CodeCell, positions: PositionMap) -> list[types.TextEdit] | None:
+    """`fix` as edits of `cell`'s document; None when it edits another cell too (or a masked line)."""
+    last = cell.first_line + len(cell.lines) - 1
+    edits = []
+    for edit in fix.edits:
+        lines = range(edit.span.line, edit.span.end_line + 1)
+        if edit.span.line < cell.first_line or edit.span.end_line > last:
+            return None
+        if any(line - cell.first_line in cell.masked for line in lines):
+            return None
+        edits.append(
+            types.TextEdit(range=positions.range(_in_cell(edit.span, cell)), new_text=edit.replacement)
+        )
+    return edits
 
 
 def _in_cell(span: Span, cell: CodeCell) -> Span:

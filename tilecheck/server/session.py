@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from tilecheck.core.types import Span
     from tilecheck.lint.engine import FileAnalysis
     from tilecheck.pypto.api import LowerResult
+    from tilecheck.source.notebook import Notebook
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -64,6 +65,7 @@ class Checked:
     dependencies: tuple[str, ...] = ()  # the other files the check read (absolute paths)
     options: Options | None = None  # what the worker resolved this document's settings with
     cells: dict[str, list[types.Diagnostic]] | None = None  # a notebook's: each code cell's, by its URI
+    notebook: tuple[Notebook, dict[int, str]] | None = None  # the cells `text` was joined from, their URIs
 
     @property
     def result_id(self) -> str:
@@ -329,7 +331,7 @@ class Session:
             if cells[0].text != text:  # changed between the two reads: check the newest text
                 checked.superseded = True
                 return checked
-            checked.cells = {}
+            checked.cells, checked.notebook = {}, cells[:2]
         try:
             checked.workspace = self.workspace_for(path)
             checked.options = self.settings.options(self.folder_for(path))
