@@ -25,7 +25,9 @@ _CELL_TARGET = re.compile(r"(.*):cell (\d+)")  # the FILE part of `k.ipynb:cell 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("explain", help="draw a file's loop nests with their diagnostics")
-    parser.add_argument("target", metavar="FILE[:LINE]")
+    parser.add_argument(
+        "target", metavar="FILE[:LINE]", help="a file, a line of it, or a notebook's line: k.ipynb:cell 3:7"
+    )
     parser.add_argument("--output-format", choices=("text", "json", "html", "svg"), default="text")
     parser.add_argument("-o", "--output-file", metavar="FILE", help="write the picture to FILE (atomically)")
     add_config_options(parser)

@@ -8,6 +8,9 @@ fix-all re-checks the document once per round and a suppression re-reads its com
 wasted on every cursor move otherwise. Other clients get the edits at once. A fix or a
 suppression is made from the checked text on a thread of its own (never behind another
 document's check); fix-all runs in the worker, through the analysis thread.
+
+In a notebook's cell document, each diagnostic's fix is an edit of that cell, sent at once, and
+its documentation is offered; suppressions and fix-all, which rewrite the joined text, are not.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from pygls.exceptions import JsonRpcContentModified, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
 from tilecheck.core.types import Diagnostic, Grade
+from tilecheck.server.notebook_cells import cell_edits, cell_positions, in_cells
 from tilecheck.server.positions import minimal_edit, overlaps
 from tilecheck.server.session import Checked, Session
 
@@ -39,6 +43,14 @@ def register(server: LanguageServer, session: Session) -> None:
         types.CodeActionOptions(code_action_kinds=KINDS, resolve_provider=True),
     )
     async def code_action(params: types.CodeActionParams) -> list[types.CodeAction] | None:
+        notebook = session.server.workspace.get_notebook_document(cell_uri=params.text_document.uri)
+        if notebook is not None and notebook.uri in session.documents:  # a cell: its notebook's check
+            found = await session.checked(notebook.uri)
+            if found is None or found.analysis is None or found.notebook is None:
+                return None
+            if not _wanted(types.CodeActionKind.QuickFix, params.context.only):
+                return []
+            return cell_actions(found, params.text_document.uri, params.range)
         checked = await session.checked(params.text_document.uri)
         if checked is None or checked.analysis is None:
             return None
@@ -113,6 +125,54 @@ def _in_range(checked: Checked, rng: types.Range) -> list[tuple[int, tuple[Diagn
     return [(index, pair) for index, pair in pairs if overlaps(pair[0].span, span)]
 
 
+def cell_actions(checked: Checked, uri: str, rng: types.Range) -> list[types.CodeAction]:
+    """The fixes (as edits of the cell) and documentation of the diagnostics on the cell document
+    `uri` of the notebook `checked` whose range meets `rng`."""
+    assert checked.notebook is not None
+    notebook, uris = checked.notebook
+    cells = {cell.number: cell for cell in notebook.cells}
+    actions: list[types.CodeAction] = []
+    for diagnostic, number, lsp in in_cells(checked, notebook, uris):
+        if uris.get(number) != uri or not _meets(lsp.range, rng):
+            continue
+        fix = diagnostic.fix
+        edits = (
+            cell_edits(fix, cells[number], cell_positions(cells[number], checked.positions.encoding))
+            if fix
+            else None
+        )
+        if fix is not None and edits is not None:
+            actions.append(
+                types.CodeAction(
+                    title=f"{fix.title} ({diagnostic.code})" + ("" if fix.safe else " [unsafe fix]"),
+                    kind=types.CodeActionKind.QuickFix,
+                    diagnostics=[lsp],
+                    is_preferred=fix.safe,
+                    edit=types.WorkspaceEdit(changes={uri: edits}),
+                )
+            )
+        actions.append(_documentation(diagnostic, lsp))
+    return actions
+
+
+def _meets(one: types.Range, other: types.Range) -> bool:
+    start, end = (one.start.line, one.start.character), (one.end.line, one.end.character)
+    return start <= (other.end.line, other.end.character) and (other.start.line, other.start.character) <= end
+
+
+def _documentation(diagnostic: Diagnostic, lsp: types.Diagnostic) -> types.CodeAction:
+    return types.CodeAction(
+        title=f"Show documentation for {diagnostic.code} ({diagnostic.rule})",
+        kind=types.CodeActionKind.QuickFix,
+        diagnostics=[lsp],
+        command=types.Command(
+            title=f"Show documentation for {diagnostic.code}",
+            command=SHOW_DOCUMENTATION,
+            arguments=[diagnostic.code],
+        ),
+    )
+
+
 def quick_fixes(
     checked: Checked, index: int, diagnostic: Diagnostic, lsp: types.Diagnostic
 ) -> list[tuple[types.CodeAction, dict[str, Any] | None]]:
@@ -134,17 +194,7 @@ def quick_fixes(
             diagnostics=[lsp],
         )
         actions.append((action, {"action": SUPPRESS, "diagnostic": index}))
-    documentation = types.CodeAction(
-        title=f"Show documentation for {diagnostic.code} ({diagnostic.rule})",
-        kind=types.CodeActionKind.QuickFix,
-        diagnostics=[lsp],
-        command=types.Command(
-            title=f"Show documentation for {diagnostic.code}",
-            command=SHOW_DOCUMENTATION,
-            arguments=[diagnostic.code],
-        ),
-    )
-    actions.append((documentation, None))
+    actions.append((_documentation(diagnostic, lsp), None))
     return actions
 
 

@@ -44,7 +44,7 @@ def lsp_diagnostics(checked: Checked) -> list[types.Diagnostic]:
         return []
     base = repository_url()
     return [
-        to_lsp(diagnostic, checked.positions, base, lambda related: _location(related, checked))
+        to_lsp(diagnostic, checked.positions, base, lambda related: related_location(related, checked))
         for diagnostic in checked.analysis.diagnostics
     ]
 
@@ -98,7 +98,7 @@ def _range_json(rng: types.Range) -> dict[str, dict[str, int]]:
     }
 
 
-def _location(related: Related, checked: Checked) -> types.DiagnosticRelatedInformation:
+def related_location(related: Related, checked: Checked) -> types.DiagnosticRelatedInformation:
     if related.path is None or os.path.abspath(related.path) == os.path.abspath(checked.path):
         uri, positions = checked.uri, checked.positions
     else:  # another module (a macro's definition): its text on disk

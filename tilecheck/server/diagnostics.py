@@ -5,7 +5,9 @@ push (`textDocument/publishDiagnostics`) for clients that do not pull, pull
 (`textDocument/diagnostic`, and `workspace/diagnostic` for every open document) for those that
 do — never both for one client. Pull reports carry result ids, so a document whose text and
 settings are unchanged is reported `unchanged`; after a settings or configuration change a
-pulling client that supports it is asked to pull again (`workspace/diagnostic/refresh`)."""
+pulling client that supports it is asked to pull again (`workspace/diagnostic/refresh`).
+A notebook (`notebookDocument/didOpen/didChange/didClose`) is checked as one document, its
+diagnostics pushed, or pulled, per cell document (`server.notebook_cells`)."""
 
 from __future__ import annotations
 
@@ -15,7 +17,8 @@ from concurrent.futures import Future
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from tilecheck.server.session import Session
+from tilecheck.server.notebook_cells import cell_reports
+from tilecheck.server.session import Checked, OpenDocument, Session
 
 IDENTIFIER = "tilecheck"
 
@@ -55,6 +58,30 @@ def register(server: LanguageServer, session: Session) -> None:
         if not session.pulls:
             server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+    def notebook_did_open(params: types.DidOpenNotebookDocumentParams) -> None:
+        session.open(params.notebook_document.uri)
+        schedule(session, params.notebook_document.uri, 0.0)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    def notebook_did_change(params: types.DidChangeNotebookDocumentParams) -> None:
+        session.supersede(params.notebook_document.uri)
+        schedule(session, params.notebook_document.uri, 0.0)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+    def notebook_did_close(params: types.DidCloseNotebookDocumentParams) -> None:
+        uri = params.notebook_document.uri
+        document = session.documents.get(uri)
+        cells = (document.published_cells if document is not None else frozenset()) | {
+            cell.uri for cell in params.cell_text_documents
+        }
+        session.close(uri)
+        if not session.pulls:
+            for cell in sorted(cells):
+                server.text_document_publish_diagnostics(
+                    types.PublishDiagnosticsParams(uri=cell, diagnostics=[])
+                )
+
     @server.feature(
         types.TEXT_DOCUMENT_DIAGNOSTIC,
         types.DiagnosticOptions(
@@ -63,6 +90,15 @@ def register(server: LanguageServer, session: Session) -> None:
     )
     async def pull(params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
         uri = params.text_document.uri
+        notebook = session.server.workspace.get_notebook_document(cell_uri=uri)
+        if notebook is not None and notebook.uri in session.documents:  # a cell: its notebook's check
+            checked = await session.checked(notebook.uri)
+            items = cell_reports(checked, uri) if checked is not None else None
+            if checked is None or items is None:
+                return types.RelatedFullDocumentDiagnosticReport(items=[])
+            if params.previous_result_id == checked.result_id:
+                return types.RelatedUnchangedDocumentDiagnosticReport(result_id=checked.result_id)
+            return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=checked.result_id)
         if uri not in session.documents:  # a file the editor has not opened: check it from disk
             return types.RelatedFullDocumentDiagnosticReport(items=[])
         checked = await session.checked(uri)
@@ -85,12 +121,22 @@ async def workspace_reports(
     empty one without a result id for each previously reported document that is closed now,
     so the client drops what it showed for it."""
     reports: list[types.WorkspaceDocumentDiagnosticReport] = []
+    reported: set[str] = set()
     for uri in list(session.documents):
         checked = await session.checked(uri)
         current = session.text_of(uri)
         if checked is None or current is None:
             continue  # closed while it was checked
         version = current[1] if current[0] == checked.text else None
+        if checked.cells is not None:  # a notebook: a report per cell document
+            for cell, items in checked.cells.items():
+                reported.add(cell)
+                reports.append(
+                    types.WorkspaceFullDocumentDiagnosticReport(
+                        uri=cell, version=None, items=items, result_id=checked.result_id
+                    )
+                )
+            continue
         if previous.get(uri) == checked.result_id:
             reports.append(
                 types.WorkspaceUnchangedDocumentDiagnosticReport(
@@ -104,7 +150,7 @@ async def workspace_reports(
                 )
             )
     for uri in previous:
-        if uri not in session.documents:
+        if uri not in session.documents and uri not in reported:
             reports.append(types.WorkspaceFullDocumentDiagnosticReport(uri=uri, version=None, items=[]))
     return reports
 
@@ -162,6 +208,9 @@ async def _check_and_publish(session: Session, uri: str, delay: float) -> None:
         if document.published == stamp:
             return
         document.published = stamp
+        if checked.cells is not None:
+            _publish_cells(session, document, checked)
+            return
         session.server.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=checked.lsp)
         )
@@ -169,3 +218,17 @@ async def _check_and_publish(session: Session, uri: str, delay: float) -> None:
         raise
     except Exception as error:  # never let one document's failure stop the server
         session.log(f"checking {uri} failed: {type(error).__name__}: {error}", types.MessageType.Error)
+
+
+def _publish_cells(session: Session, document: OpenDocument, checked: Checked) -> None:
+    """Push a notebook's diagnostics to each of its code cells, and clear the cells that are gone."""
+    assert checked.cells is not None
+    for uri, items in checked.cells.items():
+        session.server.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=items)
+        )
+    for uri in sorted(document.published_cells - set(checked.cells)):
+        session.server.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
+        )
+    document.published_cells = frozenset(checked.cells)

@@ -17,7 +17,15 @@ NAME = "tilecheck"
 
 def create_server() -> tuple[TilecheckServer, Session]:
     server = TilecheckServer(
-        NAME, __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental
+        NAME,
+        __version__,
+        text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+        # a notebook's Python cells are checked together, each cell's diagnostics on its document
+        notebook_document_sync=types.NotebookDocumentSyncOptions(
+            notebook_selector=[
+                types.NotebookDocumentFilterWithCells(cells=[types.NotebookCellLanguage(language="python")])
+            ]
+        ),
     )
     session = Session(server)
     for module in (configuration, diagnostics, code_actions, hover, commands):

@@ -28,6 +28,7 @@ from tilecheck.core import meta
 from tilecheck.core.meta import Problem
 from tilecheck.server.convert import lsp_diagnostics
 from tilecheck.server.hover_data import HoverData
+from tilecheck.server.notebook_cells import cell_diagnostics, notebook_cells
 from tilecheck.server.positions import PositionMap
 from tilecheck.server.settings import ClientSettings
 from tilecheck.server.worker import AnalysisWorker
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from tilecheck.core.types import Span
     from tilecheck.lint.engine import FileAnalysis
     from tilecheck.pypto.api import LowerResult
+    from tilecheck.source.notebook import Notebook
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -62,6 +64,8 @@ class Checked:
     hovers: HoverData = field(default_factory=HoverData)  # computed by the worker with the check
     dependencies: tuple[str, ...] = ()  # the other files the check read (absolute paths)
     options: Options | None = None  # what the worker resolved this document's settings with
+    cells: dict[str, list[types.Diagnostic]] | None = None  # a notebook's: each code cell's, by its URI
+    notebook: tuple[Notebook, dict[int, str]] | None = None  # the cells `text` was joined from, their URIs
 
     @property
     def result_id(self) -> str:
@@ -75,6 +79,7 @@ class OpenDocument:
     pending: asyncio.Task[None] | None = None  # the scheduled check and publication
     published: tuple[int | None, str] | None = None  # (version, result id) last pushed
     cached: tuple[tuple[str, int], asyncio.Future[Checked]] | None = None  # (text, generation)
+    published_cells: frozenset[str] = frozenset()  # a notebook's cells diagnostics were pushed to
 
 
 class Session:
@@ -221,9 +226,12 @@ class Session:
         self.worker.abandon(uri)
 
     def text_of(self, uri: str) -> tuple[str, int | None] | None:
-        """The current text and version of an open document."""
+        """The current text and version of an open document (a notebook's: its code cells' Python)."""
         if uri not in self.documents:
             return None
+        cells = notebook_cells(self.server.workspace, uri)
+        if cells is not None:
+            return cells[0].text, cells[2]
         try:
             document = self.server.workspace.get_text_document(uri)
             return document.source, document.version
@@ -269,7 +277,10 @@ class Session:
         workspace = checked.workspace
         first = checked.analysis if kind == "fix" else None
         options = checked.options or self.settings.options(self.folder_for(checked.path))
-        return Request(kind, checked.uri, workspace.resolver.cwd, options, checked.path, checked.text, first)
+        cells = checked.cells is not None
+        return Request(
+            kind, checked.uri, workspace.resolver.cwd, options, checked.path, checked.text, first, cells=cells
+        )
 
     def fixed_text(self, checked: Checked, asked: bool = True) -> str:
         """`checked`'s text with every safe fix applied (as `--fix`), computed by the worker;
@@ -296,6 +307,9 @@ class Session:
 
     def _current_text(self, uri: str) -> str | None:
         """The document's text as the event loop last left it (read from the worker thread)."""
+        cells = notebook_cells(self.server.workspace, uri)
+        if cells is not None:
+            return cells[0].text
         try:
             return self.server.workspace.get_text_document(uri).source
         except Exception:
@@ -312,6 +326,12 @@ class Session:
         if self.documents.get(document.uri) is not document or self._current_text(document.uri) != text:
             checked.superseded = True
             return checked
+        cells = notebook_cells(self.server.workspace, document.uri)  # the cells `text` was joined from
+        if cells is not None:
+            if cells[0].text != text:  # changed between the two reads: check the newest text
+                checked.superseded = True
+                return checked
+            checked.cells, checked.notebook = {}, cells[:2]
         try:
             checked.workspace = self.workspace_for(path)
             checked.options = self.settings.options(self.folder_for(path))
@@ -337,7 +357,10 @@ class Session:
                 if meta.is_problem(diagnostic, Problem.INTERNAL_ERROR):  # a crash: the user sees a diagnostic
                     self.log(f"{path}: {diagnostic.message}", types.MessageType.Error)
         try:
-            checked.lsp = lsp_diagnostics(checked)
+            if cells is not None:
+                checked.cells = cell_diagnostics(checked, *cells[:2])
+            else:
+                checked.lsp = lsp_diagnostics(checked)
         except Exception as error:
             logger.exception("converting the diagnostics of %s", path)
             self.log(f"{path}: internal error: {type(error).__name__}: {error}", types.MessageType.Error)

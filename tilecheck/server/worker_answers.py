@@ -36,6 +36,7 @@ class Request:
     text: str
     first: FileAnalysis | None = None  # "fix": the check's result for `text`
     position: tuple[int, int] | None = None  # "hover": (line, column), 1-based line, 0-based column
+    cells: bool = False  # `text` is an open notebook's code cells joined (`server.notebook_cells`)
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,7 @@ class WorkerState:
         except ConfigError as error:
             warnings = tuple(workspace.resolver.warnings) if workspace is not None else ()
             return CheckAnswer(None, problem=f"configuration error: {error}", warnings=warnings)
-        if is_notebook(request.path):  # its JSON is no Python text, and its positions are not the cells'
+        if is_notebook(request.path) and not request.cells:  # its JSON is no Python text
             return _notebook_refusal(request)
         if request.kind == "lower":
             return workspace.lower_text(request.text, request.path)
