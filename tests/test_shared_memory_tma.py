@@ -363,3 +363,12 @@ def test_a_construct_not_measured_is_not_sized(old: str, new: str, reason: str) 
     source = kernel()
     assert old in source
     assert layout(source.replace(old, new)).undecided == [reason]
+
+
+def test_a_converting_copy_or_a_tile_used_after_the_loop_is_not_sized() -> None:
+    source = kernel().replace('A: T.Tensor((M, K), "float16")', 'A: T.Tensor((M, K), "float32")')
+    assert layout(source).undecided[0] == "the copy into `A_s` converts its dtype (not a TMA load)"
+    source = kernel().replace(
+        "        T.copy(C_l, C[", "        T.copy(A_s, C[0, 0])\n        T.copy(C_l, C["
+    )
+    assert layout(source).undecided[0] == "the TMA tile `A_s` is used outside the pipeline (not measured)"

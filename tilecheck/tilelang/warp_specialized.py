@@ -111,7 +111,9 @@ def warp_specialized_layout(
         return layout
     _consumers(loop, tma, by_buffer, undecided)
     for shared in layout.buffers:
-        if id(shared.buffer) in tma:
+        if id(shared.buffer) in tma and shared.live != (_index(kernel, loop),) * 2:
+            undecided.append(f"the TMA tile `{shared.name}` is used outside the pipeline (not measured)")
+        elif id(shared.buffer) in tma:
             shared.versions = depth
         elif shared.live is not None:
             _outside_alignment(shared, kernel, loop, undecided)
@@ -213,6 +215,10 @@ def _the_pipeline(kernel: Kernel, undecided: list[str]) -> Loop | None:
     return loop
 
 
+def _index(kernel: Kernel, loop: Loop) -> int:
+    return next(number for number, item in enumerate(kernel.body) if item is loop)
+
+
 def _depth(loop: Loop, stages: dict[int, int] | None, undecided: list[str]) -> int | None:
     request = loop.pipeline
     assert request is not None
@@ -247,9 +253,13 @@ def _tma_loads(loop: Loop, by_buffer: dict[int, SharedBuffer], undecided: list[s
         if shared is None:
             undecided.append(f"`{copy.name}` is not a shared tile tilecheck sizes")
             continue
-        row = shared.shape[-1] * ELEMENT_BYTES[shared.dtype] if shared.shape else 0
-        if row % 16 or any(d > TMA_MAX_BOX for d in shared.shape) or id(copy) in tma:
+        row = _row_bytes(shared)
+        source = _copy_source(item)
+        if row % 16 or row == 0 or any(d > TMA_MAX_BOX for d in shared.shape) or id(copy) in tma:
             undecided.append(f"the copy into `{shared.name}` is not a TMA load measured ({row}-byte rows)")
+            continue
+        if source is None or source.dtype != shared.dtype:
+            undecided.append(f"the copy into `{shared.name}` converts its dtype (not a TMA load)")
             continue
         tma[id(copy)] = number
     if not tma and not undecided:
@@ -351,6 +361,10 @@ def _swizzle_atom(shared: SharedBuffer) -> int | None:
         if row and row % width == 0:
             return atom
     return None
+
+
+def _copy_source(item: Item) -> Buffer | None:
+    return item.calls[0].operands[0] if isinstance(item, Stmt) and item.calls else None
 
 
 def _global_to_shared_copy(item: Item) -> Buffer | None:
