@@ -372,3 +372,23 @@ def test_a_converting_copy_or_a_tile_used_after_the_loop_is_not_sized() -> None:
         "        T.copy(C_l, C[", "        T.copy(A_s, C[0, 0])\n        T.copy(C_l, C["
     )
     assert layout(source).undecided[0] == "the TMA tile `A_s` is used outside the pipeline (not measured)"
+
+
+def test_hover_gives_the_warp_specialized_bytes_and_limit() -> None:
+    from tests.test_shared_memory import gemm
+    from tilecheck.backends import get_profile
+    from tilecheck.lint.context import Context
+    from tilecheck.server.hover_data import kernel_launches
+
+    # TileLang, sm_120 (and sm_90a, sm_100a): 131,072 B dynamic (A_s at 0, B_s at 65,536) + 64 B mbarriers.
+    source = "import tilelang\n" + gemm(bm=128, bn=128, bk=64, stages=4)
+    ctx = Context("k.py", source, cst.parse_module(source), backend=get_profile("cuda-sm120"))
+    ((_, text),) = kernel_launches(ctx)
+    assert text.splitlines()[5:9] == [
+        "- shared memory per block, TMA, warp-specialised (sm_90a, sm_100a, sm_120): 131,136 bytes "
+        "(131,072 dynamic + 64 static); the limit on cuda-sm120 is 101,376: EXCEEDS it",
+        "  - `A_s`: (128 x 64) float16 x 4 versions = 65,536 bytes  (offset 0, statements 2-2)",
+        "  - `B_s`: (64 x 128) float16 x 4 versions = 65,536 bytes  (offset 65,536, statements 2-2)",
+        "  - mbarriers: 8 x 8 bytes = 64 bytes  (static __shared__ array: a full and an empty barrier per pipeline "
+        "stage)",
+    ]
