@@ -281,6 +281,12 @@ def _consumers(
             if isinstance(inner, Stmt) and any(a.buffer.scope == "global" for a in inner.accesses):
                 undecided.append("a pipeline consumer reads global memory (a mixed producer; not measured)")
                 return
+            other = next((c.api for c in getattr(inner, "calls", ()) if c.api != "gemm"), None)
+            if other is not None:
+                # Only `T.gemm` and element reads were measured: a `T.copy` out of a tile, say,
+                # may give it another layout (and alignment).
+                undecided.append(f"`T.{other}` in the pipeline's consumers (not measured for this class)")
+                return
         for buffer in _touched(item):
             if id(buffer) in readers and number not in readers[id(buffer)]:
                 readers[id(buffer)].append(number)
