@@ -348,6 +348,11 @@ def test_a_pass_config_is_not_sized() -> None:
             "a keyword of `T.gemm` (not measured for this class)",
         ),
         (
+            "            T.gemm(A_s, B_s, C_l)\n",
+            "            T.gemm(A_s, B_s, C_l)\n            T.copy(B_s, C_l)\n",
+            "`T.copy` in the pipeline's consumers (not measured for this class)",
+        ),
+        (
             "threads=128)",
             "threads=128, cluster_dims=2)",
             "`T.Kernel` takes keywords besides `threads=` (not measured for this class)",
