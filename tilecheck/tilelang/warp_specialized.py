@@ -169,9 +169,25 @@ def _unmeasured_construct(kernel: Kernel) -> str | None:
         for call in item.calls:
             if call.api not in MEASURED_CALLS:
                 return f"`T.{call.api}`"
-            if call.api in ("copy", "gemm") and _keywords(call.site.node):
+            if call.api in ("copy", "gemm") and _unmeasured_keywords(call.api, call.site.node):
                 return f"a keyword of `T.{call.api}`"
     return None
+
+
+def _unmeasured_keywords(api: str, node: object) -> bool:
+    """Keywords other than a literal `transpose_A=` / `transpose_B=` of `T.gemm` (measured: the
+    operand tiles are swizzled by their rows either way)."""
+    import libcst as cst
+
+    if not isinstance(node, cst.Call):
+        return True
+    for arg in node.args:
+        if arg.keyword is None:
+            continue
+        literal = isinstance(arg.value, cst.Name) and arg.value.value in ("True", "False")
+        if not (api == "gemm" and arg.keyword.value in ("transpose_A", "transpose_B") and literal):
+            return True
+    return False
 
 
 def _keywords(node: object) -> set[str]:
@@ -303,7 +319,7 @@ def _consumers(
                 continue
             found = [by_buffer.get(id(b)) for b in call.operands[:2] if b is not None]
             operands = [o for o in found if o is not None]
-            if len(call.operands) != 3 or len(operands) != 2 or bool(_keywords(call.site.node)):
+            if len(call.operands) != 3 or len(operands) != 2:
                 undecided.append("a `T.gemm` tilecheck does not size (operands or keywords not measured)")
                 return
             for operand in operands:
