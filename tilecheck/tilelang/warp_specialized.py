@@ -6,21 +6,24 @@ with per-buffer alignments (`MergeSharedMemoryAllocations`). The rules below wer
 lowering generated kernels for `{"kind": "cuda", "arch": "sm_90a"}` (sm_100a and sm_120 gave
 the same bytes) and reading the allocation plan; tools/oracle/smem checks them byte for byte.
 
-- A `T.copy(global, shared)` in the pipelined loop whose rows are a multiple of 16 bytes is a
-  TMA load: its destination keeps `num_stages` versions.
+- A `T.copy(global, shared)` in the pipelined loop, of a 2-D tile whose rows are a multiple of
+  16 bytes and whose dtype is the tensor's, is a TMA load: its tile keeps `num_stages` versions.
 - The mbarriers are a static `__shared__` array of 2 x `num_stages` barriers of 8 bytes (a full
   and an empty barrier per stage, shared by every TMA load the same statement consumes).
 - Alignment in the arena: a tile swizzled for `T.gemm` or for a fragment-to-global epilogue
   copy is aligned to its swizzle atom (rows a multiple of 128 bytes: 1024; of 64: 512; of 32:
-  256); any other TMA destination to 128; every other buffer to 16.
+  256; a transposed gemm operand alike, by its own rows); any other TMA destination to 128
+  (a gemm operand with 16-byte rows too); every other buffer to 16.
 - The arena is packed as TileLang's linear scan does: buffers in order of first top-level
   statement (larger first, then by name), each into the best-fitting freed block, else at the
   aligned top; a buffer whose last statement is before another's first frees its space. With
   two or more buffers the arena is rounded up to 16 bytes.
 
-Anything else (a manual `order=`/`stage=`, `num_stages` below 1, a second pipelined or copying
-loop, a producer that is not a TMA copy, gemm dtypes other than float16/bfloat16, `threads`
-other than a literal 128, ...) is not sized: the layout says why in `undecided`.
+Only what was measured is sized: `T.copy`, `T.gemm`, `T.clear`, `T.fill` and element
+statements, with a pipeline's consumers being gemms and element reads. Anything else (a manual
+`order=`/`stage=`, `num_stages` below 1, a second pipelined or copying loop, a producer that is
+not a TMA copy, gemm dtypes other than float16/bfloat16, `threads` other than a literal 128,
+`pass_configs`, other calls or keywords, ...) is not sized: the layout says why in `undecided`.
 """
 
 from __future__ import annotations
@@ -205,7 +208,7 @@ def _threads(launch: object) -> int | None:
     for argument in launch.args:
         if argument.keyword is not None and argument.keyword.value == "threads":
             value = argument.value
-            return int(value.value) if isinstance(value, cst.Integer) else None
+            return int(value.evaluated_value) if isinstance(value, cst.Integer) else None
     return None
 
 
