@@ -344,8 +344,18 @@ def test_a_pass_config_is_not_sized() -> None:
     [
         (
             "T.gemm(A_s, B_s, C_l)",
-            "T.gemm(A_s, B_s, C_l, transpose_B=True)",
+            "T.gemm(A_s, B_s, C_l, clear_accum=True)",
             "a keyword of `T.gemm` (not measured for this class)",
+        ),
+        (
+            "T.gemm(A_s, B_s, C_l)",
+            "T.gemm(A_s, B_s, C_l, transpose_B=transposed)",
+            "a keyword of `T.gemm` (not measured for this class)",
+        ),
+        (
+            "            T.gemm(A_s, B_s, C_l)\n",
+            "            T.gemm(A_s, B_s, C_l)\n            T.copy(B_s, C_l)\n",
+            "`T.copy` in the pipeline's consumers (not measured for this class)",
         ),
         (
             "threads=128)",
@@ -363,3 +373,63 @@ def test_a_construct_not_measured_is_not_sized(old: str, new: str, reason: str) 
     source = kernel()
     assert old in source
     assert layout(source.replace(old, new)).undecided == [reason]
+
+
+def test_a_converting_copy_or_a_tile_used_after_the_loop_is_not_sized() -> None:
+    source = kernel().replace('A: T.Tensor((M, K), "float16")', 'A: T.Tensor((M, K), "float32")')
+    assert layout(source).undecided[0] == "the copy into `A_s` converts its dtype (not a TMA load)"
+    source = kernel().replace(
+        "        T.copy(C_l, C[", "        T.copy(A_s, C[0, 0])\n        T.copy(C_l, C["
+    )
+    assert layout(source).undecided[0] == "the TMA tile `A_s` is used outside the pipeline (not measured)"
+
+
+def test_hover_gives_the_warp_specialized_bytes_and_limit() -> None:
+    from tests.test_shared_memory import gemm
+    from tilecheck.backends import get_profile
+    from tilecheck.lint.context import Context
+    from tilecheck.server.hover_data import kernel_launches
+
+    # TileLang, sm_120 (and sm_90a, sm_100a): 131,072 B dynamic (A_s at 0, B_s at 65,536) + 64 B mbarriers.
+    source = "import tilelang\n" + gemm(bm=128, bn=128, bk=64, stages=4)
+    ctx = Context("k.py", source, cst.parse_module(source), backend=get_profile("cuda-sm120"))
+    ((_, text),) = kernel_launches(ctx)
+    assert text.splitlines()[5:9] == [
+        "- shared memory per block, TMA, warp-specialised (sm_90a, sm_100a, sm_120): 131,136 bytes "
+        "(131,072 dynamic + 64 static); the limit on cuda-sm120 is 101,376: EXCEEDS it",
+        "  - `A_s`: (128 x 64) float16 x 4 versions = 65,536 bytes  (offset 0, statements 2-2)",
+        "  - `B_s`: (64 x 128) float16 x 4 versions = 65,536 bytes  (offset 65,536, statements 2-2)",
+        "  - mbarriers: 8 x 8 bytes = 64 bytes  (static __shared__ array: a full and an empty barrier per pipeline "
+        "stage)",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("bm", "bn", "bk", "transpose_a", "transpose_b", "expected"),
+    [
+        # TileLang's plans (sm_90a): a transposed operand's tile is swizzled by its own rows too.
+        (64, 64, 32, False, True, [("A_s", 0, 512, 12288), ("B_s", 12288, 512, 12288)]),
+        (64, 128, 16, False, True, [("A_s", 12288, 256, 6144), ("B_s", 0, 256, 12288)]),
+        (128, 64, 16, True, False, [("A_s", 0, 1024, 12288), ("B_s", 12288, 1024, 6144)]),
+        (64, 128, 32, True, True, [("A_s", 24576, 1024, 12288), ("B_s", 0, 512, 24576)]),
+    ],
+)
+def test_transposed_gemm_operands(bm, bn, bk, transpose_a, transpose_b, expected) -> None:
+    a_tile, a_from = ((bk, bm), f"k * {bk}, by * {bm}") if transpose_a else ((bm, bk), f"by * {bm}, k * {bk}")
+    b_tile, b_from = ((bn, bk), f"bx * {bn}, k * {bk}") if transpose_b else ((bk, bn), f"k * {bk}, bx * {bn}")
+    source = (
+        HEAD.format(dtype="float16", bm=bm, bn=bn, threads=128)
+        + f'        A_s = T.alloc_shared({a_tile}, "float16")\n'
+        + f'        B_s = T.alloc_shared({b_tile}, "float16")\n'
+        + f'        C_l = T.alloc_fragment(({bm}, {bn}), "float32")\n'
+        + "        T.clear(C_l)\n"
+        + f"        for k in T.Pipelined(K // {bk}, num_stages=3):\n"
+        + f"            T.copy(A[{a_from}], A_s)\n"
+        + f"            T.copy(B[{b_from}], B_s)\n"
+        + f"            T.gemm(A_s, B_s, C_l, transpose_A={transpose_a}, transpose_B={transpose_b})\n"
+        + f"        T.copy(C_l, C[by * {bm}, bx * {bn}])\n"
+    )
+    sized = layout(source)
+    assert sized.sized, sized.undecided
+    assert plan(sized) == expected
+    assert sized.static_bytes == 48

@@ -34,7 +34,7 @@ def allocated(api: str, node: cst.Call, args: list[Value], frame: Frame) -> Buff
             shape = (shape_value,)
     path = frame.origin[-1].path if frame.origin else None
     buffer = Buffer(name="", scope=scope, node=node, shape=shape, api=api, top=frame.top, path=path)
-    buffer.dtype = _dtype(node, args)
+    buffer.dtype = allocation_dtype(node, args)
     return buffer
 
 
@@ -50,7 +50,7 @@ def viewed(api: str, node: cst.Call, args: list[Value], frame: Frame) -> Buffer:
     return Buffer(name="", scope=scope, node=node, shape=shape, api=api, top=frame.top, path=path)
 
 
-def _dtype(node: cst.Call, args: list[Value]) -> str | None:
+def allocation_dtype(node: cst.Call, args: list[Value]) -> str | None:
     """The element type of an allocation: its second argument (or `dtype=`) when constant."""
     for position, (arg, value) in enumerate(zip(node.args, args, strict=False)):
         keyword = arg.keyword.value if arg.keyword is not None else None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from tilecheck.tilelang.allocation import allocation_dtype
 from tilecheck.tilelang.evaluate import ExpressionEvaluator
 from tilecheck.tilelang.language import SCALAR_ANNOTATIONS, TENSOR_ANNOTATIONS
 from tilecheck.tilelang.scope import Frame, Sink
@@ -57,5 +58,11 @@ def annotation_value(
             value = evaluator.value(annotation.args[0].value, frame, Sink([]))
             if isinstance(value, PyConst) and isinstance(value.value, (tuple, list)):
                 shape = tuple(v if isinstance(v, Value) else PyConst(v) for v in value.value)
-        return BufferValue(Buffer(name, "global", node, shape, "param"))
+        buffer = Buffer(name, "global", node, shape, "param")
+        if isinstance(annotation, cst.Call):
+            # The element type, as an allocation's (`T.Tensor((M, K), "float16")`): a TMA load
+            # needs the tile's dtype to be the tensor's.
+            args = [evaluator.value(arg.value, frame, Sink([])) for arg in annotation.args]
+            buffer.dtype = allocation_dtype(annotation, args)
+        return BufferValue(buffer)
     return UNKNOWN

@@ -6,21 +6,24 @@ with per-buffer alignments (`MergeSharedMemoryAllocations`). The rules below wer
 lowering generated kernels for `{"kind": "cuda", "arch": "sm_90a"}` (sm_100a and sm_120 gave
 the same bytes) and reading the allocation plan; tools/oracle/smem checks them byte for byte.
 
-- A `T.copy(global, shared)` in the pipelined loop whose rows are a multiple of 16 bytes is a
-  TMA load: its destination keeps `num_stages` versions.
+- A `T.copy(global, shared)` in the pipelined loop, of a 2-D tile whose rows are a multiple of
+  16 bytes and whose dtype is the tensor's, is a TMA load: its tile keeps `num_stages` versions.
 - The mbarriers are a static `__shared__` array of 2 x `num_stages` barriers of 8 bytes (a full
   and an empty barrier per stage, shared by every TMA load the same statement consumes).
 - Alignment in the arena: a tile swizzled for `T.gemm` or for a fragment-to-global epilogue
   copy is aligned to its swizzle atom (rows a multiple of 128 bytes: 1024; of 64: 512; of 32:
-  256); any other TMA destination to 128; every other buffer to 16.
+  256; a transposed gemm operand alike, by its own rows); any other TMA destination to 128
+  (a gemm operand with 16-byte rows too); every other buffer to 16.
 - The arena is packed as TileLang's linear scan does: buffers in order of first top-level
   statement (larger first, then by name), each into the best-fitting freed block, else at the
   aligned top; a buffer whose last statement is before another's first frees its space. With
   two or more buffers the arena is rounded up to 16 bytes.
 
-Anything else (a manual `order=`/`stage=`, `num_stages` below 1, a second pipelined or copying
-loop, a producer that is not a TMA copy, gemm dtypes other than float16/bfloat16, `threads`
-other than a literal 128, ...) is not sized: the layout says why in `undecided`.
+Only what was measured is sized: `T.copy`, `T.gemm`, `T.clear`, `T.fill` and element
+statements, with a pipeline's consumers being gemms and element reads. Anything else (a manual
+`order=`/`stage=`, `num_stages` below 1, a second pipelined or copying loop, a producer that is
+not a TMA copy, gemm dtypes other than float16/bfloat16, `threads` other than a literal 128,
+`pass_configs`, other calls or keywords, ...) is not sized: the layout says why in `undecided`.
 """
 
 from __future__ import annotations
@@ -111,7 +114,9 @@ def warp_specialized_layout(
         return layout
     _consumers(loop, tma, by_buffer, undecided)
     for shared in layout.buffers:
-        if id(shared.buffer) in tma:
+        if id(shared.buffer) in tma and shared.live != (_index(kernel, loop),) * 2:
+            undecided.append(f"the TMA tile `{shared.name}` is used outside the pipeline (not measured)")
+        elif id(shared.buffer) in tma:
             shared.versions = depth
         elif shared.live is not None:
             _outside_alignment(shared, kernel, loop, undecided)
@@ -167,9 +172,25 @@ def _unmeasured_construct(kernel: Kernel) -> str | None:
         for call in item.calls:
             if call.api not in MEASURED_CALLS:
                 return f"`T.{call.api}`"
-            if call.api in ("copy", "gemm") and _keywords(call.site.node):
+            if call.api in ("copy", "gemm") and _unmeasured_keywords(call.api, call.site.node):
                 return f"a keyword of `T.{call.api}`"
     return None
+
+
+def _unmeasured_keywords(api: str, node: object) -> bool:
+    """Keywords other than a literal `transpose_A=` / `transpose_B=` of `T.gemm` (measured: the
+    operand tiles are swizzled by their rows either way)."""
+    import libcst as cst
+
+    if not isinstance(node, cst.Call):
+        return True
+    for arg in node.args:
+        if arg.keyword is None:
+            continue
+        literal = isinstance(arg.value, cst.Name) and arg.value.value in ("True", "False")
+        if not (api == "gemm" and arg.keyword.value in ("transpose_A", "transpose_B") and literal):
+            return True
+    return False
 
 
 def _keywords(node: object) -> set[str]:
@@ -187,7 +208,7 @@ def _threads(launch: object) -> int | None:
     for argument in launch.args:
         if argument.keyword is not None and argument.keyword.value == "threads":
             value = argument.value
-            return int(value.value) if isinstance(value, cst.Integer) else None
+            return int(value.evaluated_value) if isinstance(value, cst.Integer) else None
     return None
 
 
@@ -211,6 +232,10 @@ def _the_pipeline(kernel: Kernel, undecided: list[str]) -> Loop | None:
             undecided.append("a second loop fills shared memory from global memory (not measured)")
             return None
     return loop
+
+
+def _index(kernel: Kernel, loop: Loop) -> int:
+    return next(number for number, item in enumerate(kernel.body) if item is loop)
 
 
 def _depth(loop: Loop, stages: dict[int, int] | None, undecided: list[str]) -> int | None:
@@ -247,9 +272,13 @@ def _tma_loads(loop: Loop, by_buffer: dict[int, SharedBuffer], undecided: list[s
         if shared is None:
             undecided.append(f"`{copy.name}` is not a shared tile tilecheck sizes")
             continue
-        row = shared.shape[-1] * ELEMENT_BYTES[shared.dtype] if shared.shape else 0
-        if row % 16 or any(d > TMA_MAX_BOX for d in shared.shape) or id(copy) in tma:
+        row = _row_bytes(shared)
+        source = _copy_source(item)
+        if row % 16 or row == 0 or any(d > TMA_MAX_BOX for d in shared.shape) or id(copy) in tma:
             undecided.append(f"the copy into `{shared.name}` is not a TMA load measured ({row}-byte rows)")
+            continue
+        if source is None or source.dtype != shared.dtype:
+            undecided.append(f"the copy into `{shared.name}` converts its dtype (not a TMA load)")
             continue
         tma[id(copy)] = number
     if not tma and not undecided:
@@ -271,6 +300,12 @@ def _consumers(
             if isinstance(inner, Stmt) and any(a.buffer.scope == "global" for a in inner.accesses):
                 undecided.append("a pipeline consumer reads global memory (a mixed producer; not measured)")
                 return
+            other = next((c.api for c in getattr(inner, "calls", ()) if c.api != "gemm"), None)
+            if other is not None:
+                # Only `T.gemm` and element reads were measured: a `T.copy` out of a tile, say,
+                # may give it another layout (and alignment).
+                undecided.append(f"`T.{other}` in the pipeline's consumers (not measured for this class)")
+                return
         for buffer in _touched(item):
             if id(buffer) in readers and number not in readers[id(buffer)]:
                 readers[id(buffer)].append(number)
@@ -287,7 +322,7 @@ def _consumers(
                 continue
             found = [by_buffer.get(id(b)) for b in call.operands[:2] if b is not None]
             operands = [o for o in found if o is not None]
-            if len(call.operands) != 3 or len(operands) != 2 or bool(_keywords(call.site.node)):
+            if len(call.operands) != 3 or len(operands) != 2:
                 undecided.append("a `T.gemm` tilecheck does not size (operands or keywords not measured)")
                 return
             for operand in operands:
@@ -351,6 +386,10 @@ def _swizzle_atom(shared: SharedBuffer) -> int | None:
         if row and row % width == 0:
             return atom
     return None
+
+
+def _copy_source(item: Item) -> Buffer | None:
+    return item.calls[0].operands[0] if isinstance(item, Stmt) and item.calls else None
 
 
 def _global_to_shared_copy(item: Item) -> Buffer | None:

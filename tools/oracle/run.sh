@@ -80,5 +80,12 @@ SMEM_OUT="build/oracle/smem/kernels"
 smem_status=0
 "$PY" "$HERE/smem/compare.py" --cache build/oracle/smem/cache.json --report build/oracle/smem/report.json \
     "$SMEM_OUT" || smem_status=$?
+# The warp-specialised family: only kernels of the TMA shape tilecheck sizes, judged on sm_90a.
+SMEM_TMA="build/oracle/smem/tma"
+"$PY" "$HERE/smem/generate.py" --family tma --seed "${ORACLE_SMEM_SEED:-20261202}" --count "${ORACLE_SMEM_COUNT:-200}" --out "$SMEM_TMA"
+"$VENV/bin/python" "$HERE/smem/judge.py" --jobs "$JOBS" --targets sm_90a --cache build/oracle/smem/cache.json \
+    --out build/oracle/smem/verdicts-tma.jsonl "$SMEM_TMA"
+"$PY" "$HERE/smem/compare.py" --targets sm_90a --cache build/oracle/smem/cache.json \
+    --report build/oracle/smem/report-tma.json "$SMEM_TMA" || smem_status=$?
 status=$(( loops_status > smem_status ? loops_status : smem_status ))
 exit $(( status > releases_status ? status : releases_status ))

@@ -127,7 +127,7 @@ def kernel_source(rng: random.Random) -> str:
 def tma_kernel_source(rng: random.Random) -> str:
     """A kernel of the shape tilecheck sizes for the warp-specialised class (one `T.Pipelined`
     loop fed by TMA copies, `threads=128`), varying what decides its layout: tile shapes and
-    dtypes (swizzle atoms), `num_stages` 1-4 (versions, mbarriers), an epilogue tile, plain
+    dtypes (swizzle atoms), transposed gemm operands, `num_stages` 1-4 (versions, mbarriers), an epilogue tile, plain
     and never-used buffers, static arrays, a buffer filled before the loop, and a copy-only
     pipeline of one or two tiles read by a `T.Parallel`; one in ten uses 256 threads (not sized)."""
     mode = rng.choice(["gemm", "gemm", "gemm", "copy", "copy2"])
@@ -140,6 +140,17 @@ def tma_kernel_source(rng: random.Random) -> str:
     epilogue, unused, odd, prelude = (rng.random() < p for p in (0.35, 0.2, 0.3, 0.15))
     static = rng.choice(["none", "none", "none", "pipeline", "extra"])
     acc = "int32" if dtype == "int8" else "float32"
+    ta, tb = (mode == "gemm" and rng.random() < p for p in (0.25, 0.35))
+    a_shape, a_tile, a_at = (
+        ("(K, M)", f"({bk}, {bm})", f"k * {bk}, by * {bm}")
+        if ta
+        else ("(M, K)", f"({bm}, {bk})", f"by * {bm}, k * {bk}")
+    )
+    b_shape, b_tile, b_at = (
+        ("(N, K)", f"({bn}, {bk})", f"bx * {bn}, k * {bk}")
+        if tb
+        else ("(K, N)", f"({bk}, {bn})", f"k * {bk}, bx * {bn}")
+    )
     lines = [
         "import tilelang.language as T",
         "",
@@ -147,12 +158,12 @@ def tma_kernel_source(rng: random.Random) -> str:
         "",
         "",
         "@T.prim_func",
-        f'def main(A: T.Tensor((M, K), "{dtype}"), B: T.Tensor((K, N), "{dtype}"), C: T.Tensor((M, N), "{dtype}")):',
+        f'def main(A: T.Tensor({a_shape}, "{dtype}"), B: T.Tensor({b_shape}, "{dtype}"), C: T.Tensor((M, N), "{dtype}")):',
         f"    with T.Kernel(N // {bn}, M // {bm}, threads={threads}) as (bx, by):",
-        f'        A_s = T.alloc_shared(({bm}, {bk}), "{dtype}"{", scope=" + repr("shared") if static == "pipeline" else ""})',
+        f'        A_s = T.alloc_shared({a_tile}, "{dtype}"{", scope=" + repr("shared") if static == "pipeline" else ""})',
     ]
     if mode != "copy":
-        lines.append(f'        B_s = T.alloc_shared(({bk}, {bn}), "{dtype}")')
+        lines.append(f'        B_s = T.alloc_shared({b_tile}, "{dtype}")')
     lines.append(f'        C_l = T.alloc_fragment(({bm}, {bn}), "{acc}")')
     if unused:
         lines.append(f'        U_s = T.alloc_shared(({rng.choice([16, 64, 128])}, 64), "{dtype}")')
@@ -172,9 +183,10 @@ def tma_kernel_source(rng: random.Random) -> str:
     if odd:
         lines.append(f"        T.copy(A[by * {bm}, 0], O_s)")
     lines.append(f"        for k in T.Pipelined(K // {bk}, num_stages={stages}):")
-    lines.append(f"            T.copy(A[by * {bm}, k * {bk}], A_s)")
+    lines.append(f"            T.copy(A[{a_at}], A_s)")
     if mode == "gemm":
-        lines += [f"            T.copy(B[k * {bk}, bx * {bn}], B_s)", "            T.gemm(A_s, B_s, C_l)"]
+        transposes = "".join(f", transpose_{n}=True" for n, t in (("A", ta), ("B", tb)) if t)
+        lines += [f"            T.copy(B[{b_at}], B_s)", f"            T.gemm(A_s, B_s, C_l{transposes})"]
     else:
         if mode == "copy2":
             lines.append(f"            T.copy(B[k * {bk}, bx * {bn}], B_s)")
