@@ -54,3 +54,70 @@ def test_a_list_target_used_as_one_index_among_others_is_only_the_build_failure(
         "            A[i, 0] = 0\n"
     )
     assert found(source) == [("TL204", 8, 17)]
+
+
+# -- several items in one `with`: entered one at a time, as nested `with` statements.
+
+IKET = """import contextlib
+
+import tilelang.language as T
+from tilelang.tools.cuda import iket
+
+
+@T.prim_func
+def main(A: T.Tensor((64,), "float32")):
+"""
+
+
+def test_an_iket_range_beside_the_kernel_leaves_its_body_checked() -> None:
+    """TileLang: "Nested parallel loops are not allowed" (`iket.range` only evaluates one call
+    on entry and one on exit)."""
+    source = IKET + (
+        "    with T.Kernel(2, threads=128) as bx, iket.range('kernel') as scope:\n"
+        "        P = T.alloc_fragment((4,), 'float32')\n"
+        "        for i in T.Parallel(4):\n"
+        "            P[i] = A[bx]\n"
+        "            for q in T.Parallel(4):\n"
+        "                P[q] = 0\n"
+    )
+    assert found(source) == [("TL101", 13, 21)]
+    chain = IKET + (
+        "    with T.Kernel(1, threads=128) as bx, iket.range('kernel'):\n"
+        "        P = T.alloc_fragment((4, 4), 'float32')\n"
+        "        for i in T.Parallel(4):\n"
+        "            for j in T.Parallel(4):\n"
+        "                P[i, j] = 0\n"
+    )
+    assert found(chain) == []  # TileLang accepts it
+
+
+def test_an_iket_range_inside_a_parallel_loop_breaks_the_chain() -> None:
+    """TileLang: "Nested parallel loops are not allowed" (the range events are statements of
+    the outer loop's body)."""
+    source = IKET + (
+        "    with T.Kernel(1, threads=128) as bx:\n"
+        "        P = T.alloc_fragment((4, 4), 'float32')\n"
+        "        for i in T.Parallel(4):\n"
+        "            with iket.range('row'):\n"
+        "                for j in T.Parallel(4):\n"
+        "                    P[i, j] = 0\n"
+    )
+    (finding,) = check_source(source, "k.py").diagnostics
+    assert (finding.code, finding.span.line, finding.span.column) == ("TL101", 13, 25)
+    assert "because the outer body also contains `iket.range('row')` (line 12), which emits a statement" in (
+        finding.message
+    )
+
+
+def test_an_unknown_context_manager_beside_the_kernel_is_not_proven() -> None:
+    """TileLang rejects this one too, but an unknown context manager may open frames or emit
+    statements around its body (it runs arbitrary Python), so nothing under it is proven."""
+    source = IKET + (
+        "    with T.Kernel(1, threads=128) as bx, contextlib.nullcontext():\n"
+        "        P = T.alloc_fragment((4,), 'float32')\n"
+        "        for i in T.Parallel(4):\n"
+        "            P[i] = 0\n"
+        "            for q in T.Parallel(4):\n"
+        "                P[q] = 0\n"
+    )
+    assert found(source) == []
