@@ -121,3 +121,59 @@ def test_an_unknown_context_manager_beside_the_kernel_is_not_proven() -> None:
         "                P[q] = 0\n"
     )
     assert found(source) == []
+
+
+# -- `T.PersistentTileScheduler`: `valid()` and the state properties load its `T.alloc_var`
+# state (runtime values), `init()` / `next_tile()` store into it. TileLang 0.1.15 was run with
+# `driver.get_num_sms` returning 132 (the default worker count needs a GPU's properties).
+
+SCHEDULER = PREFIX + (
+    "        sched = T.PersistentTileScheduler(8, 8, name='sched')\n        sched.init(bx)\n"
+)
+
+
+def test_a_persistent_scheduler_loop_is_a_runtime_while() -> None:
+    """TileLang: "Nested parallel loops are not allowed"."""
+    source = SCHEDULER + (
+        "        while sched.valid():\n"
+        "            row = sched.m_idx\n"
+        "            for i in T.Parallel(4):\n"
+        "                P[i] = A[row, i]\n"
+        "                for q in T.Parallel(4):\n"
+        "                    P[q] = 0\n"
+        "            sched.next_tile()\n"
+    )
+    assert found(source) == [("TL101", 14, 25)]
+    chain = SCHEDULER.replace("(4,)", "(4, 4)") + (
+        "        while sched.valid():\n"
+        "            for i in T.Parallel(4):\n"
+        "                for q in T.Parallel(4):\n"
+        "                    P[i, q] = A[sched.m_idx, q]\n"
+        "            sched.next_tile()\n"
+    )
+    assert found(chain) == []  # TileLang accepts it
+
+
+def test_a_scheduler_method_that_stores_breaks_a_chain() -> None:
+    """TileLang: "Nested parallel loops are not allowed" (`init` is inlined as stores)."""
+    source = PREFIX.replace("(4,)", "(4, 4)") + (
+        "        sched = T.PersistentTileScheduler(8, 8)\n"
+        "        for i in T.Parallel(4):\n"
+        "            sched.init(bx)\n"
+        "            for q in T.Parallel(4):\n"
+        "                P[i, q] = 0\n"
+    )
+    assert found(source) == [("TL101", 11, 21)]
+
+
+def test_a_stateless_scheduler_has_no_runtime_state() -> None:
+    """TileLang fails to build `valid()` on it (AttributeError: no `_linear_idx`): not checked."""
+    source = PREFIX + (
+        "        sched = T.PersistentTileScheduler(8, 8, stateful=False)\n"
+        "        while sched.valid():\n"
+        "            for i in T.Parallel(4):\n"
+        "                P[i] = 0\n"
+        "                for q in T.Parallel(4):\n"
+        "                    P[q] = 0\n"
+    )
+    assert found(source) == []
