@@ -15,7 +15,7 @@ from typing import Any
 import libcst as cst
 
 from tilecheck.source import python_ast
-from tilecheck.tilelang import allocation, folding, tileops
+from tilecheck.tilelang import allocation, folding, schedulers, tileops
 from tilecheck.tilelang.imports import ImportTable
 from tilecheck.tilelang.language import ALLOCATIONS, DTYPES, INT32, NO_STATEMENT, SYMBOLS, VIEWS
 from tilecheck.tilelang.model import Access, OpCall, Site
@@ -94,6 +94,8 @@ class ExpressionEvaluator(NameResolver):
         base = self.value(node.value, frame, sink)
         if isinstance(base, InstanceValue):
             return base.attributes.get(node.attr.value, UNKNOWN)
+        if isinstance(base, schedulers.SchedulerValue):
+            return schedulers.state(base, node.attr.value) or UNKNOWN
         if isinstance(base, (BufferValue, RegionValue)) and node.attr.value == "shape":
             return ShapeValue(base.buffer)
         if isinstance(base, BufferValue) and node.attr.value == "dtype":
@@ -219,6 +221,11 @@ class ExpressionEvaluator(NameResolver):
         api = self.api(node.func, frame)
         if api is not None:
             return self.api_call(api, node, frame, sink)
+        func = node.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+            receiver = frame.env.lookup(func.value.value)
+            if isinstance(receiver, schedulers.SchedulerValue):
+                return self.scheduler_call(receiver, func.attr.value, node, frame, sink)
         callee = self.callee(node.func, frame)
         if callee is not None and self.inline is not None:
             return self.inline(node, callee, frame, sink)
@@ -235,6 +242,18 @@ class ExpressionEvaluator(NameResolver):
             return [self.value(arg.value, frame, sink) for arg in node.args]
         finally:
             sink.call_depth -= 1
+
+    def scheduler_call(
+        self, receiver: schedulers.SchedulerValue, method: str, node: cst.Call, frame: Frame, sink: Sink
+    ) -> Value:
+        self.arguments(node, frame, sink)
+        if receiver.stateful and method in schedulers.LOADS:
+            return TirExpr(frozenset(), Constness.SYMBOLIC)
+        if receiver.stateful and method in schedulers.STORES:
+            sink.emits = True  # inlined stores into the state buffers
+            return PyConst(None)
+        sink.unknown = True
+        return UNKNOWN
 
     def builtin_call(self, name: str, node: cst.Call, frame: Frame, sink: Sink) -> Value:
         args = self.arguments(node, frame, sink)
@@ -256,6 +275,8 @@ class ExpressionEvaluator(NameResolver):
         if api in ALLOCATIONS:
             args = self.arguments(node, frame, sink)
             return BufferValue(allocation.allocated(api, node, args, frame))
+        if api in schedulers.SCHEDULERS:
+            return schedulers.scheduler(node, self.arguments(node, frame, sink))
         if api in VIEWS:
             args = self.arguments(node, frame, sink)
             return BufferValue(allocation.viewed(api, node, args, frame))

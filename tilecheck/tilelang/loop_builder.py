@@ -141,8 +141,11 @@ class LoopBuilder:
                 start, stop = PyConst(0), start
             dims = [(start, extent_between(start, stop))]
             range_nodes = [ctor.call]
+        list_target: Malformed | None = None  # one target over several extents
         if len(targets) != len(dims):
-            # TileLang fails to build this loop (e.g. one target for T.Parallel(a, b)).
+            # TileLang fails to build this loop (e.g. two targets for T.Parallel(a)), unless it is
+            # one target over T.Parallel(a, b): that builds the nest, the target being the list
+            # of its loop variables, until the target is used as one index among others.
             target_value: Value = UNKNOWN
             if ctor.api == "Parallel":
                 malformed = Malformed(
@@ -156,10 +159,12 @@ class LoopBuilder:
                 )
                 self.interpreter.state.model.malformed.append(malformed)
                 if isinstance(statement.target, cst.Name):
-                    target_value = LoopVarList(malformed)
-            self.bind_target(statement.target, target_value, frame)
-            self.interpreter.block(body, frame.uncertain(), out)
-            return
+                    list_target = malformed
+                    targets = targets * len(dims)
+            if list_target is None:
+                self.bind_target(statement.target, target_value, frame)
+                self.interpreter.block(body, frame.uncertain(), out)
+                return
         request = None
         if ctor.kind is LoopKind.PIPELINED or (
             annotations is not None and ctor.kind is not LoopKind.PARALLEL
@@ -194,7 +199,9 @@ class LoopBuilder:
             )
             var = Var(name if not stepped else "_tmp", VarKind.LOOP, loop=loop)
             loop.var = var
-            if stepped:
+            if list_target is not None:
+                pass  # the target is bound to the list below
+            elif stepped:
                 # A stepped serial loop iterates `_tmp` and binds `i = start + _tmp * step`.
                 bound = Var(name, VarKind.BIND, hidden=frozenset((var,)))
                 frame.env.bind(name, TirExpr.of_var(bound))
@@ -206,7 +213,17 @@ class LoopBuilder:
             first = first or loop
         if first is not None:
             first.header_accesses = sink.accesses
+        if list_target is None:
+            self.interpreter.block(body, frame.tir(), parent)
+            return
+        frame.env.bind(targets[0], LoopVarList(list_target))
+        malformed_before = len(self.interpreter.state.model.malformed)
         self.interpreter.block(body, frame.tir(), parent)
+        if list_target.scalar_use is not None and first is not None:
+            # TileLang fails to build the kernel here: nothing in the nest is proven to exist.
+            _demote([first])
+            for later in self.interpreter.state.model.malformed[malformed_before:]:
+                later.certain = False
 
     def persistent(
         self,
@@ -251,3 +268,15 @@ def sequence_elements(value: Value) -> list[Value] | None:
     if isinstance(value, ShapeValue) and value.buffer.shape is not None:
         return list(value.buffer.shape)
     return None
+
+
+def _demote(items: list[Item]) -> None:
+    """Mark a built subtree as only possibly present."""
+    for item in items:
+        item.certain = False
+        item.conditional = False
+        if isinstance(item, Loop):
+            _demote(item.body)
+        elif isinstance(item, Stmt):
+            _demote(item.body)
+            _demote(item.orelse)

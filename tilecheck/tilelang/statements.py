@@ -6,13 +6,14 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from tilecheck.tilelang.blocks import with_statement
 from tilecheck.tilelang.declarations import annotation_value, parameter_value
 from tilecheck.tilelang.evaluate import ExpressionEvaluator
 from tilecheck.tilelang.imports import ImportTable, bindings, dotted_name
 from tilecheck.tilelang.loop_builder import LoopBuilder
 from tilecheck.tilelang.macros import MacroInliner
 from tilecheck.tilelang.model import Guard, Item, Kernel, Stmt, StmtKind
-from tilecheck.tilelang.scope import BuildState, DefinedFunction, Env, Frame, Sink, bind_python, either
+from tilecheck.tilelang.scope import BuildState, DefinedFunction, Env, Frame, Sink, either
 from tilecheck.tilelang.syntax import assigned_names, has_init, parameters, suite_body
 from tilecheck.tilelang.tileops import Operand
 from tilecheck.tilelang.values import (
@@ -355,30 +356,7 @@ class KernelInterpreter:
             frame.absorb(inner)
 
     def with_statement(self, statement: cst.With, frame: Frame, out: list[Item]) -> None:
-        if len(statement.items) == 1:
-            item = statement.items[0]
-            call = item.item
-            api = self.evaluator.api(call.func, frame) if isinstance(call, cst.Call) else None
-            if api == "Kernel" and isinstance(call, cst.Call):
-                sink = Sink(out)
-                self.evaluator.arguments(call, frame, sink)
-                if item.asname is not None:
-                    self.bind_block_indices(item.asname.name, frame)
-                self.block(suite_body(statement.body), frame, out)
-                return
-            if api is not None and isinstance(call, cst.Call):
-                sink = Sink(out)
-                self.evaluator.arguments(call, frame, sink)
-                stmt = self.statement(StmtKind.BLOCK, statement, frame, out, sink)
-                stmt.api = api
-                if item.asname is not None:
-                    bind_python(item.asname.name, UNKNOWN, frame.env)
-                self.block(suite_body(statement.body), frame.tir(), stmt.body)
-                return
-        stmt = self.statement(StmtKind.BLOCK, statement, frame, out, Sink(out), certain=False)
-        inner = frame.uncertain()
-        self.block(suite_body(statement.body), inner, stmt.body)
-        frame.absorb(inner)
+        with_statement(self, statement, frame, out)
 
     def bind_block_indices(self, target: cst.BaseExpression, frame: Frame) -> None:
         names: list[cst.BaseExpression] = [target] if isinstance(target, cst.Name) else []
