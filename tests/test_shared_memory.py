@@ -290,3 +290,73 @@ def test_a_loop_of_one_iteration_is_not_sized() -> None:
     assert layout(ONE_ITERATION.format(dv=256)).total_bytes == 65536
     once = layout(ONE_ITERATION.format(dv=128))
     assert once.undecided == ["a loop of one iteration uses shared memory (its removal is not modeled)"]
+
+
+AUTOTUNED = """import tilelang
+import tilelang.language as T
+from tilelang.autotuner import autotune
+
+
+@{decorator}(configs=[{{"block_K": 32}}, {{"block_K": 64}}], warmup=10, rep=10)
+@tilelang.jit(out_idx=[-1])
+def matmul(M, N, K, block_K=256):
+    @T.prim_func
+    def main(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"), C: T.Tensor((M, N), "float16")):
+        with T.Kernel(N // 128, M // 128, threads=128) as (bx, by):
+            A_s = T.alloc_shared((128, block_K), "float16")
+            B_s = T.alloc_shared((block_K, 128), "float16")
+            C_l = T.alloc_fragment((128, 128), "float32")
+            T.clear(C_l)
+            for k in T.Pipelined(K // block_K, num_stages=3):
+                T.copy(A[by * 128, k * block_K], A_s)
+                T.copy(B[k * block_K, bx * 128], B_s)
+                T.gemm(A_s, B_s, C_l)
+            T.copy(C_l, C[by * 128, bx * 128])
+
+    return main
+
+
+kernel = matmul(1024, 1024, 1024)
+"""
+
+
+@pytest.mark.parametrize("decorator", ["autotune", "tilelang.autotune"])
+def test_a_factory_under_autotune_is_not_sized(decorator: str) -> None:
+    # The defaults would need 393,216 B (256-wide tiles x 3 versions), but the build that runs
+    # is the tuner's best configuration (examples/kda/chunk_delta_bwd.py:118 is such a kernel).
+    model = analyze(cst.parse_module(AUTOTUNED.format(decorator=decorator)))
+    (kernel,) = model.kernels
+    assert shared_layout(kernel, TargetClass.CP_ASYNC).undecided == [
+        "the kernel's configuration comes from `@autotune`: the tuner's choice is the build that runs"
+    ]
+    without = AUTOTUNED.format(decorator=decorator).replace(f"@{decorator}(", "# (")
+    (plain,) = analyze(cst.parse_module(without)).kernels
+    assert shared_layout(plain, TargetClass.CP_ASYNC).total_bytes == 393216
+
+
+def test_no_tl501_on_a_kernel_under_autotune(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    write(
+        tmp_path,
+        {
+            "tuned.py": AUTOTUNED.format(decorator="autotune"),
+            "plain.py": AUTOTUNED.replace("@{decorator}(", "# ("),
+        },
+    )
+    outcome = run(
+        capsys,
+        "tuned.py",
+        "plain.py",
+        "--backend",
+        "cuda-sm80",
+        "--select",
+        "TL501",
+        "--output-format",
+        "concise",
+        "--isolated",
+    )
+    assert outcome.out.splitlines()[:1] == [
+        "plain.py:11:14: error: TL501 [contract] `T.Kernel` of `main` needs 393,216 bytes of shared memory per block "
+        "on cuda-sm80, the limit is 166,912 (393,216 dynamic)"
+    ]
+    assert "tuned.py" not in outcome.out

@@ -70,7 +70,8 @@ class SharedMemoryExceedsLimit(Rule):
 
     Not reported: kernels whose size tilecheck cannot decide (a symbolic or unresolved shape
     or dtype, a manual schedule that is not a literal list, code it does not model, more than
-    one `T.Kernel` in a function), warp-specialised targets (sm_90a, sm_100a, sm_120: their
+    one `T.Kernel` in a function, a loop of one iteration, which TileLang removes), kernels
+    under `@autotune` (the build that runs is the tuner's choice), warp-specialised targets (sm_90a, sm_100a, sm_120: their
     layout is not sized yet), profiles without a budget, and anything with no backend selected.
 
     ## Why is this bad?

@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from tilecheck.tilelang.autotuning import under_autotune
 from tilecheck.tilelang.model import FileModel, Item, Kernel, Loop, Request, Site, Stmt, StmtKind, walk
 from tilecheck.tilelang.values import Buffer, int_value
 
@@ -133,6 +134,10 @@ def shared_layout(
         return layout
     if unfollowed:
         layout.undecided.append("a call tilecheck cannot follow may allocate or use shared memory")
+    if under_autotune(kernel):
+        layout.undecided.append(
+            "the kernel's configuration comes from `@autotune`: the tuner's choice is the build that runs"
+        )
     if len(_kernel_launches(kernel)) != 1:
         layout.undecided.append("the function does not launch exactly one `T.Kernel`")
     for buffer in kernel.buffers:
