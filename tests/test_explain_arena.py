@@ -85,3 +85,28 @@ def test_the_arena_renders_in_headless_chromium(page, tmp_path):
     assert close(pixel(rows, (start + a[2]) / 2 - 40, middle), BAR_COLOURS[0])
     assert close(pixel(rows, (b[0] + b[2]) / 2 + 60, (b[1] + b[3]) / 2), BAR_COLOURS[1])
     assert close(pixel(rows, limit, (d[1] + d[3]) / 2), LIMIT_COLOUR)  # the line crosses the rows
+
+
+def test_the_svg_picture_draws_the_arena_under_the_legend(tmp_path, monkeypatch, capsys):
+    import xml.etree.ElementTree as ElementTree
+
+    from tilecheck.explain.arena import LABEL, WIDTH
+
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, {"k.py": EPILOGUE})
+    outcome = run(capsys, "explain", "k.py", "--backend", "cuda-sm86", "--output-format", "svg", "--isolated")
+    root = ElementTree.fromstring(outcome.out)  # well-formed, one image
+    ns = "{http://www.w3.org/2000/svg}"
+    legend = next(t for t in root.iter(f"{ns}text") if t.get("class") == "legend")
+    (arena,) = [s for s in root.iter(f"{ns}svg") if s.get("class") == "arena-svg"]
+    assert float(arena.get("y", 0)) > float(legend.get("y", 0))
+    assert float(arena.get("y", 0)) + float(arena.get("height", 0)) <= float(root.get("height", 0))
+    bars = {r.get("data-buffer"): r for r in arena.iter(f"{ns}rect")}
+    scale = WIDTH / 131072
+    assert {name: (float(r.get("x", 0)), float(r.get("width", 0))) for name, r in bars.items()} == {
+        "A_s": (LABEL, pytest.approx(65536 * scale)),
+        "B_s": (pytest.approx(LABEL + 65536 * scale), pytest.approx(65536 * scale)),
+        "D_s": (LABEL, pytest.approx(32768 * scale)),
+    }
+    (limit,) = [line for line in arena.iter(f"{ns}line") if line.get("class") == "arena-limit"]
+    assert float(limit.get("x1", 0)) == pytest.approx(LABEL + 101376 * scale, abs=0.01)

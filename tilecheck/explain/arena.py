@@ -1,5 +1,5 @@
 """The shared-memory arena of a kernel as a picture: buffers as bars along the byte axis, the
-limit of the selected backend as a line (`explain --output-format html`).
+limit of the selected backend as a line (`explain --output-format html` and `svg`).
 
 Drawn from the numbers `explain.shared_memory.records` gives: one row per dynamic buffer that
 is used, its bar from its offset for its bytes (all versions), so buffers that reuse space
@@ -22,23 +22,46 @@ BAR = 14  # px bar height
 
 
 def pictures(root: Node) -> str:
-    """One figure per build and target class whose layout is sized and has a used buffer."""
-    figures = []
+    """HTML: one figure per build and target class whose layout is sized and has a used buffer."""
+    return "".join(
+        f'<figure class="arena"><figcaption>shared memory, {caption}</figcaption>{svg}</figure>'
+        for caption, svg, _ in _drawings(root)
+    )
+
+
+def svg_parts(roots: list[Node], x: float, y: float) -> tuple[list[str], float]:
+    """SVG: each drawing as a caption and a nested `<svg>` from (x, y) down; the height used."""
+    parts: list[str] = []
+    top = y
+    for root in roots:
+        for caption, svg, height in _drawings(root):
+            parts.append(
+                f'<text class="arena-caption" x="{x}" y="{top + 14}" font-family="system-ui, sans-serif" '
+                f'fill="#374151">{escape(root.title)}: shared memory, {caption}</text>'
+            )
+            parts.append(svg.replace("<svg ", f'<svg x="{x}" y="{top + 20}" ', 1))
+            top += 20 + height + 8
+    return parts, top - y
+
+
+def _drawings(root: Node) -> list[tuple[str, str, int]]:
+    found = []
     for build, records in root.shared_memory or []:
         for record in records:
-            figure = _figure(record, build)
-            if figure:
-                figures.append(figure)
-    return "".join(figures)
+            drawing = _figure(record, build)
+            if drawing is not None:
+                found.append(drawing)
+    return found
 
 
-def _figure(record: dict[str, object], build: str | None) -> str:
+def _figure(record: dict[str, object], build: str | None) -> tuple[str, str, int] | None:
+    """(caption, `<svg>` element, its height) of one layout; None when there is nothing to draw."""
     buffers = record.get("buffers")
     if not record.get("sized") or not isinstance(buffers, list):
-        return ""
+        return None
     drawn = [b for b in buffers if isinstance(b, dict) and b["live"] and not b["static"] and b["bytes"]]
     if not drawn:
-        return ""
+        return None
     total = _int(record.get("dynamic_bytes"))
     limit = record.get("limit")
     span = max(total, limit if isinstance(limit, int) else 0, 1)
@@ -86,7 +109,7 @@ def _figure(record: dict[str, object], build: str | None) -> str:
         f'<svg class="arena-svg" xmlns="http://www.w3.org/2000/svg" width="{LABEL + WIDTH + 10}" '
         f'height="{height}" viewBox="0 0 {LABEL + WIDTH + 10} {height}" role="img">{"".join(parts)}</svg>'
     )
-    return f'<figure class="arena"><figcaption>shared memory, {caption}</figcaption>{svg}</figure>'
+    return caption, svg, height
 
 
 def _int(value: object) -> int:
