@@ -289,7 +289,9 @@ def test_a_loop_of_one_iteration_is_not_sized() -> None:
     # here alike); with one it removes the loop and `dv_shared` reuses `A_shared`'s space: 49,152 B.
     assert layout(ONE_ITERATION.format(dv=256)).total_bytes == 65536
     once = layout(ONE_ITERATION.format(dv=128))
-    assert once.undecided == ["a loop of one iteration uses shared memory (its removal is not modeled)"]
+    assert once.undecided == [
+        "a loop of fewer than two iterations uses shared memory (its removal is not modeled)"
+    ]
 
 
 AUTOTUNED = """import tilelang
@@ -360,3 +362,60 @@ def test_no_tl501_on_a_kernel_under_autotune(tmp_path, monkeypatch, capsys):
         "on cuda-sm80, the limit is 166,912 (393,216 dynamic)"
     ]
     assert "tuned.py" not in outcome.out
+
+
+SMALL_PAIR = """import tilelang.language as T
+
+
+@T.prim_func
+def main(KV: T.Tensor((64, 64), "bfloat16"), O: T.Tensor((64, 64), "bfloat16")):
+    with T.Kernel(4, threads=128) as bx:
+        A = T.alloc_shared([{a}], "bfloat16")
+        B = T.alloc_shared([{b}], "bfloat16")
+        T.copy(KV[bx, 0:{a}], A)
+        T.copy(A[0:{b}], B)
+        T.copy(B, O[bx, 0:{b}])
+"""
+
+
+@pytest.mark.parametrize(("a", "b", "expected"), [(4, 4, 32), (7, 7, 32), (16, 7, 48)])
+def test_the_arena_end_is_aligned_to_16_with_two_buffers(a: int, b: int, expected: int) -> None:
+    # TileLang 0.1.15, sm_80: 32, 32 and 48 bytes (the last buffer ends at 24, 30 and 46);
+    # one 14-byte buffer alone takes 14 (testing/python/issue/test_tilelang_issue_1210.py: 32).
+    assert layout(SMALL_PAIR.format(a=a, b=b, expected=expected)).total_bytes == expected
+
+
+def test_a_loop_of_no_iteration_is_not_sized() -> None:
+    # testing/python/issue/test_tilelang_issue_1697.py with K=0: TileLang allocates 0 bytes.
+    source = gemm().replace("for k in T.Pipelined(K // 32,", "for k in T.Pipelined(0,")
+    assert layout(source).undecided == [
+        "a loop of fewer than two iterations uses shared memory (its removal is not modeled)"
+    ]
+
+
+IM2COL = """import tilelang.language as T
+
+
+@T.prim_func
+def main(data: T.Tensor((4, 32, 32, 64), "float16"), kernel: T.Tensor((3, 3, 64, 64), "float16")):
+    with T.Kernel(1, 64, threads=256) as (bx, by):
+        data_shared = T.alloc_shared((64, 32), "float16")
+        kernel_shared = T.alloc_shared((32, 128), "float16")
+        out_local = T.alloc_fragment((64, 128), "float32")
+        kernel_flat = T.Tensor((576, 64), "float16", kernel.data)
+        for k_iter in T.Pipelined(18, num_stages=3):
+            {fill}
+            T.copy(kernel_flat[k_iter * 32, bx * 128], kernel_shared)
+            T.gemm(data_shared, kernel_shared, out_local)
+"""
+
+
+def test_a_pipeline_filled_in_ways_the_stage_rule_does_not_cover_is_not_sized() -> None:
+    # testing/python/jit/test_tilelang_jit_nvrtc.py:351: TileLang versions both tiles 3 times
+    # (36,864 B), which the copy-stage rule cannot see for `T.im2col` or a `T.Tensor` view.
+    assert layout(IM2COL.format(fill="T.im2col(data, data_shared, by, k_iter, 3, 1, 1, 1)")).undecided == [
+        "a pipelined `T.im2col` on `data_shared`: its pipeline stage is not modeled"
+    ]
+    assert layout(IM2COL.format(fill="T.copy(data[0, 0, 0, k_iter * 32], data_shared)")).undecided == [
+        "a pipelined `T.copy` fills `kernel_shared` from something tilecheck does not know as a buffer"
+    ]

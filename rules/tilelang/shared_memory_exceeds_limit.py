@@ -65,12 +65,13 @@ class SharedMemoryExceedsLimit(Rule):
     `S` versions (a manual `stage=` list: one per stage between its writer and its last
     reader); a buffer never accessed takes nothing; buffers whose lifetimes (in top-level
     statements) do not overlap share space, so an epilogue tile reuses the pipeline's; with
-    two or more buffers each offset is aligned to 16 bytes. `scope="shared"` buffers are
+    two or more buffers each offset and the arena's end are aligned to 16 bytes. `scope="shared"` buffers are
     static arrays and count against the same limit.
 
     Not reported: kernels whose size tilecheck cannot decide (a symbolic or unresolved shape
     or dtype, a manual schedule that is not a literal list, code it does not model, more than
-    one `T.Kernel` in a function, a loop of one iteration, which TileLang removes), kernels
+    one `T.Kernel` in a function, a loop of fewer than two iterations, which TileLang removes,
+    a pipeline filled by a tile op other than `T.copy`, such as `T.im2col`), kernels
     under `@autotune` (the build that runs is the tuner's choice), warp-specialised targets (sm_90a, sm_100a, sm_120: their
     layout is not sized yet), profiles without a budget, and anything with no backend selected.
 
