@@ -127,7 +127,7 @@ def test_a_cache_entry_without_coverage_is_a_miss(project):
     from tilecheck.app import cache_store
 
     entry = json.loads(entries[0].read_bytes().split(b"\n", 1)[1])  # after the format and MAC line
-    assert entry["coverage"] == [1, 4]
+    assert entry["coverage"] == [1, 4, None]  # no backend selected: no shared-memory counts
     del entry["coverage"]  # as format 1 wrote it, sealed as an entry of this user's would be
     entries[0].write_bytes(cache_store.seal(cache_store.user_secret(), entries[0].stem, entry))
     again = Workspace(Options(cache=True), cwd=str(project))

@@ -268,3 +268,162 @@ def test_a_call_tilecheck_cannot_follow_is_not_sized():
     assert shared_layout(kernel, TargetClass.CP_ASYNC).undecided == [
         "a statement exists only for some values of a Python-level condition"
     ]
+
+
+ONE_ITERATION = """
+import tilelang.language as T
+
+DV = {dv}
+
+
+@T.prim_func
+def main(DO: T.Tensor((1024, DV), "float32"), A: T.Tensor((1024, 64), "float32"), dv: T.Tensor((1024, DV), "float16")):
+    with T.Kernel(16, threads=128) as (bs,):
+        A_shared = T.alloc_shared((64, 64), dtype="float32")
+        DO_shared = T.alloc_shared((64, 128), dtype="float32")
+        dv_fragment = T.alloc_fragment((64, 128), dtype="float32")
+        dv_shared = T.alloc_shared((64, 128), dtype="float16")
+        T.copy(A[bs * 64, 0], A_shared)
+        for i_v in T.Pipelined(T.ceildiv(DV, 128), num_stages=1):
+            T.copy(DO[bs * 64, i_v * 128], DO_shared)
+            T.gemm(A_shared, DO_shared, dv_fragment, transpose_A=True, clear_accum=True)
+            T.copy(dv_fragment, dv_shared)
+            T.copy(dv_shared, dv[bs * 64, i_v * 128])
+"""
+
+
+def test_a_loop_of_one_iteration_is_not_sized() -> None:
+    # examples/kda/chunk_bwd_dv.py's shape: with two iterations TileLang gives 65,536 B (sized
+    # here alike); with one it removes the loop and `dv_shared` reuses `A_shared`'s space: 49,152 B.
+    assert layout(ONE_ITERATION.format(dv=256)).total_bytes == 65536
+    once = layout(ONE_ITERATION.format(dv=128))
+    assert once.undecided == [
+        "a loop of fewer than two iterations uses shared memory (its removal is not modeled)"
+    ]
+
+
+AUTOTUNED = """import tilelang
+import tilelang.language as T
+from tilelang.autotuner import autotune
+
+
+@{decorator}(configs=[{{"block_K": 32}}, {{"block_K": 64}}], warmup=10, rep=10)
+@tilelang.jit(out_idx=[-1])
+def matmul(M, N, K, block_K=256):
+    @T.prim_func
+    def main(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"), C: T.Tensor((M, N), "float16")):
+        with T.Kernel(N // 128, M // 128, threads=128) as (bx, by):
+            A_s = T.alloc_shared((128, block_K), "float16")
+            B_s = T.alloc_shared((block_K, 128), "float16")
+            C_l = T.alloc_fragment((128, 128), "float32")
+            T.clear(C_l)
+            for k in T.Pipelined(K // block_K, num_stages=3):
+                T.copy(A[by * 128, k * block_K], A_s)
+                T.copy(B[k * block_K, bx * 128], B_s)
+                T.gemm(A_s, B_s, C_l)
+            T.copy(C_l, C[by * 128, bx * 128])
+
+    return main
+
+
+kernel = matmul(1024, 1024, 1024)
+"""
+
+
+@pytest.mark.parametrize("decorator", ["autotune", "tilelang.autotune"])
+def test_a_factory_under_autotune_is_not_sized(decorator: str) -> None:
+    # The defaults would need 393,216 B (256-wide tiles x 3 versions), but the build that runs
+    # is the tuner's best configuration (examples/kda/chunk_delta_bwd.py:118 is such a kernel).
+    model = analyze(cst.parse_module(AUTOTUNED.format(decorator=decorator)))
+    (kernel,) = model.kernels
+    assert shared_layout(kernel, TargetClass.CP_ASYNC).undecided == [
+        "the kernel's configuration comes from `@autotune`: the tuner's choice is the build that runs"
+    ]
+    without = AUTOTUNED.format(decorator=decorator).replace(f"@{decorator}(", "# (")
+    (plain,) = analyze(cst.parse_module(without)).kernels
+    assert shared_layout(plain, TargetClass.CP_ASYNC).total_bytes == 393216
+
+
+def test_no_tl501_on_a_kernel_under_autotune(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    write(
+        tmp_path,
+        {
+            "tuned.py": AUTOTUNED.format(decorator="autotune"),
+            "plain.py": AUTOTUNED.replace("@{decorator}(", "# ("),
+        },
+    )
+    outcome = run(
+        capsys,
+        "tuned.py",
+        "plain.py",
+        "--backend",
+        "cuda-sm80",
+        "--select",
+        "TL501",
+        "--output-format",
+        "concise",
+        "--isolated",
+    )
+    assert outcome.out.splitlines()[:1] == [
+        "plain.py:11:14: error: TL501 [contract] `T.Kernel` of `main` needs 393,216 bytes of shared memory per block "
+        "on cuda-sm80, the limit is 166,912 (393,216 dynamic)"
+    ]
+    assert "tuned.py" not in outcome.out
+
+
+SMALL_PAIR = """import tilelang.language as T
+
+
+@T.prim_func
+def main(KV: T.Tensor((64, 64), "bfloat16"), O: T.Tensor((64, 64), "bfloat16")):
+    with T.Kernel(4, threads=128) as bx:
+        A = T.alloc_shared([{a}], "bfloat16")
+        B = T.alloc_shared([{b}], "bfloat16")
+        T.copy(KV[bx, 0:{a}], A)
+        T.copy(A[0:{b}], B)
+        T.copy(B, O[bx, 0:{b}])
+"""
+
+
+@pytest.mark.parametrize(("a", "b", "expected"), [(4, 4, 32), (7, 7, 32), (16, 7, 48)])
+def test_the_arena_end_is_aligned_to_16_with_two_buffers(a: int, b: int, expected: int) -> None:
+    # TileLang 0.1.15, sm_80: 32, 32 and 48 bytes (the last buffer ends at 24, 30 and 46);
+    # one 14-byte buffer alone takes 14 (testing/python/issue/test_tilelang_issue_1210.py: 32).
+    assert layout(SMALL_PAIR.format(a=a, b=b, expected=expected)).total_bytes == expected
+
+
+def test_a_loop_of_no_iteration_is_not_sized() -> None:
+    # testing/python/issue/test_tilelang_issue_1697.py with K=0: TileLang allocates 0 bytes.
+    source = gemm().replace("for k in T.Pipelined(K // 32,", "for k in T.Pipelined(0,")
+    assert layout(source).undecided == [
+        "a loop of fewer than two iterations uses shared memory (its removal is not modeled)"
+    ]
+
+
+IM2COL = """import tilelang.language as T
+
+
+@T.prim_func
+def main(data: T.Tensor((4, 32, 32, 64), "float16"), kernel: T.Tensor((3, 3, 64, 64), "float16")):
+    with T.Kernel(1, 64, threads=256) as (bx, by):
+        data_shared = T.alloc_shared((64, 32), "float16")
+        kernel_shared = T.alloc_shared((32, 128), "float16")
+        out_local = T.alloc_fragment((64, 128), "float32")
+        kernel_flat = T.Tensor((576, 64), "float16", kernel.data)
+        for k_iter in T.Pipelined(18, num_stages=3):
+            {fill}
+            T.copy(kernel_flat[k_iter * 32, bx * 128], kernel_shared)
+            T.gemm(data_shared, kernel_shared, out_local)
+"""
+
+
+def test_a_pipeline_filled_in_ways_the_stage_rule_does_not_cover_is_not_sized() -> None:
+    # testing/python/jit/test_tilelang_jit_nvrtc.py:351: TileLang versions both tiles 3 times
+    # (36,864 B), which the copy-stage rule cannot see for `T.im2col` or a `T.Tensor` view.
+    assert layout(IM2COL.format(fill="T.im2col(data, data_shared, by, k_iter, 3, 1, 1, 1)")).undecided == [
+        "a pipelined `T.im2col` on `data_shared`: its pipeline stage is not modeled"
+    ]
+    assert layout(IM2COL.format(fill="T.copy(data[0, 0, 0, k_iter * 32], data_shared)")).undecided == [
+        "a pipelined `T.copy` fills `kernel_shared` from something tilecheck does not know as a buffer"
+    ]

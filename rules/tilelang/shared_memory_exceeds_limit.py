@@ -97,7 +97,7 @@ class SharedMemoryExceedsLimit(Rule):
     `S` versions (a manual `stage=` list: one per stage between its writer and its last
     reader); a buffer never accessed takes nothing; buffers whose lifetimes (in top-level
     statements) do not overlap share space, so an epilogue tile reuses the pipeline's; with
-    two or more buffers each offset is aligned to 16 bytes. `scope="shared"` buffers are
+    two or more buffers each offset and the arena's end are aligned to 16 bytes. `scope="shared"` buffers are
     static arrays and count against the same limit.
 
     On the warp-specialised targets (sm_90a, sm_100a, sm_120) TileLang lays the kernel out
@@ -111,9 +111,11 @@ class SharedMemoryExceedsLimit(Rule):
 
     Not reported: kernels whose size tilecheck cannot decide (a symbolic or unresolved shape
     or dtype, a manual schedule that is not a literal list, code it does not model, more than
-    one `T.Kernel` in a function; on the warp-specialised targets also any other pipeline
-    shape, a `T.Parallel` producer, another block size, or `pass_configs`), profiles without a
-    budget, and anything with no backend selected.
+    one `T.Kernel` in a function, a loop of fewer than two iterations, which TileLang removes,
+    a pipeline filled by a tile op other than `T.copy`, such as `T.im2col`; on the
+    warp-specialised targets also any other pipeline shape, a `T.Parallel` producer, another
+    block size, or `pass_configs`), kernels under `@autotune` (the build that runs is the
+    tuner's choice), profiles without a budget, and anything with no backend selected.
 
     ## Why is this bad?
     TileLang lowers such a kernel without a word; it fails only when it is initialised on

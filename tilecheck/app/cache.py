@@ -34,7 +34,7 @@ from tilecheck.app import cache_store
 from tilecheck.app.cache_store import CACHEDIR_TAG, FORMAT, NotACache, clean
 from tilecheck.core import codec, meta
 from tilecheck.core.meta import Problem
-from tilecheck.lint.coverage import Coverage
+from tilecheck.lint.coverage import Coverage, SharedCoverage
 
 if TYPE_CHECKING:
     from tilecheck.config.resolver import FileSettings
@@ -250,8 +250,10 @@ class ResultCache:
             text = entry["text"]
             if diagnostics and not isinstance(text, str):
                 return None
-            kernels, loops = entry["coverage"]
-            measured = Coverage(int(kernels), int(loops))
+            kernels, loops, shared = entry["coverage"]  # an entry without the shared counts: a miss
+            measured = Coverage(
+                int(kernels), int(loops), SharedCoverage.decode(shared) if shared is not None else None
+            )
         except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
             return None  # missing or corrupt: check the file again
         return FileAnalysis(path, diagnostics, False, text if diagnostics else None, measured=measured)
@@ -275,7 +277,11 @@ class ResultCache:
             "dependencies": dependencies,
             "text": result.text if result.diagnostics else None,
             "diagnostics": [codec.encode(d, "") for d in result.diagnostics],
-            "coverage": [result.coverage.kernels, result.coverage.loops],
+            "coverage": [
+                result.coverage.kernels,
+                result.coverage.loops,
+                result.coverage.shared.encode() if result.coverage.shared is not None else None,
+            ],
         }
         if not self.usable():
             return

@@ -24,7 +24,9 @@ A profile without `base` must give every required field. Fields (see `FIELDS`):
   used directly in the loop body, turns an ignored manual schedule into a build error;
 - `shared_memory_per_block` (optional integer, bytes): the most shared memory (dynamic and
   static together) one thread block may use on the target, 0 when unknown; with
-  `shared_memory_source`, where that number is published;
+  `shared_memory_source`, where that number is published (a derived profile that sets the
+  budget without a source says the configuration set it). Only CUDA profiles take a budget:
+  tilecheck sizes no other backend's shared memory, so a budget elsewhere is refused;
 - optional texts used in messages: `drop_reason`, `drop_effect` (what a dropped request
   becomes), `nested_behaviour` (what happens to nested pipelines), `manual_rejection` and
   `manual_stage_rejection` (the backend's errors for `order` and `stage`).
@@ -317,6 +319,15 @@ def _build(name: str, data: dict[str, object], base: Profile | None, where: str,
                 f"{where}: `{key}` must be one of {', '.join(map(repr, allowed))}, got {value!r}"
             )
         values[key] = value
+    if base is not None and "shared_memory_per_block" in data and "shared_memory_source" not in data:
+        # The base's source vouches for the base's number, not for this one.
+        values["shared_memory_source"] = f"set in the configuration ({where})"
+    if values.get("shared_memory_per_block") and values.get("backend", "cuda") != "cuda":
+        raise ProfileError(
+            f"{where}: `shared_memory_per_block` is used only by CUDA profiles; tilecheck does not size "
+            f"shared memory for backend `{values.get('backend')}`, so the budget would be ignored (remove it, "
+            'or base the profile on a CUDA one such as `base = "cuda-sm80"`)'
+        )
     missing = [key for key, (_, required, _) in FIELDS.items() if required and key not in values]
     if missing:
         raise ProfileError(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from tilecheck.backends.profile import load_profiles, names
+from tilecheck.backends.profile import Profile, load_profiles, names
 from tilecheck.cli.options import add_trust_options, dump_json, workspace_from
 from tilecheck.core.errors import UsageError
 
@@ -23,6 +23,17 @@ _SHORT = {
     "async_copy": "async copy",
     "warp_specialization": "warp spec.",
 }
+
+
+def _budget(profile: Profile, sources: list[str]) -> str:
+    """The shared-memory budget per block with its source's footnote number (`-`: none)."""
+    if not profile.shared_memory_per_block:
+        return "-"
+    # The publication, without the details after its first colon (`tilecheck backends NAME`).
+    source = profile.shared_memory_source.split(":", 1)[0] or "no source given"
+    if source not in sources:
+        sources.append(source)
+    return f"{profile.shared_memory_per_block:,} [{sources.index(source) + 1}]"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -49,7 +60,8 @@ def run(args: argparse.Namespace) -> int:
             shown = ("yes" if value else "no") if isinstance(value, bool) else value
             print(f"  {key:<25} {shown}")
         return 0
-    headers = ["name", "backend", *_SHORT.values()]
+    headers = ["name", "backend", *_SHORT.values(), "smem/block"]
+    sources: list[str] = []  # the budgets' sources, as footnotes
     rows = []
     for p in chosen:
         rows.append(
@@ -61,11 +73,14 @@ def run(args: argparse.Namespace) -> int:
                 "yes" if p.hierarchical_pipelines else "no",
                 "yes" if p.async_copy else "no",
                 "yes" if p.warp_specialization else "no",
+                _budget(p, sources),
             ]
         )
     widths = [max(len(str(row[i])) for row in [headers, *rows]) for i in range(len(headers))]
     for row in [headers, *rows]:
         print("  ".join(str(cell).ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+    for number, source in enumerate(sources, 1):
+        print(f"[{number}] {source}")
     if any(p.origin != "shipped" for p in chosen):
         print("* defined or overridden in the configuration")
     print("`tilecheck backends NAME` shows one profile in full; select one with --backend NAME.")

@@ -5,7 +5,8 @@ pipeline requests and the backend's verdict are badges; diagnostics hang on thei
 their message, help and related locations written out; in the source, the line each
 diagnostic is reported at and its related lines (the statement that breaks the chain, the
 enclosing loop) are highlighted, the `FILE:LINE` line is marked, and hovering a node
-highlights its lines. Long lines wrap: nothing is clipped.
+highlights its lines. Long lines wrap: nothing is clipped. Each kernel's shared-memory arena is
+drawn under its title (`explain.arena`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from html import escape
 from typing import TYPE_CHECKING, TextIO
 
 from tilecheck.core.types import Diagnostic
+from tilecheck.explain import arena
 from tilecheck.explain.text import LEGEND, Picture, headline, pointers, walk
 from tilecheck.report import level
 
@@ -236,6 +238,7 @@ def render(picture: Picture, out: TextIO) -> None:
     kernels = "".join(
         f'<h2>{escape(root.title)} <span class="where">{escape(picture.at(root.line))}</span></h2>'
         + "".join(f'<div class="details">{marked_up(picture.words(detail))}</div>' for detail in root.details)
+        + arena.pictures(root)
         + "".join(_diagnostic(picture, d, root) for d in root.diagnostics)
         + f'<ul class="tree">{"".join(_node(picture, child) for child in root.children)}</ul>'
         for root in picture.kernels
@@ -247,7 +250,7 @@ def render(picture: Picture, out: TextIO) -> None:
         kernels += "<h2>outside any kernel</h2>" + outside
     out.write(
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>tilecheck explain {escape(name)}</title><style>{STYLE}</style></head><body>"
+        f"<title>tilecheck explain {escape(name)}</title><style>{STYLE}{arena.STYLE}</style></head><body>"
         f"<header><h1>tilecheck explain</h1><p>{escape(name)} &middot; backend: "
         f"{escape(picture.backend or 'none selected')}</p></header>{_legend()}"
         f'<main><section class="loops">{kernels}</section><section class="source">{_source(picture)}</section></main>'

@@ -44,6 +44,9 @@ class Node:
     verdict: str | None = None  # what the selected backend does with the request
     source_line: int | None = None  # where an inlined item is written (in its macro)
     written: tuple[str | None, int, int] | None = None  # an inlined item's file (None: this one), lines
+    # A kernel's shared-memory layout per target class, as numbers (`explain.shared_memory.records`),
+    # one list per build: (the build's label, None for a single build; its records).
+    shared_memory: list[tuple[str | None, list[dict[str, object]]]] | None = None
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -75,7 +78,11 @@ class Node:
                 for d in self.diagnostics
             ],
             "children": [child.as_json() for child in self.children],
-        }
+        } | (
+            {"shared_memory": [{"build": label, "targets": found} for label, found in self.shared_memory]}
+            if self.shared_memory is not None
+            else {}
+        )
 
 
 # -- describing values -------------------------------------------------------------------------

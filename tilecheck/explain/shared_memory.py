@@ -1,10 +1,11 @@
-"""The shared-memory table `tilecheck explain` prints under each kernel, per CUDA target class."""
+"""The shared-memory table `tilecheck explain` prints under each kernel, per CUDA target class,
+as text rows (`table`) and as numbers for `--output-format json` (`records`)."""
 
 from __future__ import annotations
 
 from tilecheck.backends.profile import Profile
 from tilecheck.tilelang.model import Kernel
-from tilecheck.tilelang.shared_memory import TargetClass, target_class
+from tilecheck.tilelang.shared_memory import SharedLayout, TargetClass, target_class
 from tilecheck.tilelang.warp_specialized import MBARRIER_BYTES, kernel_layout
 
 
@@ -45,3 +46,49 @@ def table(kernel: Kernel, profile: Profile | None, unfollowed: int = 0) -> list[
                 "(static __shared__ array: a full and an empty barrier per pipeline stage)"
             )
     return rows
+
+
+def records(kernel: Kernel, profile: Profile | None, unfollowed: int = 0) -> list[dict[str, object]]:
+    """The table as numbers, one record per target class: the totals, the selected profile's
+    limit (for its class), each buffer's bytes, versions, offset and live range (top-level
+    statements, 1-based, inclusive), or the reasons it is not sized."""
+    selected = target_class(profile.backend, profile.warp_specialization) if profile is not None else None
+    found: list[dict[str, object]] = []
+    for kind in TargetClass:
+        layout = kernel_layout(kernel, kind, unfollowed=unfollowed)
+        record: dict[str, object] = {"target_class": kind.name.lower(), "targets": kind.value}
+        if profile is not None and kind is selected:
+            limit = profile.shared_memory_per_block or None
+            record |= {"backend": profile.name, "limit": limit}
+        if not layout.sized:
+            record |= {"sized": False, "not_sized": list(dict.fromkeys(layout.undecided))}
+        else:
+            record |= _sized(layout)
+            if profile is not None and kind is selected and profile.shared_memory_per_block:
+                record["fits"] = layout.total_bytes <= profile.shared_memory_per_block
+        found.append(record)
+    return found
+
+
+def _sized(layout: SharedLayout) -> dict[str, object]:
+    return {
+        "sized": True,
+        "bytes": layout.total_bytes,
+        "dynamic_bytes": layout.dynamic_bytes,
+        "static_bytes": layout.static_bytes,
+        "mbarrier_bytes": layout.mbarrier_bytes,
+        "buffers": [
+            {
+                "name": buffer.name,
+                "dtype": buffer.dtype,
+                "shape": list(buffer.shape),
+                "bytes_per_version": buffer.bytes_per_version,
+                "versions": buffer.versions,
+                "bytes": buffer.bytes,
+                "static": buffer.static,
+                "offset": buffer.offset if buffer.live is not None and not buffer.static else None,
+                "live": [buffer.live[0] + 1, buffer.live[1] + 1] if buffer.live is not None else None,
+            }
+            for buffer in layout.buffers
+        ],
+    }

@@ -5,7 +5,8 @@ needs more rows (several nodes on one line, a diagnostic's message, help and rel
 locations, written out under its node) gets blank source rows, as a side-by-side diff does.
 Each node is a box coloured by loop kind, with its pipeline request and the backend's verdict.
 In the source, the line a diagnostic is reported at and its related lines are highlighted, and
-the `FILE:LINE` line is marked. Columns are as wide as their text: nothing is clipped.
+the `FILE:LINE` line is marked. Columns are as wide as their text: nothing is clipped. Under
+the legend, each sized kernel's shared-memory arena (`explain.arena`).
 Static: no script, no external resources.
 """
 
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import TYPE_CHECKING, TextIO
 
+from tilecheck.explain import arena
 from tilecheck.explain.html import KIND_COLOURS, LEVEL_COLOURS, NEUTRAL, related_lines
 from tilecheck.explain.text import LEGEND, Picture, headline, pointers
 from tilecheck.report import level
@@ -136,7 +138,9 @@ def render(picture: Picture, out: TextIO) -> None:
         source_x + longest * CHAR + 40, 16 + len(legend) * CHAR + 16, 16 + max([0, *map(len, notes)]) * CHAR
     )
     body_rows = len(grid.rows) + len(notes)
-    height = TOP + ROW * body_rows + ROW + 10
+    arenas, arena_height = arena.svg_parts(picture.kernels, 16, grid.y(body_rows) + 10)
+    height = TOP + ROW * body_rows + ROW + 10 + int(arena_height)
+    width = max(width, 16 + arena.LABEL + arena.WIDTH + 20)
     name = picture.target()
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height}" '
@@ -166,6 +170,7 @@ def render(picture: Picture, out: TextIO) -> None:
         f'<text class="legend" x="16" y="{grid.y(body_rows)}" font-family="system-ui, sans-serif" '
         f'fill="#4b5563">{escape(legend)}</text>'
     )
+    parts += arenas  # each sized kernel's shared-memory arena, under the legend
     parts.append("</svg>")
     out.write("\n".join(parts) + "\n")
 

@@ -55,6 +55,7 @@ class Builder:
         root.details = [self.under(condition, "defined") for condition in kernel.conditions]
         unfollowed = unfollowed_calls(kernel, self.ctx.model)
         root.details += shared_memory.table(kernel, profile_of(self.ctx.backend), unfollowed)
+        root.shared_memory = [(None, shared_memory.records(kernel, profile_of(self.ctx.backend), unfollowed))]
         root.children = self.items(kernel.body)
         return root
 
@@ -62,8 +63,14 @@ class Builder:
         """One tree for a kernel definition built several times (once per distinct factory
         call): the union of the builds' trees, what only some builds have marked so."""
         trees = [self.kernel(kernel) for kernel in builds]
-        labels = BuildLabels(trees, [build_label(kernel, n) for n, kernel in enumerate(builds, 1)])
+        names = [build_label(kernel, n) for n, kernel in enumerate(builds, 1)]
+        labels = BuildLabels(trees, names)
         root = trees[0]
+        root.shared_memory = [
+            (name if len(trees) > 1 else None, found)
+            for name, tree in zip(names, trees, strict=True)
+            for _, found in tree.shared_memory or []
+        ]
         present = {id(node): 1 for node in walk_nodes(root)}
         for other in trees[1:]:
             merge(root, other, present)

@@ -9,6 +9,10 @@ loop inside a macro counts once however often the macro is inlined; a loop under
 condition tilecheck cannot decide counts, since it is checked), and every `pl.pipeline`,
 `pl.range`, `pl.parallel` and `pl.unroll` loop of a PyPTO DSL function.
 
+`shared` says, for the backend the file is checked for (none when no backend is selected), how
+many kernel builds (a factory built with several argument sets counts once per build) TL501
+could size and why the others are not sized, one reason per build (`tilecheck.tilelang.sizing`).
+
 The counts are measured once per file, where the model is (in the worker that checked it),
 and travel with the detached result through the worker pool and the content cache.
 """
@@ -25,11 +29,43 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
+class SharedCoverage:
+    """Shared-memory sizing of a file's kernel builds under one backend."""
+
+    backend: str
+    builds: int = 0
+    sized: int = 0
+    not_sized: tuple[tuple[str, int], ...] = ()  # (reason, builds), most builds first
+
+    def __add__(self, other: SharedCoverage) -> SharedCoverage:
+        reasons = dict(self.not_sized)
+        for reason, count in other.not_sized:
+            reasons[reason] = reasons.get(reason, 0) + count
+        ordered = tuple(sorted(reasons.items(), key=lambda item: (-item[1], item[0])))
+        return SharedCoverage(self.backend, self.builds + other.builds, self.sized + other.sized, ordered)
+
+    def encode(self) -> dict[str, object]:
+        return {"backend": self.backend, "builds": self.builds, "sized": self.sized,
+                "notSized": [{"reason": r, "builds": n} for r, n in self.not_sized]}  # fmt: skip
+
+    @staticmethod
+    def decode(data: dict[str, object]) -> SharedCoverage:
+        reasons = data["notSized"]
+        assert isinstance(reasons, list)
+        not_sized = tuple((str(item["reason"]), int(item["builds"])) for item in reasons)
+        return SharedCoverage(
+            str(data["backend"]), int(str(data["builds"])), int(str(data["sized"])), not_sized
+        )
+
+
+@dataclass(frozen=True)
 class Coverage:
     kernels: int = 0
     loops: int = 0
+    shared: SharedCoverage | None = None  # None when no backend is selected
 
     def __add__(self, other: Coverage) -> Coverage:
+        """Kernels and loops summed (shared-memory counts are summed per backend: `shared_totals`)."""
         return Coverage(self.kernels + other.kernels, self.loops + other.loops)
 
     @property
@@ -45,7 +81,22 @@ def measure(ctx: Context) -> Coverage:
 
     A model that cannot be built counts as nothing modeled: its TL004/TL005 says why.
     """
-    return ctx.memo("coverage", lambda: _tilelang(ctx) + _pypto(ctx))
+
+    def counts() -> Coverage:
+        tilelang, pypto = _tilelang(ctx), _pypto(ctx)
+        return Coverage(tilelang.kernels + pypto.kernels, tilelang.loops + pypto.loops, tilelang.shared)
+
+    return ctx.memo("coverage", counts)
+
+
+def shared_totals(coverages: list[Coverage]) -> list[SharedCoverage]:
+    """The shared-memory counts summed per backend, in backend order."""
+    totals: dict[str, SharedCoverage] = {}
+    for seen in coverages:
+        if seen.shared is not None:
+            before = totals.get(seen.shared.backend)
+            totals[seen.shared.backend] = seen.shared if before is None else before + seen.shared
+    return [totals[name] for name in sorted(totals)]
 
 
 def _tilelang(ctx: Context) -> Coverage:
@@ -64,7 +115,36 @@ def _tilelang(ctx: Context) -> Coverage:
         for item, _ in walk(kernel.body):
             if isinstance(item, Loop):
                 loops.add(id(item.statement if item.statement is not None else item.site.node))
-    return Coverage(len(definitions), len(loops))
+    return Coverage(len(definitions), len(loops), _shared(ctx))
+
+
+def _shared(ctx: Context) -> SharedCoverage | None:
+    from tilecheck.backends.profile import profile_of
+    from tilecheck.tilelang.sizing import NO_BUDGET, judged_layout, reason_kind, sized_class
+
+    profile = profile_of(ctx.backend)
+    if profile is None:
+        return None
+    model = ctx.model
+    kind = sized_class(profile)
+    reasons: dict[str, int] = {}
+    sized = 0
+    for kernel in model.kernels:
+        if kind is None:
+            reason = (
+                NO_BUDGET
+                if profile.shared_memory_per_block <= 0
+                else "tilecheck does not size this target class yet"
+            )
+        else:
+            layout = judged_layout(kernel, model, kind)
+            if layout.sized:
+                sized += 1
+                continue
+            reason = reason_kind(layout.undecided[0])
+        reasons[reason] = reasons.get(reason, 0) + 1
+    ordered = tuple(sorted(reasons.items(), key=lambda item: (-item[1], item[0])))
+    return SharedCoverage(profile.name, len(model.kernels), sized, ordered)
 
 
 def _pypto(ctx: Context) -> Coverage:

@@ -22,6 +22,7 @@ from tilecheck import __version__
 from tilecheck.core.registry import by_code
 from tilecheck.core.rule import Rule
 from tilecheck.core.types import Diagnostic, NotebookCell, Span
+from tilecheck.lint.coverage import shared_totals
 from tilecheck.report import Run, level
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -211,7 +212,7 @@ def coverage(run: Run, root: str) -> dict[str, object]:
     """What the kernel model saw (`tilecheck.lint.coverage`): totals over every file checked, and a
     record per file with kernel code (a kernel or loop modeled, or a TL006 note)."""
     files = run.covered()
-    return {
+    found: dict[str, object] = {
         "filesChecked": run.files_checked,
         "kernels": sum(counts.kernels for _, counts, _ in files),
         "loops": sum(counts.loops for _, counts, _ in files),
@@ -222,9 +223,14 @@ def coverage(run: Run, root: str) -> dict[str, object]:
                 "loops": counts.loops,
                 "unmodeledCode": unmodeled,
             }
+            | ({"sharedMemory": counts.shared.encode()} if counts.shared is not None else {})
             for path, counts, unmodeled in files
         ],
     }
+    shared = shared_totals([counts for _, counts, _ in files])
+    if shared:  # a backend was selected: how many kernel builds TL501 could size, and why not the rest
+        found["sharedMemory"] = [total.encode() for total in shared]
+    return found
 
 
 def render(run: Run, out: TextIO) -> None:

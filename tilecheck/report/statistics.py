@@ -11,6 +11,13 @@
             1      5  kernels/softmax.py
             0      0  kernels/wrapped.py  (kernel code not modeled: TL006)
 
+    Shared memory on cuda-sm80: 2 of 4 kernel builds sized
+      1  not sized: the shape of a buffer is not a constant
+      1  not sized: the kernel's configuration comes from `@autotune`: ...
+
+With a backend selected, the last section counts the kernel builds (a factory built with two
+argument sets is two) TL501 could size for it, and gives one reason for each of the others.
+
 `[*]` marks a safe fix (applied by `--fix`), `[-]` an unsafe one (`--fix --unsafe-fixes`),
 nothing a rule without a fix. The machine formats give the same table as JSON (a list of
 rules, as ruff's); the coverage section is text only (SARIF has it in `run.properties`).
@@ -24,7 +31,7 @@ from typing import TextIO
 from tilecheck.core import meta
 from tilecheck.core.meta import Problem
 from tilecheck.core.types import Diagnostic
-from tilecheck.lint.coverage import Coverage
+from tilecheck.lint.coverage import Coverage, shared_totals
 from tilecheck.report import Run, counts, display_path, plural
 
 MACHINE_FORMATS = ("json", "json-lines", "sarif")
@@ -100,3 +107,16 @@ def _coverage(run: Run, out: TextIO) -> None:
             f"  (kernel code not modeled: {meta.code_of(Problem.UNMODELED_KERNEL_CODE)})" if unmodeled else ""
         )
         out.write(f"  {seen.kernels:>{width}}  {seen.loops:>{loop_width}}  {display_path(path)}{note}\n")
+    _shared_memory(files, out)
+
+
+def _shared_memory(files: list[tuple[str, Coverage, bool]], out: TextIO) -> None:
+    """How many kernel builds TL501 could size, per backend, and why the others are not sized."""
+    for total in shared_totals([seen for _, seen, _ in files]):
+        if not total.builds:
+            continue
+        builds = plural(total.builds, "kernel build")
+        out.write(f"\nShared memory on {total.backend}: {total.sized} of {builds} sized\n")
+        width = max((len(str(count)) for _, count in total.not_sized), default=1)
+        for reason, count in total.not_sized:
+            out.write(f"  {count:>{width}}  not sized: {reason}\n")

@@ -14,7 +14,7 @@ The rules, measured by lowering generated kernels (tools/oracle/smem):
 - The arena is planned over the kernel's top-level statements: a buffer lives from the first
   statement that touches it to the last, and is placed at the lowest offset where it fits
   among the buffers still live, so an epilogue tile reuses the pipeline's space. With two or
-  more buffers every offset is aligned to 16 bytes; the arena ends where its last buffer ends.
+  more buffers every offset and the arena's end are aligned to 16 bytes.
 
 This module sizes the cp.async class (sm_80, sm_86, sm_89); the warp-specialised TMA class
 (sm_90a, sm_100a, sm_120) aligns and versions differently and is sized by
@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from tilecheck.tilelang.autotuning import under_autotune
 from tilecheck.tilelang.model import FileModel, Item, Kernel, Loop, Request, Site, Stmt, StmtKind, walk
 from tilecheck.tilelang.values import Buffer, int_value
 
@@ -136,6 +137,10 @@ def shared_layout(
         return layout
     if unfollowed:
         layout.undecided.append("a call tilecheck cannot follow may allocate or use shared memory")
+    if under_autotune(kernel):
+        layout.undecided.append(
+            "the kernel's configuration comes from `@autotune`: the tuner's choice is the build that runs"
+        )
     if len(_kernel_launches(kernel)) != 1:
         layout.undecided.append("the function does not launch exactly one `T.Kernel`")
     for buffer in kernel.buffers:
@@ -229,6 +234,20 @@ def _check_modeled(item: Item, undecided: list[str]) -> None:
         if isinstance(inner, Stmt) and inner.kind is StmtKind.UNKNOWN:
             undecided.append(f"a call tilecheck cannot see into ({inner.label or 'unknown'})")
             return
+        if (
+            isinstance(inner, Loop)
+            and inner.extent is not None
+            and (int_value(inner.extent) or 0) < 2
+            and int_value(inner.extent) is not None
+            and any(b.scope.startswith("shared") for b in _touched(inner))
+        ):
+            # TileLang removes a loop of one iteration (or none) and plans the arena over what is
+            # left (measured: a one-iteration pipeline's epilogue tile reuses an input's space;
+            # with none, the buffers only it uses take nothing).
+            undecided.append(
+                "a loop of fewer than two iterations uses shared memory (its removal is not modeled)"
+            )
+            return
         reduction = next((call.api for call in getattr(inner, "calls", ()) if _reduces(call.api)), None)
         if reduction is not None:
             # A reduction across threads takes a shared workspace TileLang sizes from the layout
@@ -269,6 +288,25 @@ def _copy_stage_writes(item: Item) -> list[Buffer]:
     return writes if reads_global else []
 
 
+_STAGE_KNOWN = ("copy", "gemm", "fill", "clear")  # calls on shared tiles whose stage the planner rule covers
+
+
+def _unclassified_writer(loop: Loop) -> str | None:
+    """A call in the pipeline that may fill shared memory in a way the stage rule does not
+    cover: a `T.copy` into shared memory from something tilecheck does not know as a buffer
+    (a `T.Tensor` view over a pointer), or another tile op on a shared tile (`T.im2col`)."""
+    for inner, _ in walk(loop.body):
+        for call in getattr(inner, "calls", ()):
+            shared = next((b for b in call.operands if b is not None and b.scope.startswith("shared")), None)
+            if shared is None:
+                continue
+            if call.api == "copy" and len(call.operands) == 2 and call.operands[0] is None:
+                return f"a pipelined `T.copy` fills `{shared.name}` from something tilecheck does not know as a buffer"
+            if call.api != "copy" and not call.api.startswith(_STAGE_KNOWN):
+                return f"a pipelined `T.{call.api}` on `{shared.name}`: its pipeline stage is not modeled"
+    return None
+
+
 def _version(
     loop: Loop, by_buffer: dict[int, SharedBuffer], undecided: list[str], stages_instead: int | None
 ) -> None:
@@ -276,6 +314,10 @@ def _version(
     assert request is not None
     if request.state is Request.UNKNOWN:
         undecided.append("a pipeline's schedule is not known statically")
+        return
+    unclassified = _unclassified_writer(loop)
+    if unclassified is not None:
+        undecided.append(unclassified)
         return
     if request.has_order or request.has_stage:
         if request.stage_values is None or request.order_values is None:
@@ -330,7 +372,7 @@ def _plan_arena(buffers: list[SharedBuffer]) -> int:
             live.append(shared)
             end = max(end, shared.offset + shared.bytes)
         live = [b for b in live if b.live is not None and b.live[1] > number]
-    return end
+    return _aligned(end)  # measured: two 8-byte buffers take 32 bytes, not 24
 
 
 def _lowest_fit(size: int, live: list[SharedBuffer]) -> int:

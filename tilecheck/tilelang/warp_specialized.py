@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tilecheck.tilelang.autotuning import under_autotune
 from tilecheck.tilelang.linear_scan import pack
 from tilecheck.tilelang.model import Item, Kernel, Loop, Request, Stmt, StmtKind, walk
 from tilecheck.tilelang.shared_memory import (
@@ -73,6 +74,10 @@ def warp_specialized_layout(
     undecided = layout.undecided
     if unfollowed:
         undecided.append("a call tilecheck cannot follow may allocate or use shared memory")
+    if under_autotune(kernel):
+        undecided.append(
+            "the kernel's configuration comes from `@autotune`: the tuner's choice is the build that runs"
+        )
     launches = _kernel_launches(kernel)
     if len(launches) != 1:
         undecided.append("the function does not launch exactly one `T.Kernel`")

@@ -12,6 +12,8 @@
 #   ORACLE_JOBS   TileLang worker processes (default 2)
 #   ORACLE_SKIP_SETUP=1  do not run setup.sh (the venv must exist)
 #   ORACLE_SMEM_SEED / ORACLE_SMEM_COUNT  the shared-memory family's generator (default 20261202 / 200)
+#   ORACLE_CORPUS=1  also compare shared-memory sizes on a corpus of real TileLang files (long: one
+#                    TileLang process per file); ORACLE_CORPUS_DIR (default /work/shared/corpus/tilelang)
 #   TILECHECK / TILECHECK_SUBCOMMAND / TILECHECK_EXTRA_ARGS  see compare.py
 # Exit status: that of compare.py (0 agree, 1 disagreement, 2 could not run),
 # or 0 after the TileLang step when the tilecheck CLI does not exist yet.
@@ -87,5 +89,13 @@ SMEM_TMA="build/oracle/smem/tma"
     --out build/oracle/smem/verdicts-tma.jsonl "$SMEM_TMA"
 "$PY" "$HERE/smem/compare.py" --targets sm_90a --cache build/oracle/smem/cache.json \
     --report build/oracle/smem/report-tma.json "$SMEM_TMA" || smem_status=$?
+corpus_status=0
+if [ "${ORACLE_CORPUS:-0}" = "1" ]; then
+    # tilecheck's size of every kernel build of a real corpus against TileLang's lowering of it.
+    ORACLE_VENV="$VENV" "$PY" "$HERE/smem/corpus_judge.py" --jobs "$JOBS" \
+        --cache build/oracle/smem/corpus_cache.json --report build/oracle/smem/corpus_report.json \
+        "${ORACLE_CORPUS_DIR:-$ROOT/../shared/corpus/tilelang}" || corpus_status=$?
+fi
+smem_status=$(( smem_status > corpus_status ? smem_status : corpus_status ))
 status=$(( loops_status > smem_status ? loops_status : smem_status ))
 exit $(( status > releases_status ? status : releases_status ))
