@@ -177,3 +177,38 @@ def test_a_stateless_scheduler_has_no_runtime_state() -> None:
         "                    P[q] = 0\n"
     )
     assert found(source) == []
+
+
+# -- a TileLang operation chosen by an undecided Python condition.
+
+CHOICE = """import tilelang.language as T
+
+
+def make(op):
+    emit = T.atomic_max if op == "max" else T.atomic_min
+
+    @T.prim_func
+    def main(A: T.Tensor((64,), "float32"), B: T.Tensor((1,), "float32")):
+        with T.Kernel(1):
+            P = T.alloc_fragment((4,), "float32")
+            for i in T.Parallel(64):
+                emit(B[0], A[i])
+"""
+
+
+def test_an_undecided_choice_of_operations_is_a_statement_either_way() -> None:
+    """TileLang, for op "max" and for "min": "Nested parallel loops are not allowed"."""
+    source = (
+        CHOICE + "                for q in T.Parallel(4):\n                    P[q] = 0\n    return main\n"
+    )
+    (finding,) = check_source(source, "k.py").diagnostics
+    assert (finding.code, finding.span.line, finding.span.column) == ("TL101", 13, 25)
+    assert "contains `emit(B[0], A[i])` (line 12), which emits a statement" in finding.message
+    assert found(CHOICE + "    return main\n") == []  # TileLang accepts both
+
+
+def test_an_undecided_choice_of_anything_else_stays_unknown() -> None:
+    source = CHOICE.replace("T.atomic_min", "T.alloc_fragment") + (
+        "                for q in T.Parallel(4):\n                    P[q] = 0\n    return main\n"
+    )
+    assert found(source) == []

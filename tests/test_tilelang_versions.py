@@ -93,6 +93,19 @@ def test_checkers_per_release_as_measured() -> None:
     assert has_checker("0.1.14", "ParallelLocalIndexChecker")
 
 
+def test_every_release_from_0_1_0_is_measured() -> None:
+    assert tuple(f"0.1.{minor}" for minor in range(16)) == MEASURED
+    assert next(v for v in MEASURED if has_checker(v, "NestedLoopChecker")) == "0.1.7"  # none before
+    copy = {v: signature(v, "copy").max_positional for v in ("0.1.0", "0.1.7", "0.1.8")}  # type: ignore[union-attr]
+    assert copy == {"0.1.0": 3, "0.1.7": 5, "0.1.8": 2}  # keyword-only from 0.1.8
+    assert (
+        signature("0.1.6", "serial").max_positional == 2 and signature("0.1.7", "serial").max_positional == 3
+    )  # type: ignore[union-attr]
+    assert signature("0.1.11", "Kernel").accepts("is_cpu") and not signature("0.1.12", "Kernel").accepts(
+        "is_cpu"
+    )  # type: ignore[union-attr]
+
+
 # -- the project's declaration ---------------------------------------------------------------------
 
 
@@ -216,6 +229,25 @@ def test_declared_015_accepts_a_third_positional_copy_argument(tmp_path, capsys)
     ]
 
 
+def test_declared_017_and_018_differ_on_a_third_positional_copy_argument(tmp_path, capsys) -> None:
+    """0.1.7 takes `coalesced_width` as its third positional parameter, 0.1.8 makes it keyword-only;
+    both have NestedLoopChecker and FragmentLoopChecker but not ParallelLocalIndexChecker."""
+    write(tmp_path, {"requirements.txt": "tilelang==0.1.7\n", "k.py": KERNEL})
+    found = _verdicts(capsys, tmp_path)
+    assert [(line, column, code, severity) for line, column, code, severity, _ in found] == [
+        (11, 33, "TL210", "error"),
+        (15, 13, "TL104", "info"),
+    ]
+    write(tmp_path, {"requirements.txt": "tilelang==0.1.8\n"})
+    found = _verdicts(capsys, tmp_path)
+    assert [(line, column, code, severity) for line, column, code, severity, _ in found] == [
+        (11, 33, "TL210", "error"),
+        (13, 23, "TL210", "error"),
+        (15, 13, "TL104", "info"),
+    ]
+    assert found[1][4] == COPY_POSITIONAL + " in TileLang 0.1.8"
+
+
 def test_declared_range_gives_notes_naming_the_releases(tmp_path, capsys) -> None:
     write(
         tmp_path,
@@ -233,17 +265,22 @@ def test_declared_range_gives_notes_naming_the_releases(tmp_path, capsys) -> Non
     ]
     assert (
         found[0][4]
-        == PIPELINED_GROUP + " in TileLang 0.1.15; 0.1.9, 0.1.12, 0.1.13 and 0.1.14 do not reject it"
+        == PIPELINED_GROUP
+        + " in TileLang 0.1.15; 0.1.9, 0.1.10, 0.1.11, 0.1.12, 0.1.13 and 0.1.14 do not reject it"
     )
     assert (
         found[1][4]
-        == PIPELINED_ANNOTATIONS + " in TileLang 0.1.9, 0.1.12 and 0.1.13; 0.1.14 and 0.1.15 do not reject it"
+        == PIPELINED_ANNOTATIONS
+        + " in TileLang 0.1.9, 0.1.10, 0.1.11, 0.1.12 and 0.1.13; 0.1.14 and 0.1.15 do not reject it"
     )
-    assert found[2][4] == COPY_POSITIONAL + " in TileLang 0.1.9, 0.1.12, 0.1.13, 0.1.14 and 0.1.15"
+    assert (
+        found[2][4]
+        == COPY_POSITIONAL + " in TileLang 0.1.9, 0.1.10, 0.1.11, 0.1.12, 0.1.13, 0.1.14 and 0.1.15"
+    )
     assert found[3][4] == (
         LOCAL + "; local buffers are thread-private and do not take part in parallel layout inference "
-        "(TileLang 0.1.14 and 0.1.15 reject it (`ParallelLocalIndexChecker`); not proven for 0.1.9, 0.1.12 "
-        "and 0.1.13, which lack that check)"
+        "(TileLang 0.1.14 and 0.1.15 reject it (`ParallelLocalIndexChecker`); not proven for 0.1.9, 0.1.10, "
+        "0.1.11, 0.1.12 and 0.1.13, which lack that check)"
     )
 
 

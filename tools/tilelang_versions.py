@@ -11,6 +11,12 @@ checkers `tilelang.analysis` defines. The results are written as one generated m
 
 `--check` compares what the given releases measure with the checked-in data (the `make oracle`
 step); releases the data has and no venv was given for are not compared.
+
+Measured: every release from 0.1.0 to 0.1.15, 0.1.15 in the oracle venv and the others installed
+by `tools/oracle/releases.sh`, which records what each needs to import on a machine without a
+GPU (CUDA 12's nvrtc/cudart wheels, a matching apache-tvm-ffi or z3-solver, Cython, stub
+`libcuda.so.1` / `libtinfo.so.5`). No release failed to import that way; 0.1.0-0.1.6 have no
+`tilelang.analysis` (no checkers), 0.1.7 is the first with NestedLoopChecker.
 """
 
 from __future__ import annotations
@@ -52,7 +58,6 @@ define is absent. `CHECKERS[version]` are the classes named `*Checker` in `tilel
 """
 
 from __future__ import annotations
-
 '''
 
 
@@ -95,6 +100,7 @@ def run_release(python: str) -> dict[str, Any] | None:
         capture_output=True,
         text=True,
         env=environment,
+        cwd=tempfile.gettempdir(),  # TileLang writes logs (autotuner.log) to its working directory
         check=False,
         timeout=1800,
     )

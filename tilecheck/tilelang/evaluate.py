@@ -15,7 +15,7 @@ from typing import Any
 import libcst as cst
 
 from tilecheck.source import python_ast
-from tilecheck.tilelang import allocation, folding, schedulers, tileops
+from tilecheck.tilelang import allocation, choices, folding, schedulers, tileops
 from tilecheck.tilelang.imports import ImportTable
 from tilecheck.tilelang.language import ALLOCATIONS, DTYPES, INT32, NO_STATEMENT, SYMBOLS, VIEWS
 from tilecheck.tilelang.model import Access, OpCall, Site
@@ -25,6 +25,7 @@ from tilecheck.tilelang.syntax import is_reference, string_literal, string_value
 from tilecheck.tilelang.values import (
     PY_INT,
     UNKNOWN,
+    ApiChoice,
     Buffer,
     BufferValue,
     Constness,
@@ -158,7 +159,7 @@ class ExpressionEvaluator(NameResolver):
         test = self.value(node.test, frame, sink)
         if isinstance(test, PyConst):
             return self.value(node.body if test.value else node.orelse, frame, sink)
-        return UNKNOWN
+        return choices.choice_of(self, node, frame, sink)
 
     def _value_Subscript(self, node: cst.Subscript, frame: Frame, sink: Sink) -> Value:
         base = self.value(node.value, frame, sink)
@@ -222,10 +223,12 @@ class ExpressionEvaluator(NameResolver):
         if api is not None:
             return self.api_call(api, node, frame, sink)
         func = node.func
+        if isinstance(func, cst.Name) and isinstance(choice := frame.env.lookup(func.value), ApiChoice):
+            return choices.call(self, choice, node, frame, sink)
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
             receiver = frame.env.lookup(func.value.value)
             if isinstance(receiver, schedulers.SchedulerValue):
-                return self.scheduler_call(receiver, func.attr.value, node, frame, sink)
+                return schedulers.call(self, receiver, func.attr.value, node, frame, sink)
         callee = self.callee(node.func, frame)
         if callee is not None and self.inline is not None:
             return self.inline(node, callee, frame, sink)
@@ -242,18 +245,6 @@ class ExpressionEvaluator(NameResolver):
             return [self.value(arg.value, frame, sink) for arg in node.args]
         finally:
             sink.call_depth -= 1
-
-    def scheduler_call(
-        self, receiver: schedulers.SchedulerValue, method: str, node: cst.Call, frame: Frame, sink: Sink
-    ) -> Value:
-        self.arguments(node, frame, sink)
-        if receiver.stateful and method in schedulers.LOADS:
-            return TirExpr(frozenset(), Constness.SYMBOLIC)
-        if receiver.stateful and method in schedulers.STORES:
-            sink.emits = True  # inlined stores into the state buffers
-            return PyConst(None)
-        sink.unknown = True
-        return UNKNOWN
 
     def builtin_call(self, name: str, node: cst.Call, frame: Frame, sink: Sink) -> Value:
         args = self.arguments(node, frame, sink)

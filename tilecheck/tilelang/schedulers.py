@@ -11,10 +11,15 @@ return Python values: both are unknown here.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from tilecheck.tilelang.values import Constness, PyConst, TirExpr, Value
+from tilecheck.tilelang.values import UNKNOWN, Constness, PyConst, TirExpr, Value
+
+if TYPE_CHECKING:
+    from tilecheck.tilelang.evaluate import ExpressionEvaluator
+    from tilecheck.tilelang.scope import Frame, Sink
 
 SCHEDULERS = frozenset({"PersistentTileScheduler"})
 STATE = frozenset({"m_idx", "n_idx", "linear_idx", "current_iter"})
@@ -47,3 +52,22 @@ def scheduler(call: cst.Call, values: list[Value]) -> SchedulerValue:
 def state(value: SchedulerValue, name: str) -> Value | None:
     """`sched.m_idx`: a load of the state buffer; None when not one of the state properties."""
     return TirExpr(frozenset(), Constness.SYMBOLIC) if value.stateful and name in STATE else None
+
+
+def call(
+    evaluator: ExpressionEvaluator,
+    receiver: SchedulerValue,
+    method: str,
+    node: cst.Call,
+    frame: Frame,
+    sink: Sink,
+) -> Value:
+    """`sched.valid()` (a load), `sched.init(x)` (stores: a statement), anything else unknown."""
+    evaluator.arguments(node, frame, sink)
+    if receiver.stateful and method in LOADS:
+        return TirExpr(frozenset(), Constness.SYMBOLIC)
+    if receiver.stateful and method in STORES:
+        sink.emits = True  # inlined stores into the state buffers
+        return PyConst(None)
+    sink.unknown = True
+    return UNKNOWN

@@ -112,6 +112,14 @@ class ModuleRef(Value):
 
 
 @dataclass(frozen=True, eq=False)
+class ApiChoice(Value):
+    """One of several TileLang functions, chosen by a condition tilecheck cannot decide
+    (`emit = T.atomic_max if op == "max" else T.atomic_min`): their qualified names."""
+
+    qualified: tuple[str, ...]
+
+
+@dataclass(frozen=True, eq=False)
 class InstanceValue(Value):
     """`self` (or `cls`) in a method: the literal attributes its class gives (`self.block_M`)."""
 
