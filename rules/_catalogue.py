@@ -126,7 +126,7 @@ SOURCES: dict[str, str] = {
     "tilelang/shared_memory_exceeds_limit.py": "e39db198b6a9006fdd0592b44f8ef9d539b352dae0db8156420223d41c946e53",
     "tilelang/symbolic_parallel_fragment.py": "7303faa452586ca764cab32d2b99fa7e64468ac4da544f88a3f0f63204462aca",
     "tilelang/tile_op_in_parallel.py": "f50765ecc6e72693f5e19b8930ef2bfd34674ad2f5b88f83692a49b3ebfc6818",
-    "tilelang/unexpected_keyword_argument.py": "93905a234e98a50fc2359ab75e61fc823a564708003f107c72d2a93ca514f79a",
+    "tilelang/unexpected_keyword_argument.py": "56f67f4f2143bbf2b7acdb78c25d10e4a95b716157bcf9412026ad31d544a617",
     "tilelang/unroll_explicit_with_factor.py": "070d32e126c5a66c8947d9516e75fb1dce5520872e958693c82e9b919f6927e8",
     "tilelang/vectorized_step.py": "6fcc0229a3d3f32c1a02fc7a57e33af26726de2e91d7eb4038a013eecf573e91",
     "tilelang/zero_loop_step.py": "9be76a8b1883b3b7626c2f98566f55ad81885415f4713223f39b333dd47a0b28",

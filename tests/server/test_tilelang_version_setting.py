@@ -56,9 +56,10 @@ async def test_tilelang_version_setting_from_initialization_options_and_changes(
         )
         change(client, "0.1.15")
         assert verdicts(await diagnostics(client, uri)) == [(8, 32, "TL210", ERROR), (11, 12, "TL104", ERROR)]
-        # the next release: the newest measured one stands in for it, with one warning
+        # the next release: the newest measured one stands in for it, with one warning; its
+        # signatures are not proven for 0.1.16, so TL210 is a note there
         change(client, "0.1.16")
-        assert verdicts(await diagnostics(client, uri)) == [(8, 32, "TL210", ERROR), (11, 12, "TL104", ERROR)]
+        assert verdicts(await diagnostics(client, uri)) == [(8, 32, "TL210", INFO), (11, 12, "TL104", ERROR)]
         await asyncio.sleep(0.2)
         warnings = [m.message for m in client.messages if m.type == types.MessageType.Warning]
         assert warnings == [

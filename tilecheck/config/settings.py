@@ -263,7 +263,7 @@ class Settings:
             return VersionRange(SUPPORTED, f"{where} (no measured release: the supported releases)", spec)
         nearest_text = "the nearest measured release" + ("s" if len(stand_in) > 1 else "")
         self.resolver.warn(unmeasured + f"{names(stand_in)}, {nearest_text}")
-        return VersionRange(stand_in, f"{where} (not measured: {nearest_text})", spec)
+        return VersionRange(stand_in, f"{where} (not measured: {nearest_text})", spec, stand_in_for=spec)
 
     def tilelang_for(self, path: str) -> VersionRange:
         """The TileLang releases `path` is checked against: the setting, else what the project

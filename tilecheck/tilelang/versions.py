@@ -134,6 +134,9 @@ class VersionRange:
     versions: tuple[str, ...]
     origin: str = "default: the supported releases"
     spec: str | None = None  # as written; None for the default
+    # Set when `spec` names no measured release and `versions` are its nearest measured
+    # neighbours: a fact measured on them is not proven for what the project pins.
+    stand_in_for: str | None = None
 
     @classmethod
     def default(cls) -> VersionRange:
