@@ -288,6 +288,8 @@ def test_an_existing_path_named_like_a_subcommand_is_checked(project, capsys):
         ["explain", "nope.py:12"],
         ["debug-config", "nope.py"],
         ["inventory", "k.py", "nope.py"],
+        ["lower", "k.py", "nope.py"],
+        ["lower", "--write", "k.py", "nope.py"],
     ],
 )
 def test_a_missing_path_named_explicitly_is_a_usage_error_everywhere(project, capsys, command):

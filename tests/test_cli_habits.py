@@ -111,6 +111,24 @@ def test_mistyped_code_suggests_the_code(project, capsys):
     )
 
 
+def test_an_empty_selection_warns_that_nothing_is_checked(project, capsys):
+    write(project, {"k.py": KERNEL, "bad.py": "def f(:\n"})
+    warning = (
+        "tilecheck: warning: No rules are selected (`--select` was given no rule code), so only files "
+        "that cannot be read or parsed are reported\n"
+    )
+    outcome = run(capsys, "k.py", "--select", "", "--no-cache")
+    assert (outcome.status, outcome.out, outcome.err) == (0, "All checks passed!\n", warning)
+    assert run(capsys, "k.py", "--select", ",", "--no-cache").err == warning
+    outcome = run(capsys, "k.py", "bad.py", "--select", "", "--no-cache", "--output-format", "concise")
+    assert (outcome.status, outcome.err) == (1, warning)
+    assert outcome.out.splitlines()[0] == "bad.py:1:7: error: TL001 [meta] Syntax error: invalid syntax"
+    # rules added after the empty selection are a selection; -s silences the warning
+    outcome = run(capsys, "k.py", "--select", "", "--extend-select", "TL101", "--no-cache")
+    assert (outcome.status, outcome.err) == (1, "")
+    assert run(capsys, "k.py", "--select", "", "-s", "--no-cache").err == ""
+
+
 # -- quiet and silent ---------------------------------------------------------------------------
 
 

@@ -161,3 +161,17 @@ def test_brief_is_one_paragraph_the_fix_and_the_command():
     ]
     linked = brief(by_code("TL101"), href="https://example.org/rules.md#nested-parallel-tl101")
     assert linked.endswith("\n\n[Full documentation](https://example.org/rules.md#nested-parallel-tl101)\n")
+
+
+def test_a_backends_section_that_names_cuda_profiles_names_every_one():
+    # A page listing where a rule fires must not leave out a shipped CUDA profile (cuda-sm86 and
+    # cuda-sm89 were added after the pages were written and behave as cuda-sm80 does).
+    from tilecheck.backends.profile import shipped
+    from tilecheck.core.docs import markdown
+
+    cuda = sorted(name for name in shipped() if name.startswith("cuda-"))
+    for rule in builtin_rules():
+        backends = markdown(rule).split("\n## Backends\n")[-1]
+        named = [name for name in cuda if f"`{name}`" in backends]
+        if named:
+            assert named == cuda, (rule.CODE, sorted(set(cuda) - set(named)))

@@ -119,6 +119,28 @@ def test_files_without_kernels(project, capsys):
     assert outcome.status == 0 and "no TileLang kernels" in outcome.out
 
 
+def test_a_file_that_does_not_parse_or_decode_fails_with_its_diagnostic(project, capsys):
+    (project / "bad.py").write_text("def f(:\n    pass\n")
+    (project / "bin.py").write_bytes(b"\xff\xfe\x00abc")
+    (project / "bad.ipynb").write_text("{not json")
+    outcome = run(capsys, "explain", "bad.py", "--isolated")
+    assert outcome.status == 1
+    assert outcome.out.splitlines()[-1] == "  error: TL001 [meta] 1:7 Syntax error: invalid syntax"
+    outcome = run(capsys, "explain", "bin.py", "--isolated", "--output-format", "json")
+    assert outcome.status == 1
+    assert [(d["line"], d["column"], d["code"]) for d in json.loads(outcome.out)["other_diagnostics"]] == [
+        (1, 1, "TL002")
+    ]
+    outcome = run(capsys, "explain", "bad.ipynb", "--isolated")
+    assert (
+        outcome.status == 1 and "error: TL001 [meta] 1:1 Cannot read notebook: not valid JSON" in outcome.out
+    )
+    # a file that parses but has no kernel, or only findings, is a picture: exit 0
+    (project / "plain.py").write_text("x = 1\n")
+    assert run(capsys, "explain", "plain.py", "--isolated").status == 0
+    assert run(capsys, "explain", "k.py", "--isolated").status == 0
+
+
 # -- undecided Python-level conditions, sibling macro loops, several builds (issue 10 §2) ----------
 
 UNDECIDED = """import tilelang.language as T

@@ -153,7 +153,9 @@ def test_svg_is_well_formed_and_writes_the_messages_out(project, capsys):
     kinds = {g.get("class") for g in root.iter(f"{SVG}g")}
     assert {"node parallel", "node serial", "node pipelined"} <= kinds
     write(project, {"bad.py": "def f(:\n"})
-    bad = ElementTree.fromstring(explain(capsys, "bad.py", "--output-format", "svg"))
+    drawn = run(capsys, "explain", "bad.py", "--output-format", "svg", "--isolated")
+    assert drawn.status == 1  # nothing could be drawn: it fails, with its TL001 drawn
+    bad = ElementTree.fromstring(drawn.out)
     outside = [t.text for t in bad.iter(f"{SVG}text") if t.get("class") == "outside"]
     assert outside == ["no TileLang kernels", "error: TL001 [meta] 1:7 Syntax error: invalid syntax"]
 

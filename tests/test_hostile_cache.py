@@ -25,6 +25,8 @@ def project(tmp_path, monkeypatch):
     monkeypatch.delenv(CACHE_DIR_ENV, raising=False)
     monkeypatch.delenv("TILECHECK_OUTPUT_FORMAT", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))  # the user's MAC key
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # never the real home's key
+    monkeypatch.setattr(cache_store, "_password_home", lambda: str(tmp_path / "passwd-home"))
     return tmp_path
 
 
@@ -51,6 +53,59 @@ def test_an_entry_is_sealed_with_the_format_and_a_mac(project):
     assert checked(project)[:3] == (FINDINGS, 1, 0)
     key = (project / "user-cache" / "tilecheck" / "cache-key").stat()
     assert (key.st_size, key.st_mode & 0o777) == (32, 0o600)
+
+
+def key_of(home: Path) -> Path:
+    return home / ".cache" / "tilecheck" / "cache-key"
+
+
+def test_the_key_is_private_and_one_others_can_read_is_not_used(project):
+    checked(project)
+    key = project / "user-cache" / "tilecheck" / "cache-key"
+    status, folder = key.stat(), key.parent.stat()
+    assert (status.st_mode & 0o777, folder.st_mode & 0o777, status.st_uid) == (0o600, 0o700, os.geteuid())
+    assert checked(project)[:3] == (FINDINGS, 1, 0)
+    key.chmod(0o644)  # readable by others: anyone could forge with it
+    assert checked(project)[:3] == (FINDINGS, 0, 1)  # sealed with a key of HOME's, made now
+    assert key_of(project / "home").stat().st_mode & 0o777 == 0o600
+    assert checked(project)[:3] == (FINDINGS, 1, 0)
+
+
+def test_without_home_the_password_databases_home_holds_the_key(project, monkeypatch):
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.delenv("HOME")
+    assert checked(project) == (FINDINGS, 0, 1, [])
+    assert checked(project) == (FINDINGS, 1, 0, [])
+    assert key_of(project / "passwd-home").stat().st_mode & 0o777 == 0o600
+
+
+def test_relative_homes_are_not_homes(project, monkeypatch):
+    """A relative XDG_CACHE_HOME or HOME would put the key in the checked tree."""
+    monkeypatch.setenv("XDG_CACHE_HOME", ".")
+    monkeypatch.setenv("HOME", "home-in-tree")
+    assert checked(project) == (FINDINGS, 0, 1, [])
+    assert not (project / "tilecheck").exists()
+    assert not (project / "home-in-tree").exists()
+    assert key_of(project / "passwd-home").is_file()
+
+
+def test_without_a_private_place_for_the_key_nothing_is_cached_and_a_forgery_is_a_miss(project, monkeypatch):
+    checked(project)
+    (entry,) = entries(project)
+    payload = json.loads(entry.read_bytes().split(b"\n", 1)[1])
+    payload["diagnostics"], payload["text"] = [], None
+    forged = json.dumps(payload).encode()
+    entry.write_bytes(b"tilecheck-cache 4 " + cache_store._mac(b"", entry.stem, forged) + b"\n" + forged)
+    (project / "not-a-directory").write_text("")
+    nowhere = project / "not-a-directory" / "home"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(nowhere))
+    monkeypatch.setattr(cache_store, "_password_home", lambda: str(nowhere))
+    reason = f"no private key to seal its entries with ({key_of(nowhere)}: cannot be read or made)"
+    warning = f"result cache {project / '.tilecheck_cache'} not used: {reason}"
+    for _ in range(2):
+        assert checked(project) == (FINDINGS, 0, 1, [warning])
+    assert entries(project) == [entry]  # nothing written without a key
 
 
 def test_a_forged_entry_without_diagnostics_is_a_miss(project):

@@ -18,6 +18,9 @@ ROOT = pathlib.Path(__file__).parents[1]
 KERNEL = (ROOT / "fixtures" / "examples" / "softmax_mistakes.py").read_text()
 SCRIPT = pathlib.Path(sys.executable).with_name("tilecheck")
 NOT_SHADOWABLE = {"tilecheck", "rules", "tests", "__main__"}  # ours (the first is `-m tilecheck`'s)
+# CPython 3.10 itself imports `runpy` from the working directory for any `python -m`, before the
+# module runs (3.11 imports it first): nothing tilecheck can prevent; its console script has no `-m`.
+CPYTHON_OWN = {"runpy"} if sys.version_info < (3, 11) else set()
 
 # Everything a check, a lowering, an explanation, an inventory and the server's modules import.
 _IMPORTED = """
@@ -47,7 +50,7 @@ def hostile(tmp_path_factory):
     tree = tmp_path_factory.mktemp("tree")
     markers = tmp_path_factory.mktemp("markers")
     names = set(imported_top_level_modules(tree)) | set(sys.stdlib_module_names)
-    names -= set(sys.builtin_module_names) | NOT_SHADOWABLE
+    names -= set(sys.builtin_module_names) | NOT_SHADOWABLE | CPYTHON_OWN
     names = {name for name in names if name.isidentifier() and not name.startswith("__editable")}
     assert {"argparse", "multiprocessing", "libcst", "json", "re", "typing", "pygls"} <= names
     for name in names:
@@ -115,23 +118,31 @@ def test_the_server_and_its_worker_run_none_of_the_trees_modules(hostile, comman
 
 
 def test_the_analysis_worker_does_not_work_in_the_workspace(tmp_path):
-    """Its working directory and sys.path as a trusted local plugin sees them when imported."""
+    """Its working directory, sys.path and flags as a trusted local plugin sees them when
+    imported. On 3.10 the server re-executes itself with `-I` (its worker inherits the flag) and
+    carries its sys.path over: a `PYTHONPATH` entry, which `-I` alone would drop, is still there."""
     workspace = tmp_path / "workspace"
     workspace.mkdir()
+    extra = tmp_path / "on-pythonpath"
+    extra.mkdir()
     report = tmp_path / "seen.json"
     (workspace / "seeing.py").write_text(
-        f"import json, os, sys\nopen({str(report)!r}, 'w').write(json.dumps([os.getcwd(), sys.path]))\n"
+        "import json, os, sys\n"
+        f"open({str(report)!r}, 'w').write(json.dumps([os.getcwd(), sys.path, sys.flags.isolated]))\n"
     )
     (workspace / "pyproject.toml").write_text('[tool.tilecheck]\nplugins = ["seeing"]\n')
     (workspace / "kernel.py").write_text(KERNEL)
-    server = RawServer(str(workspace), env={"TILECHECK_ALLOW_PLUGINS": "1"})
+    environment = {"TILECHECK_ALLOW_PLUGINS": "1", "PYTHONPATH": str(extra)}
+    server = RawServer(str(workspace), env=environment)
     try:
         server.initialize(str(workspace))
         server.diagnostics(server.open(str(workspace / "kernel.py"), KERNEL))
         server.finish()
     finally:
         server.kill()
-    cwd, path = json.loads(report.read_text())
+    cwd, path, isolated = json.loads(report.read_text())
     assert cwd == os.path.dirname(os.__file__)
     assert not cwd.startswith(str(workspace))
     assert "" not in path
+    assert str(extra) in path
+    assert isolated == (sys.version_info < (3, 11))  # 3.11+ relies on PYTHONSAFEPATH instead

@@ -11,7 +11,7 @@ import pytest
 
 from tests.support import run
 from tilecheck.core.codec import decode, encode
-from tilecheck.source.notebook import read_notebook
+from tilecheck.source.notebook import Notebook, read_notebook
 
 IMPORTS = "import tilelang.language as T\n%matplotlib inline"
 KERNEL = (
@@ -89,6 +89,29 @@ def test_ipython_syntax_is_masked_line_for_line(project, capsys):
     done = run(capsys, "k.ipynb", "--no-cache", "--output-format", "concise")
     assert done.out.splitlines()[0].startswith("k.ipynb:cell 3:7:13: error: TL104 ")
     assert "TL001" not in done.out and len(done.out.splitlines()) == 3  # the finding, the summary, the hint
+
+
+@pytest.mark.parametrize(
+    ("source", "masked"),
+    [
+        ("%time x\ny = (1\n%2)\n!ls", {0, 3}),  # `%2` inside brackets is the modulo operator
+        ('s = """\n%not magic\n"""\n%time 1', {3}),  # inside a string: text
+        ("x = 1 + \\\n%2\n%who", {2}),  # after a backslash: the same logical line
+        ("s = 'a#'  \\\n%3", set()),  # a `#` in a string starts no comment
+        ("x = 1  # (\n%time y", {1}),  # a bracket in a comment opens nothing
+        ("s = 'it''s'\n%time z", {1}),
+    ],
+)
+def test_only_a_line_that_starts_a_logical_line_can_be_ipython_syntax(source, masked):
+    found = read_notebook(json.dumps(notebook(cell("code", source))).encode(), "k.ipynb")
+    assert isinstance(found, Notebook)
+    assert set(found.cells[0].masked) == masked
+
+
+def test_a_percent_line_inside_an_expression_is_checked_as_python(project, capsys):
+    write(project / "k.ipynb", notebook(cell("code", "%time start = 1\ny = (7\n     % 2)\nz = !ls")))
+    done = run(capsys, "k.ipynb", "--no-cache", "--output-format", "concise")
+    assert (done.status, done.out) == (0, "All checks passed!\n")  # no TL001 from a half-masked expression
 
 
 def test_suppressions_work_in_cells(project, capsys):

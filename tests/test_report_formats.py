@@ -156,3 +156,50 @@ def test_grouped_aligns_lines_and_columns():
     assert (
         out.getvalue() == "k.py:\n    9:1  error: TL101 [semantic] m\n  120:15 error: TL101 [semantic] m\n\n"
     )
+
+
+# -- control characters in file names ----------------------------------------------------------
+
+NAME = "a\nb\x1bc.py"  # a newline and an ESC: neither may split or repaint a line of a report
+SHOWN = "a\\nb\\x1bc.py"
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (("--output-format", "concise"), [f"{SHOWN}:15:22: error: TL101 [semantic] Nested"]),
+        (
+            ("--output-format", "full"),
+            [f"{SHOWN}:15:22: error: TL101", f"  ::: {SHOWN}:13:18", f"  ::: {SHOWN}:14:13"],
+        ),
+        (("--output-format", "grouped"), [f"{SHOWN}:", "  15:22 error: TL101"]),
+        (
+            ("--output-format", "github"),
+            ["::error title=tilecheck (TL101),file=a%0Ab\x1bc.py,line=15,col=22,"],
+        ),
+        (("--output-format", "junit"), [f'  <testsuite name="{SHOWN}" ']),
+        (("--statistics",), [f"        1      4  {SHOWN}"]),
+        (("--diff", "--unsafe-fixes", "--select", "TL104"), [f"--- a/{SHOWN}", f"+++ b/{SHOWN}"]),
+        (("--show-files",), [SHOWN]),
+    ],
+)
+def test_a_control_character_in_a_file_name_is_escaped_in_every_line_oriented_report(
+    project, capsys, args, expected
+):
+    write(project, {NAME: KERNEL})
+    outcome = run(capsys, ".", "--select", "TL101", "--no-cache", *args)
+    lines = outcome.out.splitlines()
+    for start in expected:
+        assert any(line.startswith(start) for line in lines), (start, lines)
+    assert "\x1b" not in outcome.out or args == ("--output-format", "github")  # there: the file as it is
+    assert not any(
+        line.startswith(("b", "b\\x1b", "c.py")) for line in lines
+    )  # no line begun by the name's tail
+
+
+def test_machine_formats_carry_a_control_character_in_a_file_name_as_it_is(project, capsys):
+    write(project, {NAME: KERNEL})
+    outcome = run(capsys, ".", "--select", "TL101", "--no-cache", "--output-format", "json")
+    assert [d["path"] for d in json.loads(outcome.out)] == [NAME]
+    outcome = run(capsys, ".", "--select", "TL101", "--no-cache", "--output-format", "gitlab")
+    assert [i["location"]["path"] for i in json.loads(outcome.out)] == [NAME]

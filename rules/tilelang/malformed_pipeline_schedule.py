@@ -38,8 +38,8 @@ class MalformedPipelineSchedule(Rule):
       order counts;
     - a negative stage.
 
-    With a backend whose planner uses the manual schedule (`cuda-sm80`, `hip-*`, `metal`,
-    `webgpu`) it is an error. On the warp-specializing `cuda-sm90`, `cuda-sm100` and
+    With a backend whose planner uses the manual schedule (`cuda-sm80`, `cuda-sm86`,
+    `cuda-sm89`, `hip-*`, `metal`, `webgpu`) it is an error. On the warp-specializing `cuda-sm90`, `cuda-sm100` and
     `cuda-sm120` it is a note: the loop fails the same way
     unless TileLang warp-specializes it, and then the manual schedule is not used. Without a
     backend it is a note naming the backends that reject it. On `cpu` and `ascend`, which do
@@ -75,7 +75,7 @@ class MalformedPipelineSchedule(Rule):
     `num_stages=2` to let TileLang plan the schedule.
 
     ## Backends
-    Error (contract) on `cuda-sm80`, `hip-gfx942`, `hip-gfx950`, `metal` and `webgpu` (the
+    Error (contract) on `cuda-sm80`, `cuda-sm86`, `cuda-sm89`, `hip-gfx942`, `hip-gfx950`, `metal` and `webgpu` (the
     last two inferred: they run the same planner; not lowered here). Note on `cuda-sm90`,
     `cuda-sm100` and `cuda-sm120` (warp-specializing targets: sm_100a and sm_120a lower the
     kernels of `tools/oracle/schedule_questions.py` exactly as sm_90a does, verified with

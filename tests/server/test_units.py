@@ -144,3 +144,12 @@ def test_diagnostic_conversion_severity_tags_related_and_data():
             }
         ],
     }
+
+
+def test_tilelang_version_setting_reaches_the_options():
+    settings = ClientSettings.from_client({"tilecheck": {"tilelangVersion": " >=0.1.9,<0.2 "}})
+    assert settings.problems == () and settings.options(None).tilelang_version == ">=0.1.9,<0.2"
+    assert settings.options(None).names.tilelang_version == "setting `tilecheck.tilelangVersion`"
+    assert ClientSettings.from_client({"tilelangVersion": ""}).problems == (
+        "`tilecheck.tilelangVersion` must be a non-empty string, got ''; using the default",
+    )

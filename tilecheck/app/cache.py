@@ -192,6 +192,7 @@ class ResultCache:
         self.problem: str | None = None  # why the directory cannot be used (then it is not)
         self._usable: bool | None = None  # None: not looked at yet
         self._secret: bytes | None = None
+        self._secret_sought = False
 
     # keys --------------------------------------------------------------------------------
     def _settings_key(self, settings: FileSettings) -> str:
@@ -205,9 +206,15 @@ class ResultCache:
         key = _digest(self.tool, self._settings_key(settings), os.path.abspath(path))
         return key, os.path.join(self.directory, self.tool, key[:2], key + ".json")
 
-    def _secret_key(self) -> bytes:
-        if self._secret is None:
+    def _secret_key(self) -> bytes | None:
+        """The user's MAC key; None (and the cache is not used, `problem` says why) without one."""
+        if not self._secret_sought:
+            self._secret_sought = True
             self._secret = cache_store.user_secret()
+            if self._secret is None:
+                places = ", ".join(cache_store.secret_places()) or "no home directory"
+                self.problem = f"no private key to seal its entries with ({places}: cannot be read or made)"
+                self._usable = False
         return self._secret
 
     def usable(self) -> bool:
@@ -225,7 +232,10 @@ class ResultCache:
         key, location = self._entry(path, settings)
         if not os.path.isdir(self.directory):
             return None
-        entry = cache_store.unseal(self._secret_key(), key, location)
+        secret = self._secret_key()
+        if secret is None:
+            return None
+        entry = cache_store.unseal(secret, key, location)
         if entry is None:
             return None
         try:
@@ -269,10 +279,13 @@ class ResultCache:
         }
         if not self.usable():
             return
+        secret = self._secret_key()
+        if secret is None:
+            return
         key, target = self._entry(path, settings)
         try:
             os.makedirs(os.path.dirname(target), exist_ok=True)
-            cache_store.write_atomic(target, cache_store.seal(self._secret_key(), key, entry))
+            cache_store.write_atomic(target, cache_store.seal(secret, key, entry))
         except (OSError, ValueError) as error:  # full, or made read-only meanwhile: stop trying
             self.problem = f"cannot write it: {getattr(error, 'strerror', None) or error}"
             self._usable = False

@@ -3,8 +3,9 @@ a FIFO or a file, be unwritable or full, and hold anything an attacker wrote.
 
 An entry is a regular file (never followed through a link, never blocking, at most
 `MAX_ENTRY_BYTES`) whose first line names the format and a MAC over the entry's key and its
-payload, keyed by a secret of the user's (outside any tree: `secret_path`), so an entry copied
-to another key, corrupted, or written by anyone without the secret is a miss, never a result.
+payload, keyed by a secret of the user's (outside any tree: `secret_places`), so an entry copied
+to another key, corrupted, or written by anyone without the secret is a miss, never a result;
+without a private secret nothing is cached.
 The payload is JSON nested at most `MAX_NESTING` deep. A directory is used only when tilecheck
 made it (its `CACHEDIR.TAG`) or it is empty, and `clean` removes only such a directory.
 """
@@ -41,33 +42,75 @@ class NotACache(Exception):
     """`clean` refused a directory; the message says why."""
 
 
-def secret_path() -> str:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "tilecheck", "cache-key")
+def secret_places() -> list[str]:
+    """Where the user's MAC key may live, in order: `$XDG_CACHE_HOME/tilecheck/cache-key`, then
+    under `~/.cache`, the home taken from `HOME` and from the password database (`HOME` may be
+    unset, as under some service managers, or wrong). Only absolute places: a relative one would
+    name a directory of the tree being checked, where whoever wrote the tree could plant a key."""
+    bases = [os.environ.get("XDG_CACHE_HOME", "")]
+    bases += [os.path.join(home, ".cache") for home in (os.environ.get("HOME", ""), _password_home())]
+    places: list[str] = []
+    for base in bases:
+        place = os.path.join(base, "tilecheck", "cache-key")
+        if os.path.isabs(base) and place not in places:
+            places.append(place)
+    return places
 
 
-def user_secret() -> bytes:
-    """The user's MAC key, made on first use (mode 0600); empty when there is no place for one,
-    which still binds an entry to its key (a copied or corrupt entry is a miss) but not to its
-    writer."""
-    path = secret_path()
-    found = read_bytes(path, 1024, follow_symlinks=False)
-    if not isinstance(found, ReadFailure) and len(found) >= SECRET_BYTES:
-        return found
-    with contextlib.suppress(OSError):
-        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-key-")
-        try:
-            os.write(handle, secrets.token_bytes(SECRET_BYTES))
-            os.close(handle)
-            with contextlib.suppress(FileExistsError):  # another run made one first: use it
-                os.link(temporary, path)
-        finally:
-            os.unlink(temporary)
-        found = read_bytes(path, 1024, follow_symlinks=False)
-        if not isinstance(found, ReadFailure) and len(found) >= SECRET_BYTES:
+def _password_home() -> str:
+    try:
+        import pwd
+
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except (ImportError, KeyError, OSError):  # no password database (Windows), or no entry
+        return ""
+
+
+def user_secret() -> bytes | None:
+    """The user's MAC key, made on first use (mode 0600) in the first place it can be; None when
+    there is no private key anywhere: then nothing is cached, since an entry sealed without a
+    secret could be forged by anyone who can write the cache directory."""
+    for path in secret_places():
+        found = _private_key(path)
+        if found is None:
+            with contextlib.suppress(OSError):
+                _make_key(path)
+                found = _private_key(path)
+        if found is not None:
             return found
-    return b""
+    return None
+
+
+def _private_key(path: str) -> bytes | None:
+    """The key at `path` if it is a regular file of ours that no one else can read."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        handle = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        status = os.fstat(handle)
+        ours = not hasattr(os, "geteuid") or status.st_uid == os.geteuid()
+        if not stat.S_ISREG(status.st_mode) or not ours or status.st_mode & 0o077:
+            return None
+        found = os.read(handle, 1024)
+    except OSError:
+        return None
+    finally:
+        os.close(handle)
+    return found if len(found) >= SECRET_BYTES else None
+
+
+def _make_key(path: str) -> None:
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-key-")  # 0600
+    try:
+        os.write(handle, secrets.token_bytes(SECRET_BYTES))
+        os.close(handle)
+        with contextlib.suppress(FileExistsError):  # another run made one first: use it
+            os.link(temporary, path)
+    finally:
+        os.unlink(temporary)
 
 
 def _mac(secret: bytes, key: str, payload: bytes) -> bytes:

@@ -12,7 +12,8 @@ Each file is scanned into its own `Inventory` in a crash-isolated worker process
 per-file time and memory budget (`tilecheck.app.supervisor`, as `tilecheck check` does), and the
 per-file inventories are merged here in the order of the files. A file whose worker crashes
 or overruns its budget is listed among the files that could not be read, with the reason,
-and every other file is still counted (issue 12).
+and every other file is still counted (issue 12). A notebook is read as `check` reads it (its
+code cells, IPython lines masked), its locations named in their cells (`k.ipynb:cell 3:6:22`).
 """
 
 from __future__ import annotations
@@ -24,9 +25,12 @@ from typing import TextIO
 from tilecheck.app.discover import discover
 from tilecheck.app.scheduling import file_size, largest_first, worker_count
 from tilecheck.app.supervisor import Budget, run_isolated
+from tilecheck.core.codec import cell_record
+from tilecheck.core.types import NotebookCell, Span
 from tilecheck.lint.context import Context
 from tilecheck.lint.engine import FileAnalysis
-from tilecheck.report import display_path
+from tilecheck.report import data_path, display_path, where
+from tilecheck.source.notebook import Notebook, is_notebook, read_notebook
 from tilecheck.source.parsing import parse
 from tilecheck.source.reading import read_source
 from tilecheck.tilelang.model import Item, Kernel, Loop, LoopKind, Request, Stmt, StmtKind
@@ -64,17 +68,20 @@ class Location:
     line: int
     column: int  # 1-based
     via: tuple[str, ...] = ()  # macro names the item was inlined through, outermost first
+    cell: NotebookCell | None = None  # in a notebook: the code cell `line` (of its Python text) is in
 
     def __str__(self) -> str:
         macro = f" (via macro {', '.join(f'`{m}`' for m in self.via)})" if self.via else ""
-        return f"{display_path(self.path)}:{self.line}:{self.column}{macro}"
+        span = Span.point(self.line, self.column - 1)
+        return f"{where(self.path, span, self.cell)}{macro}"
 
     def as_json(self) -> dict[str, object]:
         return {
-            "path": display_path(self.path),
+            "path": data_path(self.path),
             "line": self.line,
             "column": self.column,
             "via": list(self.via),
+            **cell_record(self.cell, Span.point(self.line, 0)),
         }
 
 
@@ -187,10 +194,18 @@ def _requested_chains(items: list[Item], chain: tuple[Loop, ...]) -> Iterator[tu
             yield from _requested_chains(item.orelse, inner)
 
 
-def scan_kernel(ctx: Context, kernel: Kernel, inventory: Inventory, seen: set[tuple[object, ...]]) -> None:
+def scan_kernel(
+    ctx: Context,
+    kernel: Kernel,
+    inventory: Inventory,
+    seen: set[tuple[object, ...]],
+    notebook: Notebook | None = None,
+) -> None:
     def location(item: Item) -> Location:
         span = ctx.span(item.site.report_node, item.site.report_top)
-        return Location(ctx.path, span.line, span.column + 1, tuple(call.name for call in item.site.origin))
+        via = tuple(call.name for call in item.site.origin)
+        cell = notebook.cell_at(span.line) if notebook is not None else None
+        return Location(ctx.path, span.line, span.column + 1, via, cell)
 
     for node, parent in _nodes(kernel.body, None):
         if parent is None:
@@ -223,7 +238,11 @@ def scan_file(path: str, inventory: Inventory) -> None:
     if failure is not None or data is None:
         inventory.unreadable.append(f"{display_path(path)}: {failure.message if failure else 'unreadable'}")
         return
-    module, text, failure = parse(path, data)
+    notebook = read_notebook(data, path) if is_notebook(path) else None
+    if notebook is not None and not isinstance(notebook, Notebook):  # its TL001/TL002 says why
+        inventory.unreadable.append(f"{display_path(path)}: {notebook.message}")
+        return
+    module, text, failure = parse(path, data if notebook is None else notebook.text)
     if failure is not None or module is None or text is None:
         inventory.unreadable.append(f"{display_path(path)}: {failure.message if failure else 'unparseable'}")
         return
@@ -240,7 +259,7 @@ def scan_file(path: str, inventory: Inventory) -> None:
         if id(kernel.node) not in names:  # a factory built twice is one kernel
             names.add(id(kernel.node))
             inventory.kernels += 1
-        scan_kernel(ctx, kernel, inventory, seen)
+        scan_kernel(ctx, kernel, inventory, seen, notebook)
 
 
 def scan_one(task: tuple[str, int]) -> Inventory:
@@ -260,7 +279,7 @@ def build(
 ) -> Inventory:
     """The inventory of the Python files under `paths`, each file scanned in a crash-isolated
     worker within `budget` (default: `Budget()`), in up to `jobs` processes (default: cores)."""
-    files = [path for path in discover(paths) if path.endswith((".py", ".pyi")) or path in paths]
+    files = [path for path in discover(paths) if path.endswith((".py", ".pyi", ".ipynb")) or path in paths]
     sizes = [file_size(path) for path in files]
     order = largest_first(sizes)
     done = run_isolated(

@@ -49,10 +49,8 @@ def _check_notebook(
         return StdinCheck(first, output=data if fix else None)
     outcome = workspace.fix_text(first.text, name, unsafe=unsafe, first=first)
     assert isinstance(outcome.result, type(first))
-    if diff:
-        before, after = first.text.splitlines(keepends=True), outcome.text.splitlines(keepends=True)
-        text = "".join(difflib.unified_diff(before, after, f"a/{name}", f"b/{name}"))
-        return StdinCheck(first, len(outcome.fixed), diff=text)
+    if diff:  # the cells as written, as ruff shows a notebook's diff
+        return StdinCheck(first, len(outcome.fixed), diff=notebook.diff(outcome.text, name))
     rewritten = notebook.rewrite(outcome.text, data) if outcome.fixed else data
     if isinstance(rewritten, str):  # formatting not reproducible: unchanged, its findings all left
         return StdinCheck(first, output=data)

@@ -17,6 +17,7 @@ from tilecheck.core.errors import UsageError
 from tilecheck.core.types import Diagnostic
 from tilecheck.lint.engine import FileAnalysis
 from tilecheck.report import OUTPUT_FORMATS, Run, display_path, fails, plural, statistics
+from tilecheck.source.notebook import Notebook, is_notebook, read_notebook
 from tilecheck.source.reading import read_text
 
 
@@ -367,8 +368,12 @@ class Rewrite:
             return
         if args.diff:
             name = display_path(plan.path)
-            lines, fixed_lines = plan.text.splitlines(keepends=True), plan.rewritten.splitlines(keepends=True)
-            self.diff = "".join(difflib.unified_diff(lines, fixed_lines, f"a/{name}", f"b/{name}"))
+            notebook = read_notebook(plan.data, plan.path) if is_notebook(plan.path) else None
+            if isinstance(notebook, Notebook):  # its cells as written, not the Python text tilecheck checks
+                self.diff = notebook.diff(plan.rewritten, name)
+            else:
+                lines, fixed = plan.text.splitlines(keepends=True), plan.rewritten.splitlines(keepends=True)
+                self.diff = "".join(difflib.unified_diff(lines, fixed, f"a/{name}", f"b/{name}"))
             self.count, self.applied = plan.count, plan.applied
             return
         self.problem = write_planned(plan)

@@ -8,7 +8,7 @@ import json
 from tilecheck.app.supervisor import DEFAULT_MEMORY, DEFAULT_TIMEOUT
 from tilecheck.cli.options import add_config_options, dump_json, require_paths, workspace_from
 from tilecheck.config.resolver import DEFAULT_EXCLUDE, KEYS, Settings
-from tilecheck.report import display_path
+from tilecheck.report import data_path, display_path
 from tilecheck.tilelang.versions import VersionRange
 
 
@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     if args.output_format == "json":
         dump_json(
             {
-                "file": display_path(path),
+                "file": data_path(path),
                 "configuration": chain[::-1],
                 "excluded": excluded,
                 "settings": {key: {"value": value, "origin": origin} for key, value, origin in rows},

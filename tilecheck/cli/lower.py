@@ -31,7 +31,7 @@ from typing import TextIO
 from tilecheck.app.files import WriteError, encode_like, write_atomic
 from tilecheck.app.lowering import Lowered
 from tilecheck.app.workspace import Workspace
-from tilecheck.cli.options import add_budget_options, add_config_options, workspace_from
+from tilecheck.cli.options import add_budget_options, add_config_options, require_paths, workspace_from
 from tilecheck.core.errors import UsageError
 from tilecheck.core.types import Diagnostic, Grade, Severity
 from tilecheck.lint.engine import FileAnalysis
@@ -231,6 +231,7 @@ def run(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO |
         print("tilecheck lower: warning: `--output` is deprecated; use `-o/--output-file`", file=err)
     if target and len(args.files) != 1:
         raise UsageError("-o/--output-file takes exactly one FILE")
+    require_paths(args.files)  # as `check` does: a missing FILE is a usage error, before any output
     workspace = workspace_from(args, args.output_format)
     output_format = workspace.output_format(args.output_format)
     for path in args.files:

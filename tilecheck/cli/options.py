@@ -100,6 +100,13 @@ def options_from(args: argparse.Namespace, output_format: str | None = None) -> 
                 f"--grade: unknown grade `{', '.join(unknown)}` (choose from {', '.join(GRADES)})"
             )
     select = getattr(args, "select", None)
+    nothing = select is not None and not split(select) and not split(getattr(args, "extend_select", None))
+    if nothing and not getattr(args, "silent", False):
+        # ruff refuses an empty selector; checking with no rule must at least not look like a pass
+        warn(
+            "No rules are selected (`--select` was given no rule code), so only files that cannot "
+            "be read or parsed are reported"
+        )
     config_path, assignments = config_arguments(getattr(args, "config", None))
     return Options(
         select=tuple(split(select)) if select else None,
@@ -131,10 +138,22 @@ def warn(message: str) -> None:
 
 def require_paths(paths: Sequence[str]) -> None:
     """A path named on the command line must exist (ruff: `No such file or directory`)."""
-    missing = [path for path in paths if not os.path.lexists(path)]
+    missing = [path for path in paths if _missing(path)]
     if missing:
         names = ", ".join(missing)
         raise UsageError(f"{names}: no such file or directory")
+
+
+def _missing(path: str) -> bool:
+    """Only a path that is known not to exist: one that cannot be looked up (a directory on the
+    way without search permission, a name too long) is the file's TL003, saying why."""
+    try:
+        os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError, ValueError):  # ValueError: a NUL byte in it
+        return True
+    except OSError:
+        return False
+    return False
 
 
 def dump_json(value: object, out: TextIO | None = None) -> None:

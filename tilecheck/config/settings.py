@@ -21,7 +21,15 @@ from tilecheck.core.errors import ConfigError
 from tilecheck.core.meta import Problem
 from tilecheck.core.types import Grade, Severity
 from tilecheck.source.notebook import SUFFIX as NOTEBOOK_SUFFIX
-from tilecheck.tilelang.versions import MEASURED, SUPPORTED, SpecifierError, VersionRange
+from tilecheck.tilelang.versions import (
+    MEASURED,
+    SUPPORTED,
+    Specifier,
+    SpecifierError,
+    VersionRange,
+    names,
+    nearest,
+)
 
 if TYPE_CHECKING:
     from tilecheck.backends.profile import Profile
@@ -241,12 +249,21 @@ class Settings:
             chosen = VersionRange.of(spec, where)
         except SpecifierError as error:
             raise ConfigError(f"{where}: {error}") from None
-        if not chosen.versions:
-            raise ConfigError(
-                f"{where}: `{spec}` matches none of the TileLang releases tilecheck has measured "
-                f"({', '.join(MEASURED)})"
-            )
-        return chosen
+        if chosen.versions:
+            return chosen
+        # A release newer (or older) than the measured ones: pinning it must not break a CI run,
+        # so its nearest measured neighbours stand in for it, with a warning.
+        stand_in = nearest(Specifier.parse(spec))
+        unmeasured = (
+            f"{where}: `{spec}` matches none of the TileLang releases tilecheck has measured "
+            f"({', '.join(MEASURED)}); checking against "
+        )
+        if not stand_in:
+            self.resolver.warn(unmeasured + f"the supported releases ({names(SUPPORTED)})")
+            return VersionRange(SUPPORTED, f"{where} (no measured release: the supported releases)", spec)
+        nearest_text = "the nearest measured release" + ("s" if len(stand_in) > 1 else "")
+        self.resolver.warn(unmeasured + f"{names(stand_in)}, {nearest_text}")
+        return VersionRange(stand_in, f"{where} (not measured: {nearest_text})", spec)
 
     def tilelang_for(self, path: str) -> VersionRange:
         """The TileLang releases `path` is checked against: the setting, else what the project

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from tilecheck.core.types import Diagnostic
 from tilecheck.explain.text import LEGEND, Picture, headline, pointers, walk
-from tilecheck.report import display_path, level
+from tilecheck.report import level
 
 if TYPE_CHECKING:
     from tilecheck.explain.node import Node
@@ -78,6 +78,8 @@ pre { margin: 0; font: 12.5px/1.5 ui-monospace, monospace; }
 .src.related:not(.flagged) { background: #fed7aa; }
 .src.target { background: #fde68a; }
 .src.hover { background: #bfdbfe; }
+.src.cell-start { position: relative; border-top: 1px dashed #9ca3af; }
+.src.cell-start::after { content: attr(data-cell); position: absolute; right: 4px; top: 0; font-size: 10px; color: #6b7280; }
 .src .codes { color: var(--level); font-size: 11px; padding-left: 8px; white-space: nowrap; }
 """
 
@@ -106,10 +108,17 @@ def _diagnostic(picture: Picture, diagnostic: Diagnostic, node: Node | None) -> 
     return (
         f'<div class="diag {word}" style="--level:{LEVEL_COLOURS[word]}" title="{tip}">'
         f"<b>{word}</b> {escape(diagnostic.code)} [{escape(diagnostic.grade.value)}] "
-        f"line {diagnostic.span.line}:{diagnostic.span.column + 1}"
+        f"{escape(_position(diagnostic))}"
         f'<div class="msg">{marked_up(diagnostic.message)}</div>{help}'
         f"{f'<ul>{rows}</ul>' if rows else ''}</div>"
     )
+
+
+def _position(diagnostic: Diagnostic) -> str:
+    cell, span = diagnostic.cell, diagnostic.span
+    if cell is None:
+        return f"line {span.line}:{span.column + 1}"
+    return f"cell {cell.number}, line {cell.line(span.line)}:{span.column + 1}"
 
 
 def related_lines(picture: Picture) -> dict[int, list[Diagnostic]]:
@@ -146,15 +155,19 @@ def _node(picture: Picture, node: Node) -> str:
     if node.pipeline:
         badges += f'<span class="badge pipeline">pipeline: {escape(node.pipeline)}</span>'
     if node.verdict:
-        badges += f'<span class="badge verdict">{escape(node.verdict)}</span>'
+        badges += f'<span class="badge verdict">{escape(picture.words(node.verdict))}</span>'
     if node.copies > 1:
         badges += f'<span class="badge copies">x{node.copies}</span>'
-    where = f"line {node.line}" + (f", written at line {node.source_line}" if node.source_line else "")
+    where = picture.at(node.line) + (
+        f", written at {picture.at(node.source_line)}" if node.source_line else ""
+    )
     label = (
         f'<span class="label"><span class="kind">{escape(kind)}</span>{"?" if not node.certain else ""}'
         f'{escape(node.title)}<span class="where">{escape(where)}</span>{badges}</span>'
     )
-    details = "".join(f'<div class="details">{marked_up(detail)}</div>' for detail in node.details)
+    details = "".join(
+        f'<div class="details">{marked_up(picture.words(detail))}</div>' for detail in node.details
+    )
     diagnostics = "".join(_diagnostic(picture, d, node) for d in node.diagnostics)
     children = "".join(_node(picture, child) for child in node.children)
     lines = " ".join(str(n) for n in _lines_of(node))
@@ -188,13 +201,17 @@ def _source(picture: Picture) -> str:
             classes.append("related")
         if number == picture.line:
             classes.append("target")
+        cell = picture.notebook.cell_at(number) if picture.notebook is not None else None
+        if cell is not None and cell.first_line == number:  # a notebook cell starts: a rule, its number
+            classes.append("cell-start")
+            style += f' data-cell="cell {cell.number}"'
         seen = {d.code for d in found}
         see = [f"see {d.code}" for d in related.get(number, []) if d.code not in seen]
         codes = " ".join(dict.fromkeys([d.code for d in found] + see))
         tip = escape("\n".join(headline(d) for d in found))
         rows.append(
             f'<div class="{" ".join(classes)}" id="L{number}"{style}{f" title={chr(34)}{tip}{chr(34)}" if found else ""}>'
-            f'<span class="no">{number}</span><span class="text">{escape(text)}</span>'
+            f'<span class="no">{picture.number(number)}</span><span class="text">{escape(text)}</span>'
             f"{f'<span class=codes>{escape(codes)}</span>' if codes else ''}</div>"
         )
     return "<pre>" + "".join(rows) + "</pre>"
@@ -215,10 +232,10 @@ def _legend() -> str:
 
 
 def render(picture: Picture, out: TextIO) -> None:
-    name = display_path(picture.path) + (f":{picture.line}" if picture.line else "")
+    name = picture.target()
     kernels = "".join(
-        f'<h2>{escape(root.title)} <span class="where">line {root.line}</span></h2>'
-        + "".join(f'<div class="details">{marked_up(detail)}</div>' for detail in root.details)
+        f'<h2>{escape(root.title)} <span class="where">{escape(picture.at(root.line))}</span></h2>'
+        + "".join(f'<div class="details">{marked_up(picture.words(detail))}</div>' for detail in root.details)
         + "".join(_diagnostic(picture, d, root) for d in root.diagnostics)
         + f'<ul class="tree">{"".join(_node(picture, child) for child in root.children)}</ul>'
         for root in picture.kernels

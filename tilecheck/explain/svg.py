@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from tilecheck.explain.html import KIND_COLOURS, LEVEL_COLOURS, NEUTRAL, related_lines
 from tilecheck.explain.text import LEGEND, Picture, headline, pointers
-from tilecheck.report import display_path, level
+from tilecheck.report import level
 
 if TYPE_CHECKING:
     from tilecheck.core.types import Diagnostic
@@ -105,12 +105,12 @@ def _source_range(picture: Picture) -> tuple[int, int]:
     return min(s[0] for s in spans), min(len(picture.lines), max(s[1] for s in spans))
 
 
-def _node_text(node: Node) -> str:
-    extra = [f"line {node.line}"]
+def _node_text(picture: Picture, node: Node) -> str:
+    extra = [picture.at(node.line)]
     if node.pipeline:
         extra.append(f"pipeline {node.pipeline}")
     if node.verdict:
-        extra.append(node.verdict)
+        extra.append(picture.words(node.verdict))
     return plain(f"{'?' if not node.certain else ''}{node.title}  [{'; '.join(extra)}]")
 
 
@@ -122,7 +122,11 @@ def render(picture: Picture, out: TextIO) -> None:
         notes.insert(0, picture.problem or "no TileLang kernels")
     tree_width = 16 + max(
         [400.0]
-        + [row.depth * INDENT + 10 + len(_node_text(row.node)) * CHAR + 30 for row in grid.rows if row.node]
+        + [
+            row.depth * INDENT + 10 + len(_node_text(picture, row.node)) * CHAR + 30
+            for row in grid.rows
+            if row.node
+        ]
         + [row.depth * INDENT + 10 + len(row.text) * CHAR for row in grid.rows if row.text]
     )
     source_x = tree_width + 60
@@ -133,7 +137,7 @@ def render(picture: Picture, out: TextIO) -> None:
     )
     body_rows = len(grid.rows) + len(notes)
     height = TOP + ROW * body_rows + ROW + 10
-    name = display_path(picture.path) + (f":{picture.line}" if picture.line else "")
+    name = picture.target()
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height}" '
         f'viewBox="0 0 {width:.0f} {height}" font-family="ui-monospace, monospace" font-size="12">',
@@ -150,7 +154,7 @@ def render(picture: Picture, out: TextIO) -> None:
         if row.line is not None:
             parts += _source_row(picture, row.line, y, source_x, width, reported, related)
         if row.node is not None:
-            parts.append(_node_box(row.node, row.depth, y, index))
+            parts.append(_node_box(picture, row.node, row.depth, y, index))
         elif row.diagnostic is not None:
             parts.append(_diagnostic_text(row, y))
     for index, note in enumerate(notes):  # what belongs to no kernel, under the tree
@@ -193,15 +197,26 @@ def _source_row(
             f'<rect class="related-bar" x="{source_x - 4:.0f}" y="{y - 15}" width="4" height="{ROW}" fill="#ea580c"/>'
         )
     text = picture.lines[number - 1].expandtabs(4) if number <= len(picture.lines) else ""
-    parts.append(f'<text x="{source_x - 10:.0f}" y="{y}" text-anchor="end" fill="#9ca3af">{number}</text>')
+    shown = picture.number(number)
+    parts.append(f'<text x="{source_x - 10:.0f}" y="{y}" text-anchor="end" fill="#9ca3af">{shown}</text>')
+    cell = picture.notebook.cell_at(number) if picture.notebook is not None else None
+    if cell is not None and cell.first_line == number:  # a notebook cell starts: a rule, its number
+        parts.append(
+            f'<line class="cell-start" x1="{source_x - 40:.0f}" y1="{y - 15}" x2="{width - 12:.0f}" '
+            f'y2="{y - 15}" stroke="#9ca3af" stroke-dasharray="3 3"/>'
+        )
+        parts.append(
+            f'<text class="cell-label" x="{width - 14:.0f}" y="{y}" text-anchor="end" font-size="10" '
+            f'fill="#6b7280">cell {cell.number}</text>'
+        )
     parts.append(f'<text x="{source_x + 4:.0f}" y="{y}" xml:space="preserve">{escape(text)}</text>')
     return parts
 
 
-def _node_box(node: Node, depth: int, y: int, index: int) -> str:
+def _node_box(picture: Picture, node: Node, depth: int, y: int, index: int) -> str:
     x = 16 + depth * INDENT
     colour = KIND_COLOURS.get(node.loop_kind or "", NEUTRAL if node.kind != "kernel" else "#111827")
-    text = _node_text(node)
+    text = _node_text(picture, node)
     box = len(text) * CHAR + 16
     stroke = ' stroke="#f59e0b" stroke-width="3"' if node.marked else ""
     dash = ' stroke-dasharray="4 2"' if not node.certain else ""
@@ -209,7 +224,7 @@ def _node_box(node: Node, depth: int, y: int, index: int) -> str:
         f'<circle cx="{x + box + 12 + 22 * n:.0f}" cy="{y - 4}" r="6" fill="{LEVEL_COLOURS[level(d)]}"/>'
         for n, d in enumerate(node.diagnostics)
     )
-    title = escape("\n".join([text, *(plain(detail) for detail in node.details)]))
+    title = escape("\n".join([text, *(plain(picture.words(detail)) for detail in node.details)]))
     return (
         f'<g class="node {escape(node.loop_kind or node.kind)}" data-row="{index}" data-line="{node.line}">'
         f"<title>{title}</title>"

@@ -246,7 +246,8 @@ class Context:
             where = f"TileLang {names(having)} reject{'s' if len(having) == 1 else ''} it (`{checker}`)"
         else:
             where = f"no TileLang release in range has `{checker}`"
-        return f"{message} ({where}; not proven for {names(lacking)}, which lack that check)", Severity.INFO
+        lack = "lacks" if len(lacking) == 1 else "lack"
+        return f"{message} ({where}; not proven for {names(lacking)}, which {lack} that check)", Severity.INFO
 
     def macro_related(self, site: Site) -> tuple[Related, ...]:
         """For an item inlined from a macro: the inner call sites and the item in the definition."""

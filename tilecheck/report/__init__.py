@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -49,9 +50,32 @@ class Run:
 
 
 def display_path(path: str) -> str:
+    """A path as a line of text shows it: `data_path`, with the control characters a file name
+    may hold escaped (`a\\nb.py` for a newline), so that a name never splits or repaints a
+    line-oriented report."""
+    return escape_controls(data_path(path))
+
+
+# C0 and C1 controls, DEL, and the line and paragraph separators `str.splitlines` breaks at.
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def escape_controls(text: str) -> str:
+    """`text` with each control character as its escape (`\\n`, `\\t`, `\\x1b`, `\\u2028`)."""
+
+    def escape(match: re.Match[str]) -> str:
+        char = match[0]
+        return _NAMED.get(char) or (f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}")
+
+    return _CONTROLS.sub(escape, text)
+
+
+def data_path(path: str) -> str:
     """Paths relative to the working directory when they are inside it, as valid Unicode: the
     bytes of a name that are not UTF-8 are shown as U+FFFD (as ruff shows them), so no report
-    writes invalid UTF-8 or fails to encode."""
+    writes invalid UTF-8 or fails to encode. Machine formats (JSON, GitLab, GitHub's `file=`)
+    carry it as it is; text reports show `display_path`."""
     if path.startswith("<"):
         return path
     try:

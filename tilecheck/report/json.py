@@ -7,11 +7,11 @@ from typing import TextIO
 
 from tilecheck.core.codec import encode
 from tilecheck.core.types import Diagnostic
-from tilecheck.report import Run, display_path
+from tilecheck.report import Run, data_path
 
 
 def as_dict(diagnostic: Diagnostic) -> dict[str, object]:
-    return encode(diagnostic, display_path(diagnostic.path), display_path)
+    return encode(diagnostic, data_path(diagnostic.path), data_path)
 
 
 def render(run: Run, out: TextIO) -> None:

@@ -6,6 +6,7 @@ position, classname: the file, `file` and `line` attributes). Errors and warning
 `<failure>`s; notes (optimization findings, which never fail a run) are passing test cases that
 carry the note in `<system-out>`. A clean run is one passing test case, as ruff writes it.
 Characters XML 1.0 cannot carry (control characters from the checked source) become U+FFFD.
+In a notebook the name gives the cell and the line counted in it, as `line` does.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import TextIO
 from xml.etree import ElementTree
 
 from tilecheck.core.types import Diagnostic
-from tilecheck.report import Run, display_path, fails, headline
+from tilecheck.report import Run, display_path, fails, headline, shown_line, where
 
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
@@ -37,10 +38,10 @@ def _case(suite: ElementTree.Element, diagnostic: Diagnostic, path: str) -> bool
     case = ElementTree.SubElement(
         suite,
         "testcase",
-        name=f"{diagnostic.code} at {path}:{span.line}:{span.column + 1}",
+        name=_text(f"{diagnostic.code} at {where(diagnostic.path, span, diagnostic.cell)}"),
         classname=_text(path),
         file=_text(path),
-        line=str(span.line),
+        line=str(shown_line(span, diagnostic.cell)),
     )
     if fails(diagnostic):
         failure = ElementTree.SubElement(

@@ -4,7 +4,9 @@ One run; the driver lists the enabled rules (grade as a tag, documentation as he
 results have 1-based regions in code points, URIs relative to `%SRCROOT%` (the working
 directory), partial fingerprints that survive line shifts, and fixes where a rule has one.
 Empty lists are `[]`, never null. `run.properties.coverage` says how many kernels and loops the
-model saw, in total and per file with kernel code (`tilecheck.lint.coverage`).
+model saw, in total and per file with kernel code (`tilecheck.lint.coverage`). In a notebook a
+region's lines are counted in its cell, which the region's `properties.cell` gives; its results
+carry no `fixes` (their edits are in the cells' text, not in the notebook's JSON the artifact is).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from urllib.parse import quote
 from tilecheck import __version__
 from tilecheck.core.registry import by_code
 from tilecheck.core.rule import Rule
-from tilecheck.core.types import Diagnostic, Span
+from tilecheck.core.types import Diagnostic, NotebookCell, Span
 from tilecheck.report import Run, level
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -82,13 +84,18 @@ def _artifact(path: str, root: str) -> dict[str, object]:
     return {"uri": quote(os.fsencode(relative.replace(os.sep, "/"))), "uriBaseId": ROOT}  # bytes: any name
 
 
-def _region(span: Span) -> dict[str, int]:
-    return {
-        "startLine": span.line,
+def _region(span: Span, cell: NotebookCell | None = None) -> dict[str, object]:
+    region: dict[str, object] = {
+        "startLine": span.line if cell is None else cell.line(span.line),
         "startColumn": span.column + 1,
-        "endLine": max(span.end_line, span.line),
+        "endLine": max(span.end_line, span.line)
+        if cell is None
+        else cell.line(max(span.end_line, span.line)),
         "endColumn": span.end_column + 1,
     }
+    if cell is not None:
+        region["properties"] = {"cell": cell.number}
+    return region
 
 
 def line_fingerprint(diagnostic: Diagnostic, source: str | None, seen: dict[tuple[str, str], int]) -> str:
@@ -133,7 +140,12 @@ def document(run: Run, root: str | None = None) -> dict[str, object]:
         if not diagnostic.path.startswith("<"):
             artifact = _artifact(diagnostic.path, root)
             result["locations"] = [
-                {"physicalLocation": {"artifactLocation": artifact, "region": _region(diagnostic.span)}}
+                {
+                    "physicalLocation": {
+                        "artifactLocation": artifact,
+                        "region": _region(diagnostic.span, diagnostic.cell),
+                    }
+                }
             ]
             source = run.sources.get(diagnostic.path)
             if diagnostic.related:
@@ -143,7 +155,7 @@ def document(run: Run, root: str | None = None) -> dict[str, object]:
                         "message": {"text": item.message},
                         "physicalLocation": {
                             "artifactLocation": _artifact(item.path or diagnostic.path, root),
-                            "region": _region(item.span),
+                            "region": _region(item.span, item.cell),
                         },
                     }
                     for number, item in enumerate(diagnostic.related, 1)
@@ -151,7 +163,7 @@ def document(run: Run, root: str | None = None) -> dict[str, object]:
             result["partialFingerprints"] = {
                 "primaryLocationLineHash": line_fingerprint(diagnostic, source, seen)
             }
-            if diagnostic.fix is not None:
+            if diagnostic.fix is not None and diagnostic.cell is None:
                 result["fixes"] = [
                     {
                         "description": {

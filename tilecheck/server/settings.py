@@ -2,7 +2,8 @@
 `workspace/didChangeConfiguration`: they override configuration files as the CLI's flags do.
 
 ```json
-{"tilecheck": {"backend": "cuda-sm90", "select": ["TL1"], "ignore": ["TL105"],
+{"tilecheck": {"backend": "cuda-sm90", "tilelangVersion": ">=0.1.9,<0.2",
+               "select": ["TL1"], "ignore": ["TL105"],
                "configuration": "tools/tilecheck.toml", "fixAll": true,
                "showOptimization": true, "loweringPreview": true,
                "perFileTimeout": 60, "perFileMemory": 2048}}
@@ -29,6 +30,7 @@ CHECKED_GRADES = frozenset({"semantic", "contract"})
 @dataclass(frozen=True)
 class ClientSettings:
     backend: str | None = None
+    tilelang_version: str | None = None  # a version or range (`--tilelang-version`)
     select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] = ()
     configuration: str | None = None  # one configuration file (`--config`), relative to the folder
@@ -69,6 +71,7 @@ class ClientSettings:
 
         known = {
             "backend",
+            "tilelangVersion",
             "select",
             "ignore",
             "configuration",
@@ -81,6 +84,7 @@ class ClientSettings:
         problems += [f"unknown setting `{SECTION}.{key}` (ignored)" for key in sorted(set(raw) - known)]
         return cls(
             backend=read("backend", "str", None),
+            tilelang_version=read("tilelangVersion", "str", None),
             select=read("select", "list", None),
             ignore=read("ignore", "list", ()),
             configuration=read("configuration", "str", None),
@@ -103,6 +107,7 @@ class ClientSettings:
             select=self.select,
             ignore=self.ignore,
             backend=self.backend,
+            tilelang_version=self.tilelang_version,
             grades=None if self.show_optimization else CHECKED_GRADES,
             config_path=config,
             names=CLIENT_NAMES,
@@ -112,6 +117,7 @@ class ClientSettings:
 # Messages name the editor's settings, not the CLI's flags.
 CLIENT_NAMES = OptionNames(
     backend="setting `tilecheck.backend`",
+    tilelang_version="setting `tilecheck.tilelangVersion`",
     config="setting `tilecheck.configuration`",
     layer="client settings",
 )

@@ -28,6 +28,9 @@ SUFFIX = ".ipynb"
 # `%magic`, `!cmd`, `??name`, `name?`, and an assignment from a magic or a shell escape.
 _IPYTHON_LINE = re.compile(r"\s*(?:[%!]|\?\?|[\w.]+\?\??\s*$|[\w.,\s()\[\]]+=\s*[%!])")
 _MASK = "pass  # IPython syntax, masked"
+# `line 9` or `line 9, column 5` in a message; group 3: already named in its cell
+_LINE_REFERENCE = re.compile(r"\bline (\d+)(, column \d+)?( of cell)?")
+_OTHER_FILE = re.compile(r"\.pyi?, $")  # `(in macro `m`, kernels/m.py, line 7)`: that file's line
 
 
 def is_notebook(path: str) -> bool:
@@ -56,12 +59,41 @@ class Notebook:
         return None if found is None else NotebookCell(found.number, found.first_line)
 
     def locate(self, diagnostic: Diagnostic) -> Diagnostic:
-        """The diagnostic with its cell, and its same-file related locations with theirs."""
+        """The diagnostic with its cell, and its same-file related locations with theirs; the
+        lines its texts name (`the enclosing `T.Parallel` at line 9`) named in their cells."""
         related = tuple(
-            item if item.path is not None else dataclasses.replace(item, cell=self.cell_at(item.span.line))
+            item
+            if item.path is not None
+            else dataclasses.replace(
+                item, cell=self.cell_at(item.span.line), message=self.in_cells(item.message)
+            )
             for item in diagnostic.related
         )
-        return dataclasses.replace(diagnostic, cell=self.cell_at(diagnostic.span.line), related=related)
+        fix = diagnostic.fix
+        return dataclasses.replace(
+            diagnostic,
+            cell=self.cell_at(diagnostic.span.line),
+            related=related,
+            message=self.in_cells(diagnostic.message),
+            help=None if diagnostic.help is None else self.in_cells(diagnostic.help),
+            notes=tuple(self.in_cells(note) for note in diagnostic.notes),
+            fix=None if fix is None else dataclasses.replace(fix, title=self.in_cells(fix.title)),
+        )
+
+    def in_cells(self, text: str) -> str:
+        """`text` with each `line N` of the Python text as `line L of cell C`; not inside
+        backticks (quoted source), not after another file's name (`m.py, line 7`), and not twice."""
+        parts = text.split("`")
+        for index in range(0, len(parts), 2):  # the even parts are outside backticks
+            parts[index] = _LINE_REFERENCE.sub(self._line_in_cell, parts[index])
+        return "`".join(parts)
+
+    def _line_in_cell(self, match: re.Match[str]) -> str:
+        line = int(match[1])
+        cells = [cell for cell in self.cells if cell.first_line <= line < cell.first_line + len(cell.lines)]
+        if not cells or match[3] or _OTHER_FILE.search(match.string, 0, match.start()):
+            return match[0]
+        return f"line {line - cells[-1].first_line + 1}{match[2] or ''} of cell {cells[-1].number}"
 
     def rewrite(self, fixed: str, original: bytes) -> bytes | str:
         """The notebook's bytes with `fixed` (an edit of `text`) in its code cells, formatted as
@@ -71,6 +103,32 @@ class Notebook:
             return layout
         if not self.cells or fixed == self.text:
             return original
+        rebuilt = self._cells_of(fixed)
+        document = json.loads(json.dumps(self.document))
+        for cell in self.cells:
+            entry = document["cells"][cell.number - 1]
+            joined = "\n".join(rebuilt[cell.number])
+            entry["source"] = _split_like(entry["source"], joined)
+        return _serialize(document, layout)
+
+    def diff(self, fixed: str, name: str) -> str:
+        """A unified diff of each code cell `fixed` (an edit of `text`) changes, as ruff prints
+        a notebook's (`--- k.ipynb:cell 3`), of the cells as written (IPython lines unmasked)."""
+        rebuilt = self._cells_of(fixed)
+        return "".join(
+            "".join(
+                difflib.unified_diff(
+                    [line + "\n" for line in cell.lines],
+                    [line + "\n" for line in rebuilt[cell.number]],
+                    f"{name}:cell {cell.number}",
+                    f"{name}:cell {cell.number}",
+                )
+            )
+            for cell in self.cells
+        )
+
+    def _cells_of(self, fixed: str) -> dict[int, list[str]]:
+        """Each code cell's lines in `fixed`, an edit of `text`, with its IPython lines restored."""
         old_lines = self.text.removesuffix("\n").split("\n")
         new_lines = fixed.removesuffix("\n").split("\n")
         owner = [(cell, index) for cell in self.cells for index in range(len(cell.lines))]
@@ -83,12 +141,7 @@ class Notebook:
                 if index in cell.masked and new == _masked(cell.lines[index]):
                     new = cell.lines[index]  # the IPython line the mask stood for
                 rebuilt[cell.number].append(new)
-        document = json.loads(json.dumps(self.document))
-        for cell in self.cells:
-            entry = document["cells"][cell.number - 1]
-            joined = "\n".join(rebuilt[cell.number])
-            entry["source"] = _split_like(entry["source"], joined)
-        return _serialize(document, layout)
+        return rebuilt
 
 
 def read_notebook(data: bytes, path: str) -> Notebook | Diagnostic:
@@ -150,9 +203,62 @@ def _language(document: dict[str, Any]) -> str | None:
 
 
 def _masked_lines(lines: tuple[str, ...]) -> frozenset[int]:
+    """The IPython lines of a cell: only a line that starts a logical line can be one (a `%`
+    line inside brackets, a string or after a `\\` is Python: an operator, or text)."""
     if lines and lines[0].lstrip().startswith("%%"):
         return frozenset(range(len(lines)))  # a cell magic: the whole cell is another language
-    return frozenset(index for index, line in enumerate(lines) if _IPYTHON_LINE.match(line))
+    masked: set[int] = set()
+    state = _Scan()
+    for index, line in enumerate(lines):
+        if state.at_start() and _IPYTHON_LINE.match(line):
+            masked.add(index)
+        else:
+            state.feed(line)
+    return frozenset(masked)
+
+
+@dataclass
+class _Scan:
+    """Where a cell's Python stands after some lines: open brackets, an open string, a `\\`."""
+
+    depth: int = 0
+    quote: str = ""  # the open string's delimiter: one quote character or three
+    continued: bool = False
+
+    def at_start(self) -> bool:
+        return self.depth == 0 and not self.quote and not self.continued
+
+    def feed(self, line: str) -> None:
+        index, self.continued, comment = 0, False, False
+        while index < len(line):
+            char = line[index]
+            if self.quote:
+                if char == "\\":
+                    index += 2
+                    continue
+                if line.startswith(self.quote, index):
+                    index += len(self.quote)
+                    self.quote = ""
+                    continue
+            elif char == "#":
+                comment = True
+                break
+            elif char in "'\"":
+                self.quote = char * 3 if line.startswith(char * 3, index) else char
+                index += len(self.quote)
+                continue
+            elif char in "([{":
+                self.depth += 1
+            elif char in ")]}":
+                self.depth = max(0, self.depth - 1)
+            index += 1
+        stripped = line.rstrip()
+        if len(self.quote) == 1:  # a one-quote string ends with its line unless continued
+            self.continued = stripped.endswith("\\")
+            if not self.continued:
+                self.quote = ""
+        elif not self.quote and not comment and stripped.endswith("\\"):
+            self.continued = True
 
 
 def _masked(line: str) -> str:

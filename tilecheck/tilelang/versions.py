@@ -99,6 +99,18 @@ class Specifier:
         parsed = Version.parse(version)
         return all(_clause_matches(operator, operand, parsed) for operator, operand in self.clauses)
 
+    def probes(self) -> tuple[str, ...]:
+        """Versions at the edges of every clause (the bound, one below, one above, one just
+        after): a range that admits any version admits one of these, in the forms projects write."""
+        found: list[str] = []
+        for _, operand in self.clauses:
+            release = Version.parse(operand.removesuffix(".*")).release
+            last = release[-1]
+            for probe in (release, (*release[:-1], last + 1), (*release, 1), (*release[:-1], last - 1)):
+                if min(probe) >= 0:
+                    found.append(".".join(map(str, probe)))
+        return tuple(version for version in dict.fromkeys(found) if self.contains(version))
+
     def select(self, versions: Iterable[str]) -> tuple[str, ...]:
         return tuple(version for version in versions if self.contains(version))
 
@@ -134,6 +146,18 @@ class VersionRange:
 
     def describe(self) -> str:
         return ", ".join(self.versions)
+
+
+def nearest(spec: Specifier, measured: tuple[str, ...] = MEASURED) -> tuple[str, ...]:
+    """For a range that selects no measured release: the measured releases on either side of
+    the versions it names (the newest measured for a newer release); () when it names none."""
+    chosen: set[str] = set()
+    for probe in spec.probes():
+        version = Version.parse(probe)
+        below = [release for release in measured if Version.parse(release) < version]
+        above = [release for release in measured if Version.parse(release) > version]
+        chosen.update(below[-1:] + above[:1])
+    return tuple(release for release in measured if release in chosen)
 
 
 def has_checker(version: str, checker: str) -> bool:
