@@ -367,6 +367,16 @@ def test_a_pass_config_is_not_sized() -> None:
             "        T.clear(C_l)\n        T.atomic_add(C[0, 0], 1)\n",
             "`T.atomic_add` (not measured for this class)",
         ),
+        (
+            "        T.clear(C_l)\n",
+            "        T.clear(C_l)\n        T.clear(Q_s)\n",
+            "an operand of `T.clear` tilecheck cannot resolve (not measured for this class)",
+        ),
+        (
+            "        T.clear(C_l)\n",
+            "        T.clear(C_l)\n        T.copy(A[0, 0], Q_s)\n",
+            "an expression statement tilecheck cannot resolve (not measured for this class)",
+        ),
     ],
 )
 def test_a_construct_not_measured_is_not_sized(old: str, new: str, reason: str) -> None:

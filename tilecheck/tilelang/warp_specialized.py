@@ -152,7 +152,8 @@ def _has_pass_configs(kernel: Kernel) -> bool:
     return found
 
 
-MEASURED_CALLS = frozenset({"copy", "gemm", "clear", "fill"})
+BUFFER_OPERANDS = {"copy": 2, "gemm": 3, "clear": 1, "fill": 1}  # the leading operands that are buffers
+MEASURED_CALLS = frozenset(BUFFER_OPERANDS)
 MEASURED_STATEMENTS = frozenset({StmtKind.STORE, StmtKind.EVAL, StmtKind.BIND})
 
 
@@ -169,9 +170,13 @@ def _unmeasured_construct(kernel: Kernel) -> str | None:
             continue
         if item.kind not in MEASURED_STATEMENTS:
             return f"a `{item.kind.value}` statement"
+        if item.kind is StmtKind.EVAL and not item.calls:
+            return "an expression statement tilecheck cannot resolve"
         for call in item.calls:
             if call.api not in MEASURED_CALLS:
                 return f"`T.{call.api}`"
+            if None in call.operands[: BUFFER_OPERANDS[call.api]]:
+                return f"an operand of `T.{call.api}` tilecheck cannot resolve"
             if call.api in ("copy", "gemm") and _unmeasured_keywords(call.api, call.site.node):
                 return f"a keyword of `T.{call.api}`"
     return None
