@@ -443,3 +443,17 @@ def test_transposed_gemm_operands(bm, bn, bk, transpose_a, transpose_b, expected
     assert sized.sized, sized.undecided
     assert plan(sized) == expected
     assert sized.static_bytes == 48
+
+
+@pytest.mark.parametrize("key", ["TL_DISABLE_WARP_SPECIALIZED", "TL_DISABLE_SHARED_MEMORY_REUSE"])
+def test_tl501_stays_silent_when_the_file_passes_a_layout_config(tmp_path, monkeypatch, capsys, key) -> None:
+    # A pass config given anywhere (here to tilelang.compile) may change the layout: not sized.
+    monkeypatch.chdir(tmp_path)
+    source = (
+        "import tilelang\n"
+        + BOUNDARY.format(pad=52161, **SMALL)
+        + f"\n\nkernel = tilelang.compile(main, pass_configs={{tilelang.PassConfigKey.{key}: True}})\n"
+    )
+    write(tmp_path, {"k.py": source})
+    outcome = run(capsys, "k.py", "--backend", "cuda-sm120", "--select", "TL501", "--isolated")
+    assert outcome.status == 0, outcome.out

@@ -128,11 +128,16 @@ def warp_specialized_layout(
     return layout
 
 
-OPT_OUTS = ("disable_warp_specialized", "DISABLE_WARP_SPECIALIZED", "disable_tma_lower", "DISABLE_TMA_LOWER")
+OPT_OUTS = tuple(
+    word
+    for key in ("warp_specialized", "tma_lower", "shared_memory_reuse", "aggressive_shared_memory_merge")
+    for word in (key, key.upper())
+)  # tl.disable_warp_specialized, tl.disable_tma_lower, tl.disable_shared_memory_reuse, tl.enable_aggr...
 
 
 def opts_out(source: str) -> bool:
-    """Whether a file may turn warp specialisation or TMA off (a pass config anywhere in it)."""
+    """Whether a file may change the layout with a pass config anywhere in it (warp
+    specialisation or TMA off, shared-memory reuse off, aggressive merging on)."""
     return any(word in source for word in OPT_OUTS)
 
 
