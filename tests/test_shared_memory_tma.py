@@ -457,3 +457,18 @@ def test_tl501_stays_silent_when_the_file_passes_a_layout_config(tmp_path, monke
     write(tmp_path, {"k.py": source})
     outcome = run(capsys, "k.py", "--backend", "cuda-sm120", "--select", "TL501", "--isolated")
     assert outcome.status == 0, outcome.out
+
+
+def test_tl501_under_cp_async_stays_silent_when_the_file_disables_reuse(
+    tmp_path, monkeypatch, capsys
+) -> None:
+    from tests.test_shared_memory import gemm
+
+    monkeypatch.chdir(tmp_path)
+    # 131,072 B on sm_86 (TileLang, reuse on): reported; with reuse off the packing differs.
+    source = "import tilelang\n" + gemm(bm=128, bn=128, bk=64, stages=4)
+    write(tmp_path, {"k.py": source})
+    assert run(capsys, "k.py", "--backend", "cuda-sm86", "--select", "TL501", "--isolated").status == 1
+    config = "\nkernel = tilelang.compile(main, pass_configs={tilelang.PassConfigKey.TL_DISABLE_SHARED_MEMORY_REUSE: True})\n"
+    write(tmp_path, {"k.py": source + config})
+    assert run(capsys, "k.py", "--backend", "cuda-sm86", "--select", "TL501", "--isolated").status == 0

@@ -112,8 +112,11 @@ class SharedMemoryExceedsLimit(Rule):
     Not reported: kernels whose size tilecheck cannot decide (a symbolic or unresolved shape
     or dtype, a manual schedule that is not a literal list, code it does not model, more than
     one `T.Kernel` in a function; on the warp-specialised targets also any other pipeline
-    shape, a `T.Parallel` producer, another block size, or `pass_configs`), profiles without a
-    budget, and anything with no backend selected.
+    shape, a `T.Parallel` producer, another block size, or `pass_configs` on the kernel),
+    files that pass a pass config changing the layout (`tl.disable_shared_memory_reuse`,
+    `tl.enable_aggressive_shared_memory_merge`; on the warp-specialised targets also
+    `tl.disable_warp_specialized`, `tl.disable_tma_lower`), profiles without a budget, and
+    anything with no backend selected.
 
     ## Why is this bad?
     TileLang lowers such a kernel without a word; it fails only when it is initialised on
@@ -225,8 +228,8 @@ class SharedMemoryExceedsLimit(Rule):
         if kind not in SIZED_CLASSES:
             return
         assert kind is not None
-        if kind is TargetClass.WARP_SPECIALIZED and opts_out(ctx.source):
-            return  # a pass config may turn warp specialisation or TMA off: another layout
+        if opts_out(ctx.source, kind):
+            return  # a pass config may change the layout (reuse, merging, warp specialisation)
         for kernel in ctx.model.kernels:
             launch = kernel_launch(kernel)
             if launch is None or kernel.conditions:

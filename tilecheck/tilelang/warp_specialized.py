@@ -128,17 +128,20 @@ def warp_specialized_layout(
     return layout
 
 
-OPT_OUTS = tuple(
-    word
-    for key in ("warp_specialized", "tma_lower", "shared_memory_reuse", "aggressive_shared_memory_merge")
-    for word in (key, key.upper())
-)  # tl.disable_warp_specialized, tl.disable_tma_lower, tl.disable_shared_memory_reuse, tl.enable_aggr...
+PACKING_CONFIGS = ("shared_memory_reuse", "aggressive_shared_memory_merge")  # tl.disable_..., tl.enable_...
+WARP_SPECIALIZATION_CONFIGS = (
+    "warp_specialized",
+    "tma_lower",
+)  # tl.disable_warp_specialized, tl.disable_tma_lower
 
 
-def opts_out(source: str) -> bool:
-    """Whether a file may change the layout with a pass config anywhere in it (warp
-    specialisation or TMA off, shared-memory reuse off, aggressive merging on)."""
-    return any(word in source for word in OPT_OUTS)
+def opts_out(source: str, target_class: TargetClass = TargetClass.WARP_SPECIALIZED) -> bool:
+    """Whether a file may change the class's layout with a pass config anywhere in it: shared
+    memory reuse off or aggressive merging on (either class); warp specialisation or TMA off."""
+    keys = PACKING_CONFIGS + (
+        WARP_SPECIALIZATION_CONFIGS if target_class is TargetClass.WARP_SPECIALIZED else ()
+    )
+    return any(word in source for key in keys for word in (key, key.upper()))
 
 
 def _has_pass_configs(kernel: Kernel) -> bool:
