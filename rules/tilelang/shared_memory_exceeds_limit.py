@@ -4,6 +4,7 @@ from typing import TYPE_CHECKING
 
 from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.core.types import Grade
+from tilecheck.tilelang.measured import opts_out
 from tilecheck.tilelang.shared_memory import (
     SIZED_CLASSES,
     SharedLayout,
@@ -13,7 +14,7 @@ from tilecheck.tilelang.shared_memory import (
     target_class,
     unfollowed_calls,
 )
-from tilecheck.tilelang.warp_specialized import kernel_layout, opts_out
+from tilecheck.tilelang.warp_specialized import kernel_layout
 
 from ._loops import backend, header, line
 
