@@ -367,6 +367,16 @@ def test_a_pass_config_is_not_sized() -> None:
             "        T.clear(C_l)\n        T.atomic_add(C[0, 0], 1)\n",
             "`T.atomic_add` (not measured for this class)",
         ),
+        (
+            "        T.clear(C_l)\n",
+            "        T.clear(C_l)\n        T.clear(Q_s)\n",
+            "an operand of `T.clear` tilecheck cannot resolve (not measured for this class)",
+        ),
+        (
+            "        T.clear(C_l)\n",
+            "        T.clear(C_l)\n        T.copy(A[0, 0], Q_s)\n",
+            "an expression statement tilecheck cannot resolve (not measured for this class)",
+        ),
     ],
 )
 def test_a_construct_not_measured_is_not_sized(old: str, new: str, reason: str) -> None:
@@ -433,3 +443,32 @@ def test_transposed_gemm_operands(bm, bn, bk, transpose_a, transpose_b, expected
     assert sized.sized, sized.undecided
     assert plan(sized) == expected
     assert sized.static_bytes == 48
+
+
+@pytest.mark.parametrize("key", ["TL_DISABLE_WARP_SPECIALIZED", "TL_DISABLE_SHARED_MEMORY_REUSE"])
+def test_tl501_stays_silent_when_the_file_passes_a_layout_config(tmp_path, monkeypatch, capsys, key) -> None:
+    # A pass config given anywhere (here to tilelang.compile) may change the layout: not sized.
+    monkeypatch.chdir(tmp_path)
+    source = (
+        "import tilelang\n"
+        + BOUNDARY.format(pad=52161, **SMALL)
+        + f"\n\nkernel = tilelang.compile(main, pass_configs={{tilelang.PassConfigKey.{key}: True}})\n"
+    )
+    write(tmp_path, {"k.py": source})
+    outcome = run(capsys, "k.py", "--backend", "cuda-sm120", "--select", "TL501", "--isolated")
+    assert outcome.status == 0, outcome.out
+
+
+def test_tl501_under_cp_async_stays_silent_when_the_file_disables_reuse(
+    tmp_path, monkeypatch, capsys
+) -> None:
+    from tests.test_shared_memory import gemm
+
+    monkeypatch.chdir(tmp_path)
+    # 131,072 B on sm_86 (TileLang, reuse on): reported; with reuse off the packing differs.
+    source = "import tilelang\n" + gemm(bm=128, bn=128, bk=64, stages=4)
+    write(tmp_path, {"k.py": source})
+    assert run(capsys, "k.py", "--backend", "cuda-sm86", "--select", "TL501", "--isolated").status == 1
+    config = "\nkernel = tilelang.compile(main, pass_configs={tilelang.PassConfigKey.TL_DISABLE_SHARED_MEMORY_REUSE: True})\n"
+    write(tmp_path, {"k.py": source + config})
+    assert run(capsys, "k.py", "--backend", "cuda-sm86", "--select", "TL501", "--isolated").status == 0

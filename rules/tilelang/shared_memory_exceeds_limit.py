@@ -4,6 +4,7 @@ from typing import TYPE_CHECKING
 
 from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.core.types import Grade
+from tilecheck.tilelang.measured import opts_out
 from tilecheck.tilelang.shared_memory import (
     SIZED_CLASSES,
     SharedLayout,
@@ -13,7 +14,7 @@ from tilecheck.tilelang.shared_memory import (
     target_class,
     unfollowed_calls,
 )
-from tilecheck.tilelang.warp_specialized import kernel_layout, opts_out
+from tilecheck.tilelang.warp_specialized import kernel_layout
 
 from ._loops import backend, header, line
 
@@ -114,8 +115,11 @@ class SharedMemoryExceedsLimit(Rule):
     one `T.Kernel` in a function, a loop of fewer than two iterations, which TileLang removes,
     a pipeline filled by a tile op other than `T.copy`, such as `T.im2col`; on the
     warp-specialised targets also any other pipeline shape, a `T.Parallel` producer, another
-    block size, or `pass_configs`), kernels under `@autotune` (the build that runs is the
-    tuner's choice), profiles without a budget, and anything with no backend selected.
+    block size, or `pass_configs` on the kernel), files that pass a pass config changing the
+    layout (`tl.disable_shared_memory_reuse`, `tl.enable_aggressive_shared_memory_merge`; on
+    the warp-specialised targets also `tl.disable_warp_specialized`, `tl.disable_tma_lower`),
+    kernels under `@autotune` (the build that runs is the tuner's choice), profiles without a
+    budget, and anything with no backend selected.
 
     ## Why is this bad?
     TileLang lowers such a kernel without a word; it fails only when it is initialised on
@@ -227,8 +231,8 @@ class SharedMemoryExceedsLimit(Rule):
         if kind not in SIZED_CLASSES:
             return
         assert kind is not None
-        if kind is TargetClass.WARP_SPECIALIZED and opts_out(ctx.source):
-            return  # a pass config may turn warp specialisation or TMA off: another layout
+        if opts_out(ctx.source, kind):
+            return  # a pass config may change the layout (reuse, merging, warp specialisation)
         for kernel in ctx.model.kernels:
             launch = kernel_launch(kernel)
             if launch is None or kernel.conditions:

@@ -32,7 +32,14 @@ from typing import TYPE_CHECKING
 
 from tilecheck.tilelang.autotuning import under_autotune
 from tilecheck.tilelang.linear_scan import pack
-from tilecheck.tilelang.model import Item, Kernel, Loop, Request, Stmt, StmtKind, walk
+from tilecheck.tilelang.measured import (
+    MEASURED_THREADS,
+    has_pass_configs,
+    keywords,
+    threads,
+    unmeasured_construct,
+)
+from tilecheck.tilelang.model import Item, Kernel, Loop, Request, Stmt, walk
 from tilecheck.tilelang.shared_memory import (
     ELEMENT_BYTES,
     SharedBuffer,
@@ -50,7 +57,6 @@ if TYPE_CHECKING:
     from tilecheck.tilelang.values import Buffer
 
 MBARRIER_BYTES = 8  # one `uint64_t` per barrier
-MEASURED_THREADS = 128  # the only `threads=` the layouts were measured with
 GEMM_DTYPES = frozenset({"float16", "bfloat16"})
 TMA_MAX_BOX = 256  # elements per box dimension; larger tiles are split (not measured)
 
@@ -81,14 +87,14 @@ def warp_specialized_layout(
     launches = _kernel_launches(kernel)
     if len(launches) != 1:
         undecided.append("the function does not launch exactly one `T.Kernel`")
-    elif _threads(launches[0]) != MEASURED_THREADS:
+    elif threads(launches[0]) != MEASURED_THREADS:
         undecided.append("`threads=` is not a literal 128 (the only block size measured for this class)")
-    elif _keywords(launches[0]) - {"threads"}:
+    elif keywords(launches[0]) - {"threads"}:
         undecided.append("`T.Kernel` takes keywords besides `threads=` (not measured for this class)")
-    unmeasured = _unmeasured_construct(kernel)
+    unmeasured = unmeasured_construct(kernel)
     if unmeasured is not None:
         undecided.append(f"{unmeasured} (not measured for this class)")
-    if _has_pass_configs(kernel):
+    if has_pass_configs(kernel):
         undecided.append(
             "`pass_configs` may change how TileLang lowers the kernel (not measured for this class)"
         )
@@ -131,90 +137,6 @@ def warp_specialized_layout(
     layout.static_bytes = layout.mbarrier_bytes + sum(s.bytes for s in layout.buffers if s.static)
     layout.dynamic_bytes = pack([s for s in layout.buffers if not s.static and s.live is not None])
     return layout
-
-
-OPT_OUTS = ("disable_warp_specialized", "DISABLE_WARP_SPECIALIZED", "disable_tma_lower", "DISABLE_TMA_LOWER")
-
-
-def opts_out(source: str) -> bool:
-    """Whether a file may turn warp specialisation or TMA off (a pass config anywhere in it)."""
-    return any(word in source for word in OPT_OUTS)
-
-
-def _has_pass_configs(kernel: Kernel) -> bool:
-    import libcst as cst
-
-    found = False
-
-    class Keywords(cst.CSTVisitor):
-        def visit_Arg(self, node: cst.Arg) -> None:
-            nonlocal found
-            found |= node.keyword is not None and node.keyword.value == "pass_configs"
-
-    for node in (kernel.top, kernel.node):
-        for decorator in getattr(node, "decorators", ()):
-            decorator.visit(Keywords())
-    return found
-
-
-MEASURED_CALLS = frozenset({"copy", "gemm", "clear", "fill"})
-MEASURED_STATEMENTS = frozenset({StmtKind.STORE, StmtKind.EVAL, StmtKind.BIND})
-
-
-def _unmeasured_construct(kernel: Kernel) -> str | None:
-    """The first construct the layouts were not measured with: another TileLang call (a
-    schedule annotation, `T.func_attr`, an atomic, ...), a keyword on `T.copy` / `T.gemm`
-    (`annotations=`, `transpose_B=`, ...), a loop annotation, an `if`, a block."""
-    for item, _ in walk(kernel.body):
-        if isinstance(item, Loop):
-            if item.pipeline is not None and item.pipeline.annotations is not None:
-                return "a loop's `annotations=`"
-            continue
-        if not isinstance(item, Stmt):
-            continue
-        if item.kind not in MEASURED_STATEMENTS:
-            return f"a `{item.kind.value}` statement"
-        for call in item.calls:
-            if call.api not in MEASURED_CALLS:
-                return f"`T.{call.api}`"
-            if call.api in ("copy", "gemm") and _unmeasured_keywords(call.api, call.site.node):
-                return f"a keyword of `T.{call.api}`"
-    return None
-
-
-def _unmeasured_keywords(api: str, node: object) -> bool:
-    """Keywords other than a literal `transpose_A=` / `transpose_B=` of `T.gemm` (measured: the
-    operand tiles are swizzled by their rows either way)."""
-    import libcst as cst
-
-    if not isinstance(node, cst.Call):
-        return True
-    for arg in node.args:
-        if arg.keyword is None:
-            continue
-        literal = isinstance(arg.value, cst.Name) and arg.value.value in ("True", "False")
-        if not (api == "gemm" and arg.keyword.value in ("transpose_A", "transpose_B") and literal):
-            return True
-    return False
-
-
-def _keywords(node: object) -> set[str]:
-    import libcst as cst
-
-    if not isinstance(node, cst.Call):
-        return set()
-    return {a.keyword.value for a in node.args if a.keyword is not None}
-
-
-def _threads(launch: object) -> int | None:
-    import libcst as cst  # here: importing the rules must not import libcst
-
-    assert isinstance(launch, cst.Call)
-    for argument in launch.args:
-        if argument.keyword is not None and argument.keyword.value == "threads":
-            value = argument.value
-            return int(value.evaluated_value) if isinstance(value, cst.Integer) else None
-    return None
 
 
 def _the_pipeline(kernel: Kernel, undecided: list[str]) -> Loop | None:
