@@ -245,6 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"hostile: seed {args.seed}, {args.cases} cases, {started}, load {_load()}", flush=True)
     failures: list[str] = []
     total = 0
+    began = time.monotonic()
     for name in names:
         count = max(1, round(args.cases * CATEGORIES[name][1]))
         numbers = [args.case] if args.case is not None else list(range(count))
@@ -264,7 +265,10 @@ def main(argv: list[str] | None = None) -> int:
         )
     for failure in failures:
         print(failure)
-    print(f"{total} hostile cases, {len(failures)} failed (seed {args.seed}, load {_load()})")
+    elapsed = time.monotonic() - began
+    print(
+        f"{total} hostile cases, {len(failures)} failed (seed {args.seed}, load {_load()}, {elapsed:.0f} s)"
+    )
     return 1 if failures else 0
 
 
