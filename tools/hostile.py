@@ -239,7 +239,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--category", action="append", choices=sorted(CATEGORIES), help="only these")
     parser.add_argument("--case", type=int, help="only this case number (with --category)")
     args = parser.parse_args(argv)
-    os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="tilecheck-hostile-key-")  # the cache's MAC key
+    key = tempfile.mkdtemp(prefix="tilecheck-hostile-key-")
+    os.environ["XDG_CACHE_HOME"] = key  # the cache's MAC key, outside every case's tree
+    try:
+        return _run_all(args)
+    finally:
+        shutil.rmtree(key, ignore_errors=True)
+
+
+def _run_all(args: argparse.Namespace) -> int:
     names = args.category or list(CATEGORIES)
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     print(f"hostile: seed {args.seed}, {args.cases} cases, {started}, load {_load()}", flush=True)
