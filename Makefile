@@ -68,7 +68,7 @@ sweep: $(VENV)/.dev
 
 # The release tag pre-commit's `rev:` names: `v` + the version of pyproject.toml, on HEAD.
 release-tag:
-	git tag -a "v$$($(PYTHON) -c 'import tomllib; print(tomllib.load(open("pyproject.toml", "rb"))["project"]["version"])')" -m "tilecheck release"
+	git tag -a "v$$($(PYTHON) -c 'import sys; toml = __import__("tomllib" if sys.version_info >= (3, 11) else "tomli"); print(toml.load(open("pyproject.toml", "rb"))["project"]["version"])')" -m "tilecheck release"
 
 # Hostile state and input (settings, file names, cache entries, server framing), randomized and
 # seeded: 500 cases by default (`make hostile CASES=2000`).

@@ -72,7 +72,7 @@ SOURCES: dict[str, str] = {
     "meta/invalid_suppression.py": "6123898ba7972db35112431c68d1112005e2276ff6f0d110c1e5ccbdb0ffe83d",
     "meta/parser_limitation.py": "6728c00d1a14dc298a5e03f1a2d5ad90c4a5b1336a09b7a9919eccb17761943a",
     "meta/syntax_error.py": "8ce6b0711c0729245e309d65fc7211d3380804a635dd9f37cc01e37d6d660b7b",
-    "meta/too_complex.py": "d4a6b7633abcf1e40850e5057e3957e2eaa249b8a3a6688b72f134a4b43cd9d9",
+    "meta/too_complex.py": "fb0b80b44e2ee41ff5eb61565e492a0019c5452bd431d6ebf4aa5168f0f5118e",
     "meta/unknown_suppression_code.py": "c467646dac659247d03a49bed59ca26781284a181e420a6f476506043e7c7d23",
     "meta/unmatched_suppression.py": "bed3848cbd24f7c7e3ad02a30aa05da17a20bf7e79443daf227a516a208eea90",
     "meta/unmodeled_kernel_code.py": "7ccfdb7cc7068edd85569e3eb4168a86fbd0d86e406d0174cc205fc613047678",

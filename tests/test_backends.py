@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from importlib import resources
 
 import pytest
-import tomllib
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # the backport tilecheck depends on there
+    import tomli as tomllib
 
 from tests.support import run, write
 from tilecheck.backends import (

@@ -131,7 +131,10 @@ def _readme_remote_config() -> str:
 
 
 def _project_version() -> str:
-    import tomllib
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # the backport tilecheck depends on there
+        import tomli as tomllib
 
     return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
 

@@ -239,12 +239,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--category", action="append", choices=sorted(CATEGORIES), help="only these")
     parser.add_argument("--case", type=int, help="only this case number (with --category)")
     args = parser.parse_args(argv)
-    os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="tilecheck-hostile-key-")  # the cache's MAC key
+    key = tempfile.mkdtemp(prefix="tilecheck-hostile-key-")
+    os.environ["XDG_CACHE_HOME"] = key  # the cache's MAC key, outside every case's tree
+    try:
+        return _run_all(args)
+    finally:
+        shutil.rmtree(key, ignore_errors=True)
+
+
+def _run_all(args: argparse.Namespace) -> int:
     names = args.category or list(CATEGORIES)
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     print(f"hostile: seed {args.seed}, {args.cases} cases, {started}, load {_load()}", flush=True)
     failures: list[str] = []
     total = 0
+    began = time.monotonic()
     for name in names:
         count = max(1, round(args.cases * CATEGORIES[name][1]))
         numbers = [args.case] if args.case is not None else list(range(count))
@@ -264,7 +273,10 @@ def main(argv: list[str] | None = None) -> int:
         )
     for failure in failures:
         print(failure)
-    print(f"{total} hostile cases, {len(failures)} failed (seed {args.seed}, load {_load()})")
+    elapsed = time.monotonic() - began
+    print(
+        f"{total} hostile cases, {len(failures)} failed (seed {args.seed}, load {_load()}, {elapsed:.0f} s)"
+    )
     return 1 if failures else 0
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import select
 import shutil
 import subprocess
 import sys
@@ -19,7 +18,7 @@ import time
 from functools import cache
 from typing import Any
 
-from tools.hostile_run import KERNEL, Outcome, run_in_process
+from tools.hostile_run import KERNEL, Outcome, frame, run_in_process, wait_for_diagnostics
 
 CLEAN = "x = 1\n"
 DROP = "-dac_override,-dac_read_search"
@@ -265,11 +264,6 @@ def shadowing_case(rng: random.Random, directory: str) -> tuple[str, str | None]
     return tried, problem
 
 
-def _frame(message: dict[str, Any]) -> bytes:
-    body = json.dumps({"jsonrpc": "2.0", **message}).encode()
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
-
-
 def _serve_one_document(command: list[str], directory: str, tree: str) -> str | None:
     """Open k.py in a server started in `tree`, wait for its diagnostics, shut it down."""
     uri = "file://" + os.path.join(tree, "k.py")
@@ -285,11 +279,11 @@ def _serve_one_document(command: list[str], directory: str, tree: str) -> str | 
          "params": {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": KERNEL}}},
     ]  # fmt: skip
     try:
-        server.stdin.write(b"".join(_frame(message) for message in opening))
+        server.stdin.write(b"".join(frame(message) for message in opening))
         server.stdin.flush()
-        diagnostics = _wait_for_diagnostics(server.stdout.fileno(), uri, deadline=time.monotonic() + 300)
-        server.stdin.write(_frame({"id": 2, "method": "shutdown", "params": None}))
-        server.stdin.write(_frame({"method": "exit", "params": None}))
+        diagnostics = wait_for_diagnostics(server.stdout.fileno(), uri, deadline=time.monotonic() + 300)
+        server.stdin.write(frame({"id": 2, "method": "shutdown", "params": None}))
+        server.stdin.write(frame({"method": "exit", "params": None}))
         server.stdin.flush()
         server.wait(timeout=60)
     except (OSError, subprocess.TimeoutExpired) as error:
@@ -303,30 +297,6 @@ def _serve_one_document(command: list[str], directory: str, tree: str) -> str | 
     codes = sorted(d.get("code", "") for d in diagnostics)
     expected = sorted(finding.split()[1] for finding in kernel_findings())
     return None if codes == expected else f"the server reported {codes}, not {expected}: {errors[-300:]}"
-
-
-def _wait_for_diagnostics(stream: int, uri: str, deadline: float) -> list[dict[str, Any]] | None:
-    buffer = b""
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([stream], [], [], max(0.0, deadline - time.monotonic()))
-        if not ready:
-            break
-        chunk = os.read(stream, 65536)
-        if not chunk:
-            break
-        buffer += chunk
-        while b"\r\n\r\n" in buffer:
-            header, _, rest = buffer.partition(b"\r\n\r\n")
-            length = int(header.split(b"Content-Length:")[1].split(b"\r\n")[0])
-            if len(rest) < length:
-                break
-            message, buffer = json.loads(rest[:length]), rest[length:]
-            params = message.get("params") or {}
-            published = message.get("method") == "textDocument/publishDiagnostics"
-            if published and params.get("uri") == uri and params.get("diagnostics"):
-                found: list[dict[str, Any]] = params["diagnostics"]
-                return found
-    return None
 
 
 # -- path lengths -------------------------------------------------------------------------------

@@ -4,13 +4,13 @@ from tilecheck.core.types import Grade
 
 
 class TooComplex(Rule):
-    """The file is too deeply nested to analyze.
+    """The file is too complex to analyze: too deeply nested, too large to parse, or beyond its budget.
 
     ## What it does
-    Reports a file whose nesting exceeds what the parser or the analyzer can handle (thousands of nested brackets or operators).
+    Reports a file that cannot be analyzed within tilecheck's limits: nesting beyond what the parser or the analyzer can handle (thousands of nested brackets or operators), a file libcst's parser aborts on (it does when an allocation fails, as on a file of several megabytes), or a check that took longer than `per-file-timeout` or needed more memory than `per-file-memory`. The message says which.
 
     ## Why is this bad?
-    Such files are almost always generated; analyzing them would exhaust the stack. No rule is run on the file.
+    Such files are almost always generated; analyzing them would exhaust the stack or the budget. No rule is run on the file, so nothing in it is checked.
 
     ## Example
     ```

@@ -8,9 +8,14 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 
 import pytest
-import tomllib
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # the backport tilecheck depends on there
+    import tomli as tomllib
 from lsprotocol import types
 
 from tests.server.support import Server, diagnostics, open_document, start, summary

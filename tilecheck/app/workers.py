@@ -130,8 +130,9 @@ class WorkerProcess:
         import tempfile  # only once a worker is needed (the cached path starts none)
 
         ours, theirs = context.Pipe()
-        handle, self._fatal = tempfile.mkstemp(prefix="tilecheck-worker-", suffix=".fatal")  # 0600
-        os.close(handle)
+        # The worker opens it and removes its name; this end is read once the worker is gone
+        # (nothing is left behind, even when tilecheck itself is killed).
+        self._report, self._fatal = tempfile.mkstemp(prefix="tilecheck-worker-", suffix=".fatal")  # 0600
         self.fatal_report = ""  # what faulthandler wrote when the worker died of a signal
         self.process = context.Process(target=_start, args=(self._fatal, target, theirs, *args), daemon=True)
         self.process.start()
@@ -209,18 +210,19 @@ class WorkerProcess:
         return exitcode
 
     def collect(self) -> None:
-        """Once the worker has ended: read what faulthandler wrote (if it died of a signal), and
-        remove the file."""
-        if not self._fatal:
+        """Once the worker has ended: read what faulthandler wrote (if it died of a signal)."""
+        if self._report < 0:
             return
-        with contextlib.suppress(OSError), open(self._fatal, encoding="utf-8", errors="replace") as report:
-            self.fatal_report = report.read(FATAL_REPORT_CHARACTERS)
         with contextlib.suppress(OSError):
+            os.lseek(self._report, 0, os.SEEK_SET)
+            self.fatal_report = os.read(self._report, FATAL_REPORT_BYTES).decode("utf-8", "replace")
+        os.close(self._report)
+        self._report = -1
+        with contextlib.suppress(OSError):  # a worker that never started left the name
             os.unlink(self._fatal)
-        self._fatal = ""
 
 
-FATAL_REPORT_CHARACTERS = 64 * 1024
+FATAL_REPORT_BYTES = 64 * 1024
 _FRAME = re.compile(r'^\s+File "(.*)", line \d+ in ', re.MULTILINE)
 
 
@@ -231,6 +233,7 @@ def _start(fatal: str, target: Any, connection: Connection, *args: Any) -> None:
 
     with contextlib.suppress(OSError):
         report = open(fatal, "w", encoding="utf-8")  # noqa: SIM115  # faulthandler keeps it open
+        os.unlink(fatal)  # the parent reads it through its own descriptor
         faulthandler.enable(report, all_threads=False)
     target(connection, *args)
 
