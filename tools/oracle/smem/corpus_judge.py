@@ -139,13 +139,15 @@ def _lower(module: Any, request: dict[str, Any], static_arrays: Any) -> dict[str
     arguments = {name: _argument(value) for name, value in request["arguments"].items()}
     pass_configs: dict[str, Any] = {}
     jit = getattr(obj, "jit_impl", None) or obj  # `@autotune` wraps the `@tilelang.jit` function
-    if isinstance(obj, tvm.tirx.PrimFunc):
-        func = obj
-    elif hasattr(jit, "get_tir"):
-        func = jit.get_tir(**arguments)
-        pass_configs = dict(jit.pass_configs or {})
-    else:
-        func = obj(**arguments)
+    target = tvm.target.Target({"kind": "cuda", "arch": ARCH})
+    with target:  # a `@tilelang.jit` without `target=` would look for a GPU
+        if isinstance(obj, tvm.tirx.PrimFunc):
+            func = obj
+        elif hasattr(jit, "get_tir"):
+            func = jit.get_tir(**arguments)
+            pass_configs = dict(jit.pass_configs or {})
+        else:
+            func = obj(**arguments)
     if not isinstance(func, tvm.tirx.PrimFunc):
         raise TypeError(f"the build is a {type(func).__name__}, not a PrimFunc")
     if func.attrs is not None and "tilelang_pass_configs" in func.attrs:
@@ -153,7 +155,6 @@ def _lower(module: Any, request: dict[str, Any], static_arrays: Any) -> dict[str
     name = str(func.attrs["global_symbol"]) if func.attrs and "global_symbol" in func.attrs else ""
     if request.get("kernel") and name and name != request["kernel"]:
         raise LookupError(f"the build is the prim_func `{name}`, not `{request['kernel']}`")
-    target = tvm.target.Target({"kind": "cuda", "arch": ARCH})
     config = normalize_pass_configs(pass_configs)
     with tvm.transform.PassContext(opt_level=3, config=config), target:
         artifact = tilelang.lower(func, target=target)
@@ -219,6 +220,8 @@ def _request(kernel: Any, module: Any) -> tuple[dict[str, Any] | None, str | Non
             return None, "built inside a function that is not a module-level factory"
         return {"object": kernel.name, "arguments": {}, "kernel": kernel.name}, None
     name, parameters = kernel.factory_call
+    if name.startswith("test"):
+        return None, "built inside a test function, which runs it and returns nothing"
     if not any(getattr(s, "name", None) is not None and s.name.value == name for s in module.body):
         return None, "a factory that is not a module-level function (a method)"
     arguments: dict[str, Any] = {}
