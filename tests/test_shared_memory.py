@@ -419,3 +419,18 @@ def test_a_pipeline_filled_in_ways_the_stage_rule_does_not_cover_is_not_sized() 
     assert layout(IM2COL.format(fill="T.copy(data[0, 0, 0, k_iter * 32], data_shared)")).undecided == [
         "a pipelined `T.copy` fills `kernel_shared` from something tilecheck does not know as a buffer"
     ]
+
+
+def test_a_pipelined_statement_that_fills_and_reads_a_tile_is_not_sized() -> None:
+    # testing/python/language/test_tilelang_language_pipeline.py:129 (a block-sparse GEMM):
+    # `if mask: copy, copy, gemm` in one statement; TileLang gives the tiles 3 versions (49,152 B).
+    source = gemm().replace(
+        "            T.copy(A[by * 128, k * 32], A_s)\n"
+        "            T.copy(B[k * 32, bx * 128], B_s)\n"
+        "            T.gemm(A_s, B_s, C_l)\n",
+        "            if A[0, k] > 0:\n"
+        "                T.copy(A[by * 128, k * 32], A_s)\n"
+        "                T.copy(B[k * 32, bx * 128], B_s)\n"
+        "                T.gemm(A_s, B_s, C_l)\n",
+    )
+    assert layout(source).undecided == ["a pipelined statement both fills `A_s` and reads it"]
