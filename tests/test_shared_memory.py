@@ -434,3 +434,28 @@ def test_a_pipelined_statement_that_fills_and_reads_a_tile_is_not_sized() -> Non
         "                T.gemm(A_s, B_s, C_l)\n",
     )
     assert layout(source).undecided == ["a pipelined statement both fills `A_s` and reads it"]
+
+
+WS_SCHEDULE = """import tilelang.language as T
+
+
+@T.prim_func
+def kernel(A: T.Tensor((256, 64), T.float16), B: T.Tensor((256, 64), T.float16)):
+    with T.Kernel(1, threads=128) as _:
+        A_shared = T.alloc_shared((64, 64), T.float16)
+        A_frag = T.alloc_fragment((64, 64), T.float16)
+        T.annotate_ws_schedule(T.WSSchedule(num_warps=8, roles=[], pipelines=[], scopes=[]))
+        for i in T.Pipelined(4, num_stages=2):
+            T.copy(A[i * 64, 0], A_shared)
+            T.copy(A_shared, A_frag)
+            T.copy(A_frag, B[i * 64, 0])
+"""
+
+
+def test_a_manual_warp_specialisation_schedule_is_not_sized() -> None:
+    # Without the schedule TileLang gives 16,384 B (two versions, sized alike here); with it
+    # (test_tilelang_transform_materialize_ws_schedule.py:727) 8,192 B on sm_80.
+    assert layout(WS_SCHEDULE.replace("        T.annotate_ws_schedule", "        # ")).total_bytes == 16384
+    assert layout(WS_SCHEDULE).undecided == [
+        "a manual warp-specialisation schedule (`T.annotate_ws_schedule`) is not modeled"
+    ]

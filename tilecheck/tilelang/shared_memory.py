@@ -245,6 +245,12 @@ def _check_modeled(item: Item, undecided: list[str]) -> None:
                 "a loop of fewer than two iterations uses shared memory (its removal is not modeled)"
             )
             return
+        if any(call.api == "annotate_ws_schedule" for call in getattr(inner, "calls", ())):
+            # Measured: a pipeline TileLang versions twice keeps one version under it (sm_80).
+            undecided.append(
+                "a manual warp-specialisation schedule (`T.annotate_ws_schedule`) is not modeled"
+            )
+            return
         reduction = next((call.api for call in getattr(inner, "calls", ()) if _reduces(call.api)), None)
         if reduction is not None:
             # A reduction across threads takes a shared workspace TileLang sizes from the layout
