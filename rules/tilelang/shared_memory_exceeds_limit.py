@@ -72,7 +72,8 @@ class SharedMemoryExceedsLimit(Rule):
     or dtype, a manual schedule that is not a literal list, code it does not model, more than
     one `T.Kernel` in a function, a loop of fewer than two iterations, which TileLang removes,
     a pipeline filled by a tile op other than `T.copy`, such as `T.im2col`, or by a statement
-    that also reads the tile it fills, such as a runtime `if` around the copy and the gemm), kernels
+    that also reads the tile it fills, such as a runtime `if` around the copy and the gemm, a
+    manual `T.annotate_ws_schedule`), kernels
     under `@autotune` (the build that runs is the tuner's choice), warp-specialised targets (sm_90a, sm_100a, sm_120: their
     layout is not sized yet), profiles without a budget, and anything with no backend selected.
 
