@@ -441,3 +441,43 @@ def test_a_pipeline_filled_in_ways_the_stage_rule_does_not_cover_is_not_sized() 
     assert layout(IM2COL.format(fill="T.copy(data[0, 0, 0, k_iter * 32], data_shared)")).undecided == [
         "a pipelined `T.copy` fills `kernel_shared` from something tilecheck does not know as a buffer"
     ]
+
+
+def test_a_pipelined_statement_that_fills_and_reads_a_tile_is_not_sized() -> None:
+    # testing/python/language/test_tilelang_language_pipeline.py:129 (a block-sparse GEMM):
+    # `if mask: copy, copy, gemm` in one statement; TileLang gives the tiles 3 versions (49,152 B).
+    source = gemm().replace(
+        "            T.copy(A[by * 128, k * 32], A_s)\n"
+        "            T.copy(B[k * 32, bx * 128], B_s)\n"
+        "            T.gemm(A_s, B_s, C_l)\n",
+        "            if A[0, k] > 0:\n"
+        "                T.copy(A[by * 128, k * 32], A_s)\n"
+        "                T.copy(B[k * 32, bx * 128], B_s)\n"
+        "                T.gemm(A_s, B_s, C_l)\n",
+    )
+    assert layout(source).undecided == ["a pipelined statement both fills `A_s` and reads it"]
+
+
+WS_SCHEDULE = """import tilelang.language as T
+
+
+@T.prim_func
+def kernel(A: T.Tensor((256, 64), T.float16), B: T.Tensor((256, 64), T.float16)):
+    with T.Kernel(1, threads=128) as _:
+        A_shared = T.alloc_shared((64, 64), T.float16)
+        A_frag = T.alloc_fragment((64, 64), T.float16)
+        T.annotate_ws_schedule(T.WSSchedule(num_warps=8, roles=[], pipelines=[], scopes=[]))
+        for i in T.Pipelined(4, num_stages=2):
+            T.copy(A[i * 64, 0], A_shared)
+            T.copy(A_shared, A_frag)
+            T.copy(A_frag, B[i * 64, 0])
+"""
+
+
+def test_a_manual_warp_specialisation_schedule_is_not_sized() -> None:
+    # Without the schedule TileLang gives 16,384 B (two versions, sized alike here); with it
+    # (test_tilelang_transform_materialize_ws_schedule.py:727) 8,192 B on sm_80.
+    assert layout(WS_SCHEDULE.replace("        T.annotate_ws_schedule", "        # ")).total_bytes == 16384
+    assert layout(WS_SCHEDULE).undecided == [
+        "a manual warp-specialisation schedule (`T.annotate_ws_schedule`) is not modeled"
+    ]

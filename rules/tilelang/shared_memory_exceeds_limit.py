@@ -113,13 +113,15 @@ class SharedMemoryExceedsLimit(Rule):
     Not reported: kernels whose size tilecheck cannot decide (a symbolic or unresolved shape
     or dtype, a manual schedule that is not a literal list, code it does not model, more than
     one `T.Kernel` in a function, a loop of fewer than two iterations, which TileLang removes,
-    a pipeline filled by a tile op other than `T.copy`, such as `T.im2col`; on the
-    warp-specialised targets also any other pipeline shape, a `T.Parallel` producer, another
-    block size, or `pass_configs` on the kernel), files that pass a pass config changing the
-    layout (`tl.disable_shared_memory_reuse`, `tl.enable_aggressive_shared_memory_merge`; on
-    the warp-specialised targets also `tl.disable_warp_specialized`, `tl.disable_tma_lower`),
-    kernels under `@autotune` (the build that runs is the tuner's choice), profiles without a
-    budget, and anything with no backend selected.
+    a pipeline filled by a tile op other than `T.copy`, such as `T.im2col`, or by a statement
+    that also reads the tile it fills, such as a runtime `if` around the copy and the gemm, a
+    manual `T.annotate_ws_schedule`; on the warp-specialised targets also any other pipeline
+    shape, a `T.Parallel` producer, another block size, or `pass_configs` on the kernel),
+    files that pass a pass config changing the layout (`tl.disable_shared_memory_reuse`,
+    `tl.enable_aggressive_shared_memory_merge`; on the warp-specialised targets also
+    `tl.disable_warp_specialized`, `tl.disable_tma_lower`), kernels under `@autotune` (the
+    build that runs is the tuner's choice), profiles without a budget, and anything with no
+    backend selected.
 
     ## Why is this bad?
     TileLang lowers such a kernel without a word; it fails only when it is initialised on

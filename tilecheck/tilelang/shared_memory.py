@@ -248,6 +248,12 @@ def _check_modeled(item: Item, undecided: list[str]) -> None:
                 "a loop of fewer than two iterations uses shared memory (its removal is not modeled)"
             )
             return
+        if any(call.api == "annotate_ws_schedule" for call in getattr(inner, "calls", ())):
+            # Measured: a pipeline TileLang versions twice keeps one version under it (sm_80).
+            undecided.append(
+                "a manual warp-specialisation schedule (`T.annotate_ws_schedule`) is not modeled"
+            )
+            return
         reduction = next((call.api for call in getattr(inner, "calls", ()) if _reduces(call.api)), None)
         if reduction is not None:
             # A reduction across threads takes a shared workspace TileLang sizes from the layout
@@ -295,6 +301,18 @@ def _unclassified_writer(loop: Loop) -> str | None:
     """A call in the pipeline that may fill shared memory in a way the stage rule does not
     cover: a `T.copy` into shared memory from something tilecheck does not know as a buffer
     (a `T.Tensor` view over a pointer), or another tile op on a shared tile (`T.im2col`)."""
+    for statement in loop.body:
+        if any(
+            isinstance(i, Loop) and i.pipeline and i.pipeline.state is not Request.BARE
+            for i in _items(statement)
+        ):
+            continue  # a nested pipeline: not sized for that reason
+        filled = {id(b) for b in _copy_stage_writes(statement)}
+        used = next((b for b in _reads(statement) if id(b) in filled), None)
+        if used is not None:
+            # e.g. `if mask: T.copy(A, A_s); T.gemm(A_s, ...)`: TileLang versions `A_s` 3 times
+            # under num_stages=3 (test_tilelang_language_pipeline.py:129); not modeled.
+            return f"a pipelined statement both fills `{used.name}` and reads it"
     for inner, _ in walk(loop.body):
         for call in getattr(inner, "calls", ()):
             shared = next((b for b in call.operands if b is not None and b.scope.startswith("shared")), None)
@@ -305,6 +323,22 @@ def _unclassified_writer(loop: Loop) -> str | None:
             if call.api != "copy" and not call.api.startswith(_STAGE_KNOWN):
                 return f"a pipelined `T.{call.api}` on `{shared.name}`: its pipeline stage is not modeled"
     return None
+
+
+def _items(item: Item) -> Iterator[Item]:
+    return (inner for inner, _ in walk([item]))
+
+
+def _reads(item: Item) -> Iterator[Buffer]:
+    """The buffers `item` may read: a copy's source, every operand of other calls, loads."""
+    for inner, _ in walk([item]):
+        if isinstance(inner, Loop):
+            yield from (access.buffer for access in inner.header_accesses)
+        elif isinstance(inner, Stmt):
+            for call in inner.calls:
+                operands = call.operands[:1] if call.api == "copy" else call.operands
+                yield from (b for b in operands if b is not None)
+            yield from (access.buffer for access in inner.accesses if not access.write)
 
 
 def _version(

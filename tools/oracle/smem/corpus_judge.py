@@ -6,7 +6,8 @@ Run with tilecheck's Python; TileLang's side runs in the oracle venv (`ORACLE_VE
 
 1. tilecheck models each file and sizes every kernel build for the cp.async class (sm_80).
    A build is a `@T.prim_func` at module level, or one built by a module-level factory (a plain
-   function, `@tilelang.jit` or `@autotune` one) with the argument values tilecheck saw.
+   function, `@tilelang.jit` or `@autotune` one) with the argument values tilecheck saw; it is
+   sized as TL501 sizes it (`tilecheck.tilelang.sizing.judged_layout`).
 2. The worker imports the file (never as `__main__`), rebuilds each build tilecheck sized with
    the same arguments (`factory(**arguments)`, `jit.get_tir(**arguments)`; an `@autotune`
    factory through its `jit_impl`, i.e. without tuning), lowers it for sm_80 with the
@@ -59,12 +60,15 @@ def worker(path: str, requests_path: str, result_path: str) -> None:
     sys.path.insert(0, folder)
     os.chdir(folder)
 
+    from tilelang import tvm  # type: ignore[import-not-found]  # only in the oracle's venv
+
     def load() -> Any:
         spec = importlib.util.spec_from_file_location(Path(path).stem, path)
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         sys.modules[spec.name] = module
-        spec.loader.exec_module(module)
+        with tvm.target.Target({"kind": "cuda", "arch": ARCH}):  # a kernel built at import time
+            spec.loader.exec_module(module)
         return module
 
     stubbed: list[str] = []
@@ -131,7 +135,7 @@ def _stub_failing_imports(stubbed: list[str]) -> Iterator[None]:
 
 
 def _lower(module: Any, request: dict[str, Any], static_arrays: Any) -> dict[str, Any]:
-    import tilelang  # type: ignore[import-not-found]  # only in the oracle's venv
+    import tilelang
     from tilelang import tvm
     from tilelang.transform.pass_config import normalize_pass_configs  # type: ignore[import-not-found]
 
@@ -139,13 +143,17 @@ def _lower(module: Any, request: dict[str, Any], static_arrays: Any) -> dict[str
     arguments = {name: _argument(value) for name, value in request["arguments"].items()}
     pass_configs: dict[str, Any] = {}
     jit = getattr(obj, "jit_impl", None) or obj  # `@autotune` wraps the `@tilelang.jit` function
-    if isinstance(obj, tvm.tirx.PrimFunc):
-        func = obj
-    elif hasattr(jit, "get_tir"):
-        func = jit.get_tir(**arguments)
-        pass_configs = dict(jit.pass_configs or {})
-    else:
-        func = obj(**arguments)
+    target = tvm.target.Target({"kind": "cuda", "arch": ARCH})
+    with target:  # a `@tilelang.jit` without `target=` would look for a GPU
+        if isinstance(obj, tvm.tirx.PrimFunc):
+            func = obj
+        elif hasattr(jit, "get_tir"):
+            func = jit.get_tir(**arguments)
+            pass_configs = dict(jit.pass_configs or {})
+        else:
+            func = obj(**arguments)
+    if isinstance(func, (tuple, list)):  # `return kernel, ref_program`
+        func = next((item for item in func if isinstance(item, tvm.tirx.PrimFunc)), func)
     if not isinstance(func, tvm.tirx.PrimFunc):
         raise TypeError(f"the build is a {type(func).__name__}, not a PrimFunc")
     if func.attrs is not None and "tilelang_pass_configs" in func.attrs:
@@ -153,7 +161,6 @@ def _lower(module: Any, request: dict[str, Any], static_arrays: Any) -> dict[str
     name = str(func.attrs["global_symbol"]) if func.attrs and "global_symbol" in func.attrs else ""
     if request.get("kernel") and name and name != request["kernel"]:
         raise LookupError(f"the build is the prim_func `{name}`, not `{request['kernel']}`")
-    target = tvm.target.Target({"kind": "cuda", "arch": ARCH})
     config = normalize_pass_configs(pass_configs)
     with tvm.transform.PassContext(opt_level=3, config=config), target:
         artifact = tilelang.lower(func, target=target)
@@ -188,7 +195,8 @@ def tilecheck_builds(path: Path) -> list[dict[str, Any]]:
     from libcst.metadata import MetadataWrapper, PositionProvider
 
     from tilecheck.tilelang.frontend import analyze
-    from tilecheck.tilelang.shared_memory import TargetClass, shared_layout, unfollowed_calls
+    from tilecheck.tilelang.shared_memory import TargetClass
+    from tilecheck.tilelang.sizing import judged_layout
 
     try:
         module = cst.parse_module(path.read_text(encoding="utf-8"))
@@ -199,7 +207,7 @@ def tilecheck_builds(path: Path) -> list[dict[str, Any]]:
         return [{"error": f"{type(error).__name__}: {error}"}]
     builds = []
     for kernel in model.kernels:
-        layout = shared_layout(kernel, TargetClass.CP_ASYNC, unfollowed=unfollowed_calls(kernel, model))
+        layout = judged_layout(kernel, model, TargetClass.CP_ASYNC)  # what TL501 judges
         build: dict[str, Any] = {"kernel": kernel.name, "line": positions[kernel.node].start.line}
         if layout.sized:
             build["bytes"] = layout.total_bytes
@@ -219,6 +227,8 @@ def _request(kernel: Any, module: Any) -> tuple[dict[str, Any] | None, str | Non
             return None, "built inside a function that is not a module-level factory"
         return {"object": kernel.name, "arguments": {}, "kernel": kernel.name}, None
     name, parameters = kernel.factory_call
+    if name.startswith("test"):
+        return None, "built inside a test function, which runs it and returns nothing"
     if not any(getattr(s, "name", None) is not None and s.name.value == name for s in module.body):
         return None, "a factory that is not a module-level function (a method)"
     arguments: dict[str, Any] = {}
@@ -312,6 +322,8 @@ def _write_atomic(path: Path, text: str) -> None:
 
 
 def compare(files: list[Path], jobs: int, timeout: float, cache_path: Path) -> dict[str, Any]:
+    from tilecheck.tilelang import sizing
+
     cache: dict[str, Any] = json.loads(cache_path.read_text()) if cache_path.exists() else {}
     per_file = {path: tilecheck_builds(path) for path in files}
     requests: dict[Path, dict[str, Any]] = {}
@@ -335,7 +347,7 @@ def compare(files: list[Path], jobs: int, timeout: float, cache_path: Path) -> d
                 continue
             counts["builds"] += 1
             if "bytes" not in build:
-                reasons[reason_kind(build["undecided"][0])] += 1
+                reasons[sizing.reason_kind(build["undecided"][0])] += 1  # as `--statistics` counts them
                 continue
             counts["sized"] += 1
             where = f"{path}:{build['line']} {build['kernel']}"
@@ -346,7 +358,7 @@ def compare(files: list[Path], jobs: int, timeout: float, cache_path: Path) -> d
             expected = tilelang_bytes(verdict)
             if expected is None:
                 error = verdict.get("error") or f"{len(verdict.get('kernels') or {})} device kernels"
-                not_lowered[reason_kind(error[:120])] += 1
+                not_lowered[reason_kind(error.splitlines()[0][:120] if error else "?")] += 1
                 continue
             counts["lowered"] += 1
             record = {"where": where, "tilecheck": build["bytes"], "tilelang": expected,
