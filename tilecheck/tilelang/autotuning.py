@@ -22,17 +22,15 @@ def under_autotune(kernel: Kernel) -> bool:
     which tilecheck does not prove)."""
     import libcst as cst  # here: importing the rules must not import libcst
 
-    found = False
+    from tilecheck.tilelang.syntax import nested_statements
 
-    class Tuned(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            nonlocal found
-            if any(_is_autotune(d.decorator) for d in node.decorators) and _contains(node, kernel.node):
-                found = True
-            return not found
-
-    kernel.top.visit(Tuned())
-    return found
+    tuned = (
+        statement
+        for statement in nested_statements([kernel.top])  # statements only: cheap
+        if isinstance(statement, cst.FunctionDef)
+        and any(_is_autotune(d.decorator) for d in statement.decorators)
+    )
+    return any(inner is kernel.node for function in tuned for inner in nested_statements([function]))
 
 
 def _is_autotune(decorator: cst.BaseExpression) -> bool:
@@ -46,20 +44,3 @@ def _is_autotune(decorator: cst.BaseExpression) -> bool:
     if isinstance(node, cst.Name):
         names.append(node.value)
     return bool(names) and names[0] == "autotune" and names[-1] != "triton"
-
-
-def _contains(outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
-    import libcst as cst
-
-    if outer is inner:
-        return True
-    found = False
-
-    class Find(cst.CSTVisitor):
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            nonlocal found
-            found = found or node is inner
-            return not found
-
-    outer.visit(Find())
-    return found

@@ -179,21 +179,15 @@ def shared_layout(
 def _kernel_launches(kernel: Kernel) -> list[cst.Call]:
     import libcst as cst  # here: importing the rules must not import libcst
 
+    from tilecheck.tilelang.syntax import nested_statements
+
     launches: list[cst.Call] = []
-
-    class Launches(cst.CSTVisitor):
-        def visit_With(self, node: cst.With) -> None:
-            for item in node.items:
-                call = item.item
-                func = call.func if isinstance(call, cst.Call) else None
-                if (
-                    isinstance(call, cst.Call)
-                    and isinstance(func, cst.Attribute)
-                    and func.attr.value == "Kernel"
-                ):
-                    launches.append(call)
-
-    kernel.node.visit(Launches())
+    for statement in nested_statements([kernel.node]):  # statements only: expressions hold no `with`
+        for item in statement.items if isinstance(statement, cst.With) else ():
+            call = item.item
+            func = call.func if isinstance(call, cst.Call) else None
+            if isinstance(call, cst.Call) and isinstance(func, cst.Attribute) and func.attr.value == "Kernel":
+                launches.append(call)
     return launches
 
 
