@@ -15,7 +15,11 @@ import ast
 import re
 import threading
 
-_LOCK = threading.Lock()
+# Re-entrant: the editor's worker abandons a check by raising from a signal handler, which on
+# Python 3.10 can land between the lock's acquisition and the `with` block's cleanup; a plain
+# lock then stays held by the one thread that takes it next, and the worker hangs until its
+# time budget (seen on 3.10 in tests/server/test_edit_session.py). Threads still exclude each other.
+_LOCK = threading.RLock()
 LINE_BREAK = re.compile(r"\r\n|\r|\n")  # where CPython starts a new line
 
 
