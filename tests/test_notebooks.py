@@ -265,3 +265,27 @@ def test_findings_left_after_a_fix_that_removed_a_line_are_in_the_rewritten_cell
     assert (project / "k.ipynb").read_bytes() == before.replace(
         b'    "# tilecheck: ignore[TL101]\\n",\n', b"", 1
     )
+
+
+def test_an_indented_line_in_a_cell_magic_is_masked_at_column_0(project, capsys):
+    shell = cell("code", "%%bash\nif true; then\n  echo hi\nfi")
+    write(project / "k.ipynb", notebook(cell("code", IMPORTS), shell, cell("code", KERNEL)))
+    done = run(capsys, "k.ipynb", "--no-cache", "--output-format", "concise")
+    assert done.out.splitlines()[0].startswith("k.ipynb:cell 3:7:13: error: TL104 ")  # not TL001
+    assert "TL001" not in done.out
+    found = read_notebook((project / "k.ipynb").read_bytes(), "k.ipynb")
+    assert isinstance(found, Notebook)
+    assert found.text.splitlines()[2:6] == ["pass  # IPython syntax, masked"] * 4
+
+
+@pytest.mark.parametrize("magic", ["%%time", "%%timeit -n 3", "%%capture out"])
+def test_a_cell_magic_that_runs_python_has_its_body_checked_at_exact_positions(project, capsys, magic):
+    # as ruff does: the body of `%%time`, `%%timeit`, `%%capture` runs in the kernel as Python
+    write(
+        project / "k.ipynb",
+        notebook(cell("code", "import tilelang.language as T"), cell("code", f"{magic}\n{KERNEL}")),
+    )
+    done = run(capsys, "k.ipynb", "--no-cache", "--output-format", "concise")
+    assert done.status == 1
+    assert done.out.splitlines()[0].startswith("k.ipynb:cell 2:8:13: error: TL104 ")
+    assert "TL001" not in done.out

@@ -3,7 +3,8 @@
 The code cells are joined, one line after another, into the Python text tilecheck checks
 (`Notebook.text`), as ruff does; IPython syntax that is not Python (a line magic `%time`, a
 shell escape `!ls`, `x = !ls`, a cell magic `%%bash` and the cell under it) is masked, line for
-line, so that every other line keeps its number. Diagnostics keep their spans in that text (fixes
+line, so that every other line keeps its number; the body of a cell magic that runs Python
+(`%%time`) is checked. Diagnostics keep their spans in that text (fixes
 and suppression comments work there) and learn their cell here (`locate`), the one place that
 maps a position back to the notebook. `rewrite` writes a fixed text back into the cells,
 restores the masked lines and serializes the notebook as it was formatted (indent, key order,
@@ -28,6 +29,11 @@ SUFFIX = ".ipynb"
 # `%magic`, `!cmd`, `??name`, `name?`, and an assignment from a magic or a shell escape.
 _IPYTHON_LINE = re.compile(r"\s*(?:[%!]|\?\?|[\w.]+\?\??\s*$|[\w.,\s()\[\]]+=\s*[%!])")
 _MASK = "pass  # IPython syntax, masked"
+# Cell magics that run their body as Python in the kernel: the body is checked, only the `%%`
+# line is masked (ruff's `is_magic_cell` in crates/ruff_notebook/src/cell.rs lists the same).
+_PYTHON_CELL_MAGICS = frozenset(
+    {"capture", "debug", "ipytest", "prun", "pypy", "python", "python3", "time", "timeit"}
+)
 # `line 9` or `line 9, column 5` in a message; group 3: already named in its cell
 _LINE_REFERENCE = re.compile(r"\bline (\d+)(, column \d+)?( of cell)?")
 _OTHER_FILE = re.compile(r"\.pyi?, $")  # `(in macro `m`, kernels/m.py, line 7)`: that file's line
@@ -43,6 +49,11 @@ class CodeCell:
     first_line: int  # the line of the Python text this cell's first line is
     lines: tuple[str, ...]  # the cell's source lines, as written (without line endings)
     masked: frozenset[int]  # indices of `lines` masked in the Python text
+    # the masked lines of a cell magic: at column 0, not indented as the line was (`%%bash` text)
+    flush: frozenset[int] = frozenset()
+
+    def mask(self, index: int) -> str:
+        return _MASK if index in self.flush else _masked(self.lines[index])
 
 
 @dataclass(frozen=True)
@@ -138,7 +149,7 @@ class Notebook:
             for offset, new in enumerate(new_lines[j1:j2]):
                 # a replaced line stays in its cell; an inserted one joins the cell of the line before
                 cell, index = owner[min(i1 + offset, i2 - 1) if i2 > i1 else max(i1 - 1, 0)]
-                if index in cell.masked and new == _masked(cell.lines[index]):
+                if index in cell.masked and new == cell.mask(index):
                     new = cell.lines[index]  # the IPython line the mask stood for
                 rebuilt[cell.number].append(new)
         return rebuilt
@@ -171,10 +182,11 @@ def read_notebook(data: bytes, path: str) -> Notebook | Diagnostic:
                 Problem.SYNTAX_ERROR, path, f"Cannot read notebook: cell {number} has a malformed `source`"
             )
         lines = tuple(source.split("\n"))
-        masked = _masked_lines(lines)
-        cells.append(CodeCell(number, line, lines, masked))
+        masked, flush = _masked_lines(lines)
+        code = CodeCell(number, line, lines, masked, flush)
+        cells.append(code)
         texts.append(
-            "\n".join(_masked(text) if index in masked else text for index, text in enumerate(lines))
+            "\n".join(code.mask(index) if index in masked else text for index, text in enumerate(lines))
         )
         line += len(lines)
     return Notebook(document, tuple(cells), "\n".join(texts) + ("\n" if texts else ""))
@@ -202,11 +214,16 @@ def _language(document: dict[str, Any]) -> str | None:
     return None
 
 
-def _masked_lines(lines: tuple[str, ...]) -> frozenset[int]:
-    """The IPython lines of a cell: only a line that starts a logical line can be one (a `%`
-    line inside brackets, a string or after a `\\` is Python: an operator, or text)."""
-    if lines and lines[0].lstrip().startswith("%%"):
-        return frozenset(range(len(lines)))  # a cell magic: the whole cell is another language
+def _masked_lines(lines: tuple[str, ...]) -> tuple[frozenset[int], frozenset[int]]:
+    """The IPython lines of a cell, and those of them masked at column 0 (a cell magic's): only
+    a line that starts a logical line can be one (a `%` line inside brackets, a string or after
+    a `\\` is Python: an operator, or text)."""
+    first = lines[0].lstrip() if lines else ""
+    if first.startswith("%%"):
+        words = first[2:].split()
+        if not words or words[0] not in _PYTHON_CELL_MAGICS:
+            everything = frozenset(range(len(lines)))  # the whole cell is another language
+            return everything, everything
     masked: set[int] = set()
     state = _Scan()
     for index, line in enumerate(lines):
@@ -214,7 +231,7 @@ def _masked_lines(lines: tuple[str, ...]) -> frozenset[int]:
             masked.add(index)
         else:
             state.feed(line)
-    return frozenset(masked)
+    return frozenset(masked), frozenset({0}) if first.startswith("%%") else frozenset()
 
 
 @dataclass
