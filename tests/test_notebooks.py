@@ -289,3 +289,29 @@ def test_a_cell_magic_that_runs_python_has_its_body_checked_at_exact_positions(p
     assert done.status == 1
     assert done.out.splitlines()[0].startswith("k.ipynb:cell 2:8:13: error: TL104 ")
     assert "TL001" not in done.out
+
+
+def nbformat3(document: dict) -> dict:
+    """`document` as nbformat 3 wrote it: cells in a worksheet, a code cell's source in `input`."""
+    cells = [
+        {
+            "cell_type": "code",
+            "collapsed": False,
+            "input": entry["source"],
+            "language": "python",
+            "outputs": [],
+        }
+        if entry["cell_type"] == "code"
+        else entry
+        for entry in document["cells"]
+    ]
+    return {"metadata": {"name": ""}, "nbformat": 3, "nbformat_minor": 0, "worksheets": [{"cells": cells}]}
+
+
+def test_an_nbformat_3_notebook_is_checked_and_fixed(project, capsys):
+    path = project / "k.ipynb"
+    before = write(path, nbformat3(kernel_notebook()))
+    done = run(capsys, "k.ipynb", "--no-cache", "--output-format", "concise")
+    assert done.out.splitlines()[0].startswith("k.ipynb:cell 3:7:13: error: TL104 ")
+    assert run(capsys, "k.ipynb", "--no-cache", "--fix", "--unsafe-fixes").status == 0
+    assert path.read_bytes() == before.replace(b"T.alloc_local((64,)", b"T.alloc_fragment((64,)")

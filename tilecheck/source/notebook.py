@@ -117,9 +117,10 @@ class Notebook:
         rebuilt = self._cells_of(fixed)
         document = json.loads(json.dumps(self.document))
         for cell in self.cells:
-            entry = document["cells"][cell.number - 1]
+            entry = _cell_entries(document)[cell.number - 1]
             joined = "\n".join(rebuilt[cell.number])
-            entry["source"] = _split_like(entry["source"], joined)
+            key = _source_key(document)
+            entry[key] = _split_like(entry[key], joined)
         return _serialize(document, layout)
 
     def diff(self, fixed: str, name: str) -> str:
@@ -171,15 +172,17 @@ def read_notebook(data: bytes, path: str) -> Notebook | Diagnostic:
     cells: list[CodeCell] = []
     texts: list[str] = []
     line = 1
-    for number, entry in enumerate(document["cells"], 1):
+    for number, entry in enumerate(_cell_entries(document), 1):
         if not isinstance(entry, dict) or entry.get("cell_type") != "code":
             continue
-        source = entry.get("source", "")
+        source = entry.get(_source_key(document), "")
         if isinstance(source, list) and all(isinstance(part, str) for part in source):
             source = "".join(source)
         if not isinstance(source, str):
             return meta.at_start(
-                Problem.SYNTAX_ERROR, path, f"Cannot read notebook: cell {number} has a malformed `source`"
+                Problem.SYNTAX_ERROR,
+                path,
+                f"Cannot read notebook: cell {number} has a malformed `{_source_key(document)}`",
             )
         lines = tuple(source.split("\n"))
         masked, flush = _masked_lines(lines)
@@ -192,9 +195,33 @@ def read_notebook(data: bytes, path: str) -> Notebook | Diagnostic:
     return Notebook(document, tuple(cells), "\n".join(texts) + ("\n" if texts else ""))
 
 
+def _cell_entries(document: dict[str, Any]) -> list[Any]:
+    """The notebook's cells, in order: nbformat 3 keeps them in its worksheets (Jupyter's own
+    upgrade to nbformat 4 joins the worksheets' cells, in order, so cell numbers are the same)."""
+    if "cells" in document:
+        return list(document["cells"])
+    return [entry for sheet in document["worksheets"] for entry in sheet["cells"]]
+
+
+def _source_key(document: dict[str, Any]) -> str:
+    return "source" if "cells" in document else "input"  # an nbformat-3 code cell's source is `input`
+
+
 def _not_checkable(document: object) -> str | None:
+    if isinstance(document, dict) and "cells" not in document and _worksheets(document.get("worksheets")):
+        return _not_python(document)
     if not isinstance(document, dict) or not isinstance(document.get("cells"), list):
         return "not a Jupyter notebook (no `cells` list)"
+    return _not_python(document)
+
+
+def _worksheets(sheets: object) -> bool:
+    return isinstance(sheets, list) and all(
+        isinstance(sheet, dict) and isinstance(sheet.get("cells"), list) for sheet in sheets
+    )
+
+
+def _not_python(document: dict[str, Any]) -> str | None:
     language = _language(document)
     if language is not None and language.lower() != "python":
         return f"a {language} notebook, not a Python one"
