@@ -315,3 +315,21 @@ def test_an_nbformat_3_notebook_is_checked_and_fixed(project, capsys):
     assert done.out.splitlines()[0].startswith("k.ipynb:cell 3:7:13: error: TL104 ")
     assert run(capsys, "k.ipynb", "--no-cache", "--fix", "--unsafe-fixes").status == 0
     assert path.read_bytes() == before.replace(b"T.alloc_local((64,)", b"T.alloc_fragment((64,)")
+
+
+def test_a_notebook_nested_too_deeply_is_tl004_as_a_deep_python_file(project, capsys):
+    deep = '{"cells": [' + "[" * 100_000 + "]" * 100_000 + "]}"
+    (project / "k.ipynb").write_text(deep)
+    done = run(capsys, "k.ipynb", "--no-cache", "--output-format", "concise")
+    assert (done.status, done.out.splitlines()[0]) == (
+        1,
+        "k.ipynb:1:1: error: TL004 [meta] Notebook is too deeply nested to read: its JSON nests more than 500 levels",
+    )
+    # outputs nested deep, but not too deep, are read (brackets inside strings do not count)
+    nested = kernel_notebook()
+    nested["cells"][0]["outputs"] = [
+        {"data": {"text/plain": "[" * 1000}, "nest": json.loads("[" * 400 + "]" * 400)}
+    ]
+    write(project / "k.ipynb", nested)
+    done = run(capsys, "k.ipynb", "--no-cache", "--output-format", "concise")
+    assert done.out.splitlines()[0].startswith("k.ipynb:cell 3:7:13: error: TL104 ")

@@ -29,6 +29,9 @@ SUFFIX = ".ipynb"
 # `%magic`, `!cmd`, `??name`, `name?`, and an assignment from a magic or a shell escape.
 _IPYTHON_LINE = re.compile(r"\s*(?:[%!]|\?\?|[\w.]+\?\??\s*$|[\w.,\s()\[\]]+=\s*[%!])")
 _MASK = "pass  # IPython syntax, masked"
+MAX_NESTING = 500  # JSON levels read (real notebooks nest a few dozen); the parser recurses per level
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_BRACKETS = re.compile(r"[\[{]+|[\]}]+")  # runs of openers or closers, counted at once
 # Cell magics that run their body as Python in the kernel: the body is checked, only the `%%`
 # line is masked (ruff's `is_magic_cell` in crates/ruff_notebook/src/cell.rs lists the same).
 _PYTHON_CELL_MAGICS = frozenset(
@@ -160,10 +163,21 @@ def read_notebook(data: bytes, path: str) -> Notebook | Diagnostic:
     """The notebook of `data`, or the diagnostic that says why tilecheck cannot check it
     (never a silent pass): TL002 for bytes that are not UTF-8, TL001 for anything else."""
     try:
-        document = json.loads(data.decode("utf-8-sig"))
+        decoded = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         message = f"Cannot decode notebook as UTF-8: {error.reason} (byte {error.start})"
         return meta.at_start(Problem.ENCODING_ERROR, path, message)
+    too_deep = meta.at_start(
+        Problem.TOO_COMPLEX,
+        path,
+        f"Notebook is too deeply nested to read: its JSON nests more than {MAX_NESTING} levels",
+    )
+    if _nesting(decoded) > MAX_NESTING:
+        return too_deep
+    try:
+        document = json.loads(decoded)
+    except RecursionError:  # the scan above should have caught it
+        return too_deep
     except ValueError as error:
         return meta.at_start(Problem.SYNTAX_ERROR, path, f"Cannot read notebook: not valid JSON ({error})")
     problem = _not_checkable(document)
@@ -205,6 +219,20 @@ def _cell_entries(document: dict[str, Any]) -> list[Any]:
 
 def _source_key(document: dict[str, Any]) -> str:
     return "source" if "cells" in document else "input"  # an nbformat-3 code cell's source is `input`
+
+
+def _nesting(text: str) -> int:
+    """How deep `text`'s brackets nest outside its strings, without parsing it: the JSON parser
+    recurses once per level (as the cache reader's `_nesting`, which it cannot share: no limit
+    on the number of brackets here, a notebook's outputs can hold many)."""
+    depth = deepest = 0
+    for match in _BRACKETS.finditer(_JSON_STRING.sub("", text)):
+        run = match[0]
+        depth += len(run) if run[0] in "[{" else -len(run)
+        deepest = max(deepest, depth)
+        if deepest > MAX_NESTING:
+            break
+    return deepest
 
 
 def _not_checkable(document: object) -> str | None:
