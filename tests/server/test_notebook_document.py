@@ -230,4 +230,6 @@ async def test_a_hover_in_a_cell_shows_the_diagnostic_under_it(tmp_path):
         assert found.contents.value.startswith("**TL101** `")
         assert "the enclosing `T.Parallel` at line 4 of cell 3" in found.contents.value
         assert (found.range.start.line, found.range.start.character) == (5, 21)  # in the cell's document
+        loop = await hover(cells[2], 3, 10)  # the outer loop's header: its classification
+        assert loop is not None and loop.range is not None and loop.range.start.line == 3
         assert await hover(cells[0], 0, 3) is None  # nothing there
