@@ -233,3 +233,14 @@ async def test_a_hover_in_a_cell_shows_the_diagnostic_under_it(tmp_path):
         loop = await hover(cells[2], 3, 10)  # the outer loop's header: its classification
         assert loop is not None and loop.range is not None and loop.range.start.line == 3
         assert await hover(cells[0], 0, 3) is None  # nothing there
+
+
+@pytest.mark.asyncio
+async def test_a_cell_magic_with_indented_lines_is_no_syntax_error_in_the_server(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.tilecheck]\n")
+    async with notebook_server() as client:
+        await start(client, notebook_client("visual-studio-code"), tmp_path)
+        _, cells = open_notebook(client, tmp_path / "k.ipynb", "%%time\n" + KERNEL)
+        assert summary(await diagnostics(client, cells[2])) == [("TL101", 6, 21)]  # the body, checked
+        _, shell = open_notebook(client, tmp_path / "s.ipynb", "%%bash\nif true; then\n  echo hi\nfi\n")
+        assert await diagnostics(client, shell[2]) == []  # masked, not `unexpected indent`
