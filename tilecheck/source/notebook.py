@@ -236,16 +236,19 @@ def _nesting(text: str) -> int:
 
 
 def _not_checkable(document: object) -> str | None:
-    if isinstance(document, dict) and "cells" not in document and _worksheets(document.get("worksheets")):
+    if isinstance(document, dict) and "cells" not in document and _nbformat_3(document):
         return _not_python(document)
     if not isinstance(document, dict) or not isinstance(document.get("cells"), list):
         return "not a Jupyter notebook (no `cells` list)"
     return _not_python(document)
 
 
-def _worksheets(sheets: object) -> bool:
-    return isinstance(sheets, list) and all(
-        isinstance(sheet, dict) and isinstance(sheet.get("cells"), list) for sheet in sheets
+def _nbformat_3(document: dict[str, Any]) -> bool:
+    sheets = document.get("worksheets")
+    return (
+        document.get("nbformat") == 3
+        and isinstance(sheets, list)
+        and all(isinstance(sheet, dict) and isinstance(sheet.get("cells"), list) for sheet in sheets)
     )
 
 
