@@ -315,6 +315,12 @@ def test_an_nbformat_3_notebook_is_checked_and_fixed(project, capsys):
     assert done.out.splitlines()[0].startswith("k.ipynb:cell 3:7:13: error: TL104 ")
     assert run(capsys, "k.ipynb", "--no-cache", "--fix", "--unsafe-fixes").status == 0
     assert path.read_bytes() == before.replace(b"T.alloc_local((64,)", b"T.alloc_fragment((64,)")
+    # worksheets in a notebook that does not say nbformat 3: not read as one
+    path.write_text(json.dumps({"worksheets": [{"cells": []}], "metadata": {}}))
+    done = run(capsys, "k.ipynb", "--no-cache", "--output-format", "concise")
+    assert done.out.splitlines()[0] == (
+        "k.ipynb:1:1: error: TL001 [meta] Cannot read notebook: not a Jupyter notebook (no `cells` list)"
+    )
 
 
 def test_a_notebook_nested_too_deeply_is_tl004_as_a_deep_python_file(project, capsys):
