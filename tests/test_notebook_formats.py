@@ -267,6 +267,7 @@ def test_explain_names_cells_and_takes_a_cell_line(project, capsys):
     assert outcome.out.splitlines()[: len(EXPLAINED)] == EXPLAINED
     for target, error in (
         ("k.ipynb:8", "k.ipynb:8: name the cell of a notebook's line: k.ipynb:cell N:8"),
+        ("k.ipynb:3:8", "k.ipynb:3:8: name a notebook's line in its cell: k.ipynb:cell 3:8"),
         ("k.ipynb:cell 2:1", "k.ipynb:cell 2:1: no code cell 2 in k.ipynb"),
         ("k.ipynb:cell 3:8", "k.ipynb:cell 3:8: no line 8 in cell 3 of k.ipynb (it has 7 lines)"),
     ):

@@ -265,3 +265,77 @@ def test_findings_left_after_a_fix_that_removed_a_line_are_in_the_rewritten_cell
     assert (project / "k.ipynb").read_bytes() == before.replace(
         b'    "# tilecheck: ignore[TL101]\\n",\n', b"", 1
     )
+
+
+def test_an_indented_line_in_a_cell_magic_is_masked_at_column_0(project, capsys):
+    shell = cell("code", "%%bash\nif true; then\n  echo hi\nfi")
+    write(project / "k.ipynb", notebook(cell("code", IMPORTS), shell, cell("code", KERNEL)))
+    done = run(capsys, "k.ipynb", "--no-cache", "--output-format", "concise")
+    assert done.out.splitlines()[0].startswith("k.ipynb:cell 3:7:13: error: TL104 ")  # not TL001
+    assert "TL001" not in done.out
+    found = read_notebook((project / "k.ipynb").read_bytes(), "k.ipynb")
+    assert isinstance(found, Notebook)
+    assert found.text.splitlines()[2:6] == ["pass  # IPython syntax, masked"] * 4
+
+
+@pytest.mark.parametrize("magic", ["%%time", "%%timeit -n 3", "%%capture out"])
+def test_a_cell_magic_that_runs_python_has_its_body_checked_at_exact_positions(project, capsys, magic):
+    # as ruff does: the body of `%%time`, `%%timeit`, `%%capture` runs in the kernel as Python
+    write(
+        project / "k.ipynb",
+        notebook(cell("code", "import tilelang.language as T"), cell("code", f"{magic}\n{KERNEL}")),
+    )
+    done = run(capsys, "k.ipynb", "--no-cache", "--output-format", "concise")
+    assert done.status == 1
+    assert done.out.splitlines()[0].startswith("k.ipynb:cell 2:8:13: error: TL104 ")
+    assert "TL001" not in done.out
+
+
+def nbformat3(document: dict) -> dict:
+    """`document` as nbformat 3 wrote it: cells in a worksheet, a code cell's source in `input`."""
+    cells = [
+        {
+            "cell_type": "code",
+            "collapsed": False,
+            "input": entry["source"],
+            "language": "python",
+            "outputs": [],
+        }
+        if entry["cell_type"] == "code"
+        else entry
+        for entry in document["cells"]
+    ]
+    return {"metadata": {"name": ""}, "nbformat": 3, "nbformat_minor": 0, "worksheets": [{"cells": cells}]}
+
+
+def test_an_nbformat_3_notebook_is_checked_and_fixed(project, capsys):
+    path = project / "k.ipynb"
+    before = write(path, nbformat3(kernel_notebook()))
+    done = run(capsys, "k.ipynb", "--no-cache", "--output-format", "concise")
+    assert done.out.splitlines()[0].startswith("k.ipynb:cell 3:7:13: error: TL104 ")
+    assert run(capsys, "k.ipynb", "--no-cache", "--fix", "--unsafe-fixes").status == 0
+    assert path.read_bytes() == before.replace(b"T.alloc_local((64,)", b"T.alloc_fragment((64,)")
+    # worksheets in a notebook that does not say nbformat 3: not read as one
+    path.write_text(json.dumps({"worksheets": [{"cells": []}], "metadata": {}}))
+    done = run(capsys, "k.ipynb", "--no-cache", "--output-format", "concise")
+    assert done.out.splitlines()[0] == (
+        "k.ipynb:1:1: error: TL001 [meta] Cannot read notebook: not a Jupyter notebook (no `cells` list)"
+    )
+
+
+def test_a_notebook_nested_too_deeply_is_tl004_as_a_deep_python_file(project, capsys):
+    deep = '{"cells": [' + "[" * 100_000 + "]" * 100_000 + "]}"
+    (project / "k.ipynb").write_text(deep)
+    done = run(capsys, "k.ipynb", "--no-cache", "--output-format", "concise")
+    assert (done.status, done.out.splitlines()[0]) == (
+        1,
+        "k.ipynb:1:1: error: TL004 [meta] Notebook is too deeply nested to read: its JSON nests more than 500 levels",
+    )
+    # outputs nested deep, but not too deep, are read (brackets inside strings do not count)
+    nested = kernel_notebook()
+    nested["cells"][0]["outputs"] = [
+        {"data": {"text/plain": "[" * 1000}, "nest": json.loads("[" * 400 + "]" * 400)}
+    ]
+    write(project / "k.ipynb", nested)
+    done = run(capsys, "k.ipynb", "--no-cache", "--output-format", "concise")
+    assert done.out.splitlines()[0].startswith("k.ipynb:cell 3:7:13: error: TL104 ")

@@ -211,3 +211,36 @@ async def test_a_fix_in_a_cell_is_an_edit_of_that_cell(tmp_path):
             )
         )
         assert list(none or []) == []
+
+
+@pytest.mark.asyncio
+async def test_a_hover_in_a_cell_shows_the_diagnostic_under_it(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.tilecheck]\n")
+    async with notebook_server() as client:
+        await start(client, notebook_client("visual-studio-code"), tmp_path)
+        _, cells = open_notebook(client, tmp_path / "k.ipynb")
+        assert summary(await diagnostics(client, cells[2])) == [("TL101", 5, 21)]
+
+        async def hover(cell: str, line: int, character: int) -> types.Hover | None:
+            params = types.HoverParams(types.TextDocumentIdentifier(cell), types.Position(line, character))
+            return await client.text_document_hover_async(params)
+
+        found = await hover(cells[2], 5, 22)
+        assert found is not None and found.range is not None
+        assert found.contents.value.startswith("**TL101** `")
+        assert "the enclosing `T.Parallel` at line 4 of cell 3" in found.contents.value
+        assert (found.range.start.line, found.range.start.character) == (5, 21)  # in the cell's document
+        loop = await hover(cells[2], 3, 10)  # the outer loop's header: its classification
+        assert loop is not None and loop.range is not None and loop.range.start.line == 3
+        assert await hover(cells[0], 0, 3) is None  # nothing there
+
+
+@pytest.mark.asyncio
+async def test_a_cell_magic_with_indented_lines_is_no_syntax_error_in_the_server(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.tilecheck]\n")
+    async with notebook_server() as client:
+        await start(client, notebook_client("visual-studio-code"), tmp_path)
+        _, cells = open_notebook(client, tmp_path / "k.ipynb", "%%time\n" + KERNEL)
+        assert summary(await diagnostics(client, cells[2])) == [("TL101", 6, 21)]  # the body, checked
+        _, shell = open_notebook(client, tmp_path / "s.ipynb", "%%bash\nif true; then\n  echo hi\nfi\n")
+        assert await diagnostics(client, shell[2]) == []  # masked, not `unexpected indent`

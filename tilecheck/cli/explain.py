@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from tilecheck.explain.text import Picture
 
 _CELL_TARGET = re.compile(r"(.*):cell (\d+)")  # the FILE part of `k.ipynb:cell 3:4`
+_BARE_CELL_TARGET = re.compile(r"(.*\.ipynb):(\d+)")  # `k.ipynb:3:4`, the cell's word left out
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -39,6 +40,10 @@ def run(args: argparse.Namespace) -> int:
     named = _CELL_TARGET.fullmatch(path) if line is not None else None
     if named is not None and not os.path.lexists(path):  # `k.ipynb:cell 3:4`
         path, cell_number = named[1], int(named[2])
+    bare = _BARE_CELL_TARGET.fullmatch(path) if line is not None else None
+    if bare is not None and not os.path.lexists(path) and os.path.lexists(bare[1]):
+        shown = display_path(bare[1])
+        raise UsageError(f"{args.target}: name a notebook's line in its cell: {shown}:cell {bare[2]}:{line}")
     require_paths([path])
     if os.path.isdir(path):
         raise UsageError(f"{path}: is a directory (explain draws one file)")

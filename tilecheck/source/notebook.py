@@ -3,7 +3,8 @@
 The code cells are joined, one line after another, into the Python text tilecheck checks
 (`Notebook.text`), as ruff does; IPython syntax that is not Python (a line magic `%time`, a
 shell escape `!ls`, `x = !ls`, a cell magic `%%bash` and the cell under it) is masked, line for
-line, so that every other line keeps its number. Diagnostics keep their spans in that text (fixes
+line, so that every other line keeps its number; the body of a cell magic that runs Python
+(`%%time`) is checked. Diagnostics keep their spans in that text (fixes
 and suppression comments work there) and learn their cell here (`locate`), the one place that
 maps a position back to the notebook. `rewrite` writes a fixed text back into the cells,
 restores the masked lines and serializes the notebook as it was formatted (indent, key order,
@@ -28,6 +29,14 @@ SUFFIX = ".ipynb"
 # `%magic`, `!cmd`, `??name`, `name?`, and an assignment from a magic or a shell escape.
 _IPYTHON_LINE = re.compile(r"\s*(?:[%!]|\?\?|[\w.]+\?\??\s*$|[\w.,\s()\[\]]+=\s*[%!])")
 _MASK = "pass  # IPython syntax, masked"
+MAX_NESTING = 500  # JSON levels read (real notebooks nest a few dozen); the parser recurses per level
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_BRACKETS = re.compile(r"[\[{]+|[\]}]+")  # runs of openers or closers, counted at once
+# Cell magics that run their body as Python in the kernel: the body is checked, only the `%%`
+# line is masked (ruff's `is_magic_cell` in crates/ruff_notebook/src/cell.rs lists the same).
+_PYTHON_CELL_MAGICS = frozenset(
+    {"capture", "debug", "ipytest", "prun", "pypy", "python", "python3", "time", "timeit"}
+)
 # `line 9` or `line 9, column 5` in a message; group 3: already named in its cell
 _LINE_REFERENCE = re.compile(r"\bline (\d+)(, column \d+)?( of cell)?")
 _OTHER_FILE = re.compile(r"\.pyi?, $")  # `(in macro `m`, kernels/m.py, line 7)`: that file's line
@@ -43,6 +52,11 @@ class CodeCell:
     first_line: int  # the line of the Python text this cell's first line is
     lines: tuple[str, ...]  # the cell's source lines, as written (without line endings)
     masked: frozenset[int]  # indices of `lines` masked in the Python text
+    # the masked lines of a cell magic: at column 0, not indented as the line was (`%%bash` text)
+    flush: frozenset[int] = frozenset()
+
+    def mask(self, index: int) -> str:
+        return _MASK if index in self.flush else _masked(self.lines[index])
 
 
 @dataclass(frozen=True)
@@ -106,9 +120,10 @@ class Notebook:
         rebuilt = self._cells_of(fixed)
         document = json.loads(json.dumps(self.document))
         for cell in self.cells:
-            entry = document["cells"][cell.number - 1]
+            entry = _cell_entries(document)[cell.number - 1]
             joined = "\n".join(rebuilt[cell.number])
-            entry["source"] = _split_like(entry["source"], joined)
+            key = _source_key(document)
+            entry[key] = _split_like(entry[key], joined)
         return _serialize(document, layout)
 
     def diff(self, fixed: str, name: str) -> str:
@@ -138,7 +153,7 @@ class Notebook:
             for offset, new in enumerate(new_lines[j1:j2]):
                 # a replaced line stays in its cell; an inserted one joins the cell of the line before
                 cell, index = owner[min(i1 + offset, i2 - 1) if i2 > i1 else max(i1 - 1, 0)]
-                if index in cell.masked and new == _masked(cell.lines[index]):
+                if index in cell.masked and new == cell.mask(index):
                     new = cell.lines[index]  # the IPython line the mask stood for
                 rebuilt[cell.number].append(new)
         return rebuilt
@@ -148,10 +163,21 @@ def read_notebook(data: bytes, path: str) -> Notebook | Diagnostic:
     """The notebook of `data`, or the diagnostic that says why tilecheck cannot check it
     (never a silent pass): TL002 for bytes that are not UTF-8, TL001 for anything else."""
     try:
-        document = json.loads(data.decode("utf-8-sig"))
+        decoded = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         message = f"Cannot decode notebook as UTF-8: {error.reason} (byte {error.start})"
         return meta.at_start(Problem.ENCODING_ERROR, path, message)
+    too_deep = meta.at_start(
+        Problem.TOO_COMPLEX,
+        path,
+        f"Notebook is too deeply nested to read: its JSON nests more than {MAX_NESTING} levels",
+    )
+    if _nesting(decoded) > MAX_NESTING:
+        return too_deep
+    try:
+        document = json.loads(decoded)
+    except RecursionError:  # the scan above should have caught it
+        return too_deep
     except ValueError as error:
         return meta.at_start(Problem.SYNTAX_ERROR, path, f"Cannot read notebook: not valid JSON ({error})")
     problem = _not_checkable(document)
@@ -160,29 +186,73 @@ def read_notebook(data: bytes, path: str) -> Notebook | Diagnostic:
     cells: list[CodeCell] = []
     texts: list[str] = []
     line = 1
-    for number, entry in enumerate(document["cells"], 1):
+    for number, entry in enumerate(_cell_entries(document), 1):
         if not isinstance(entry, dict) or entry.get("cell_type") != "code":
             continue
-        source = entry.get("source", "")
+        source = entry.get(_source_key(document), "")
         if isinstance(source, list) and all(isinstance(part, str) for part in source):
             source = "".join(source)
         if not isinstance(source, str):
             return meta.at_start(
-                Problem.SYNTAX_ERROR, path, f"Cannot read notebook: cell {number} has a malformed `source`"
+                Problem.SYNTAX_ERROR,
+                path,
+                f"Cannot read notebook: cell {number} has a malformed `{_source_key(document)}`",
             )
         lines = tuple(source.split("\n"))
-        masked = _masked_lines(lines)
-        cells.append(CodeCell(number, line, lines, masked))
+        masked, flush = _masked_lines(lines)
+        code = CodeCell(number, line, lines, masked, flush)
+        cells.append(code)
         texts.append(
-            "\n".join(_masked(text) if index in masked else text for index, text in enumerate(lines))
+            "\n".join(code.mask(index) if index in masked else text for index, text in enumerate(lines))
         )
         line += len(lines)
     return Notebook(document, tuple(cells), "\n".join(texts) + ("\n" if texts else ""))
 
 
+def _cell_entries(document: dict[str, Any]) -> list[Any]:
+    """The notebook's cells, in order: nbformat 3 keeps them in its worksheets (Jupyter's own
+    upgrade to nbformat 4 joins the worksheets' cells, in order, so cell numbers are the same)."""
+    if "cells" in document:
+        return list(document["cells"])
+    return [entry for sheet in document["worksheets"] for entry in sheet["cells"]]
+
+
+def _source_key(document: dict[str, Any]) -> str:
+    return "source" if "cells" in document else "input"  # an nbformat-3 code cell's source is `input`
+
+
+def _nesting(text: str) -> int:
+    """How deep `text`'s brackets nest outside its strings, without parsing it: the JSON parser
+    recurses once per level (as the cache reader's `_nesting`, which it cannot share: no limit
+    on the number of brackets here, a notebook's outputs can hold many)."""
+    depth = deepest = 0
+    for match in _BRACKETS.finditer(_JSON_STRING.sub("", text)):
+        run = match[0]
+        depth += len(run) if run[0] in "[{" else -len(run)
+        deepest = max(deepest, depth)
+        if deepest > MAX_NESTING:
+            break
+    return deepest
+
+
 def _not_checkable(document: object) -> str | None:
+    if isinstance(document, dict) and "cells" not in document and _nbformat_3(document):
+        return _not_python(document)
     if not isinstance(document, dict) or not isinstance(document.get("cells"), list):
         return "not a Jupyter notebook (no `cells` list)"
+    return _not_python(document)
+
+
+def _nbformat_3(document: dict[str, Any]) -> bool:
+    sheets = document.get("worksheets")
+    return (
+        document.get("nbformat") == 3
+        and isinstance(sheets, list)
+        and all(isinstance(sheet, dict) and isinstance(sheet.get("cells"), list) for sheet in sheets)
+    )
+
+
+def _not_python(document: dict[str, Any]) -> str | None:
     language = _language(document)
     if language is not None and language.lower() != "python":
         return f"a {language} notebook, not a Python one"
@@ -202,11 +272,16 @@ def _language(document: dict[str, Any]) -> str | None:
     return None
 
 
-def _masked_lines(lines: tuple[str, ...]) -> frozenset[int]:
-    """The IPython lines of a cell: only a line that starts a logical line can be one (a `%`
-    line inside brackets, a string or after a `\\` is Python: an operator, or text)."""
-    if lines and lines[0].lstrip().startswith("%%"):
-        return frozenset(range(len(lines)))  # a cell magic: the whole cell is another language
+def _masked_lines(lines: tuple[str, ...]) -> tuple[frozenset[int], frozenset[int]]:
+    """The IPython lines of a cell, and those of them masked at column 0 (a cell magic's): only
+    a line that starts a logical line can be one (a `%` line inside brackets, a string or after
+    a `\\` is Python: an operator, or text)."""
+    first = lines[0].lstrip() if lines else ""
+    if first.startswith("%%"):
+        words = first[2:].split()
+        if not words or words[0] not in _PYTHON_CELL_MAGICS:
+            everything = frozenset(range(len(lines)))  # the whole cell is another language
+            return everything, everything
     masked: set[int] = set()
     state = _Scan()
     for index, line in enumerate(lines):
@@ -214,7 +289,7 @@ def _masked_lines(lines: tuple[str, ...]) -> frozenset[int]:
             masked.add(index)
         else:
             state.feed(line)
-    return frozenset(masked)
+    return frozenset(masked), frozenset({0}) if first.startswith("%%") else frozenset()
 
 
 @dataclass
