@@ -332,3 +332,27 @@ def test_shared_memory_budget_per_block(name, budget):
 def test_shared_memory_budget_must_be_a_byte_count(value):
     with pytest.raises(ProfileError, match="`shared_memory_per_block` must be a non-negative integer"):
         load_profiles({"my-gpu": {"base": "cuda-sm80", "shared_memory_per_block": value}})
+
+
+def test_a_zero_budget_on_a_cuda_profile_is_refused(project, capsys):
+    with pytest.raises(
+        ProfileError, match=re.escape("`shared_memory_per_block` must be the target's budget")
+    ):
+        load_profiles({"my-gpu": {"base": "cuda-sm80", "shared_memory_per_block": 0}})
+    write(project, {"tilecheck.toml": '[backends.z]\nbase = "cuda-sm90"\nshared_memory_per_block = 0\n'})
+    write(project, {"k.py": "x = 1\n"})
+    outcome = run(capsys, "k.py", "--backend", "z")
+    assert outcome.status == 2
+    assert outcome.err.startswith(
+        "tilecheck: error: tilecheck.toml: `backends`: backend `z`: `shared_memory_per_block`"
+    )
+
+
+def test_a_custom_backend_error_names_the_configuration_file(project, capsys):
+    write(
+        project,
+        {"pyproject.toml": '[tool.tilecheck.backends.jetson]\nbase = "cuda-sm87"\n', "k.py": "x = 1\n"},
+    )
+    outcome = run(capsys, "k.py", "--backend", "jetson")
+    assert outcome.status == 2
+    assert "pyproject.toml [tool.tilecheck]: `backends`: unknown base backend `cuda-sm87`" in outcome.err

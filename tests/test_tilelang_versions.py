@@ -4,6 +4,7 @@ project's declaration, and the verdicts that depend on the release (TL210, the c
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -49,11 +50,12 @@ def test_specifier_selects_releases(spec: str, selected: tuple[str, ...]) -> Non
         (">=abc", "`abc` is not a release version"),
         ("~=1", "`~=1` needs at least two release numbers"),
         (">=0.1.*", "a wildcard is only allowed after == or !="),
-        ("=>0.1.9", "`=>0.1.9` is not a release version"),
+        ("=>0.1.9", "`=>0.1.9`: `=>` is not a version operator (use ==, !=, <, <=, >, >= or ~=)"),
+        (">=0.1.9,<<0.2", "`<<0.2`: `<<` is not a version operator"),
     ],
 )
 def test_specifier_rejects_what_it_cannot_read(spec: str, problem: str) -> None:
-    with pytest.raises(SpecifierError, match=problem.replace("*", r"\*")):
+    with pytest.raises(SpecifierError, match=re.escape(problem)):
         Specifier.parse(spec)
 
 

@@ -225,7 +225,8 @@ class Settings:
         if chosen is None:
             return None
         name, where = chosen
-        return resolve_backend(name, self.backends_table, where)
+        defined_in = ", ".join(config.label for config in self.chain if config.table("backends"))
+        return resolve_backend(name, self.backends_table, where, defined_in)
 
     def _overridden(self, key: str, flag_value: str | None, flag_name: str) -> tuple[str, str] | None:
         r"""The command line's value of `key` and its flag, else the configuration's and where it
