@@ -28,6 +28,7 @@ from tilecheck.backends import (
     profile_of,
     shipped,
 )
+from tilecheck.backends.aliases import suggest_backend
 from tilecheck.tilelang.loops import pipeline_request
 from tilecheck.tilelang.values import PyConst
 
@@ -356,3 +357,49 @@ def test_a_custom_backend_error_names_the_configuration_file(project, capsys):
     outcome = run(capsys, "k.py", "--backend", "jetson")
     assert outcome.status == 2
     assert "pyproject.toml [tool.tilecheck]: `backends`: unknown base backend `cuda-sm87`" in outcome.err
+
+
+@pytest.mark.parametrize(
+    ("name", "meant"),
+    [
+        ("sm90", "cuda-sm90"),
+        ("sm_90a", "cuda-sm90"),
+        ("cuda-sm100a", "cuda-sm100"),
+        ("compute_86", "cuda-sm86"),
+        ("h100", "cuda-sm90"),
+        ("NVIDIA H200 SXM", "cuda-sm90"),
+        ("a100", "cuda-sm80"),
+        ("A100-80GB", "cuda-sm80"),
+        ("a10g", "cuda-sm86"),
+        ("rtx3090", "cuda-sm86"),
+        ("L4", "cuda-sm89"),
+        ("rtx4090", "cuda-sm89"),
+        ("RTX 4090", "cuda-sm89"),
+        ("b200", "cuda-sm100"),
+        ("rtx5090", "cuda-sm120"),
+        ("MI300X", "hip-gfx942"),
+        ("gfx950", "hip-gfx950"),
+        ("cuda-sm9", "cuda-sm90"),  # a typo: the closest name
+        ("sm87", None),  # no profile for compute capability 8.7: no guess
+        ("cuda-sm70", None),
+        ("cuda-sm99", None),
+        ("v100", None),
+        ("tpu", None),
+    ],
+)
+def test_unknown_backend_suggests_the_profile(name, meant):
+    assert suggest_backend(name, SHIPPED) == meant
+
+
+def test_unknown_backend_message_says_did_you_mean(project, capsys):
+    write(project, {"k.py": "x = 1\n"})
+    outcome = run(capsys, "k.py", "--backend", "h100")
+    assert outcome.status == 2
+    assert outcome.err.startswith(
+        "tilecheck: error: --backend: unknown backend `h100` (did you mean `cuda-sm90`? known: cuda-sm80, "
+    )
+    outcome = run(capsys, "backends", "sm_90a")
+    assert outcome.status == 2
+    assert outcome.err.startswith(
+        "tilecheck: error: unknown backend `sm_90a` (did you mean `cuda-sm90`? known: "
+    )
