@@ -432,3 +432,22 @@ def test_declaration_search_stops_at_the_project_root_and_home(tmp_path, monkeyp
     assert find_declaration(str(tmp_path / "home" / "work" / "bare" / "src")) is None
     home = find_declaration(str(tmp_path / "home"))  # $HOME itself still reads its own directory
     assert home is not None and home.spec == "==0.1.9"
+
+
+def test_a_config_file_directory_is_a_project_root(tmp_path, capsys, monkeypatch) -> None:
+    write(
+        tmp_path,
+        {
+            "requirements.txt": "tilelang==0.1.5\n",  # above the project: never read
+            "proj/requirements.txt": "tilelang==0.1.14\n",
+            "proj/ci.toml": 'select = ["TL"]\n',
+            "proj/src/k.py": KERNEL,
+        },
+    )
+    monkeypatch.setenv("HOME", str(tmp_path))
+    path = str(tmp_path / "proj" / "src" / "k.py")
+    plain = run(capsys, "debug-config", path)  # no project root: only src/ is read
+    assert f"default: the supported releases; releases: {', '.join(SUPPORTED)}" in plain.out
+    configured = run(capsys, "debug-config", path, "--config", str(tmp_path / "proj" / "ci.toml"))
+    assert configured.status == 0, configured.err
+    assert "requirements.txt; releases: 0.1.14" in configured.out

@@ -76,13 +76,14 @@ def _from_requirements(directory: str, root: str) -> Declaration | None:
     return None
 
 
-def project_root(directory: str) -> str | None:
-    """The nearest directory at or above `directory` with a root marker, not above $HOME."""
+def project_root(directory: str, roots: tuple[str, ...] = ()) -> str | None:
+    """The nearest directory at or above `directory` with a root marker (or one of `roots`, the
+    directory of a `--config` file), not above $HOME."""
     home = os.path.expanduser("~")
     home = os.path.abspath(home) if home != "~" else ""
     current = os.path.abspath(directory)
     while True:
-        if any(os.path.lexists(os.path.join(current, marker)) for marker in ROOT_MARKERS):
+        if current in roots or any(os.path.lexists(os.path.join(current, m)) for m in ROOT_MARKERS):
             return current
         parent = os.path.dirname(current)
         if current == home or parent == current:
@@ -91,13 +92,13 @@ def project_root(directory: str) -> str | None:
 
 
 def find_declaration(
-    directory: str, cache: dict[str, Declaration | None] | None = None
+    directory: str, cache: dict[str, Declaration | None] | None = None, roots: tuple[str, ...] = ()
 ) -> Declaration | None:
     """The nearest declaration of `tilelang` at or above `directory`, inside its project
     (None: none declared)."""
     cache = cache if cache is not None else {}
     current = os.path.abspath(directory)
-    root = project_root(current) or current
+    root = project_root(current, roots) or current
     visited: list[str] = []
     found: Declaration | None = None
     while True:

@@ -275,7 +275,7 @@ class Settings:
         if self.resolver.isolated:  # no project files are read
             return VersionRange.default()
         directory = os.path.dirname(os.path.abspath(path)) if not os.path.isdir(path) else path
-        declaration = find_declaration(directory, self.resolver.declarations)
+        declaration = find_declaration(directory, self.resolver.declarations, self.resolver.declaration_roots)
         if declaration is None:
             return VersionRange.default()
         if not declaration.spec:
