@@ -28,6 +28,7 @@ from tilecheck.backends import (
     profile_of,
     shipped,
 )
+from tilecheck.backends.aliases import suggest_backend
 from tilecheck.tilelang.loops import pipeline_request
 from tilecheck.tilelang.values import PyConst
 
@@ -332,3 +333,73 @@ def test_shared_memory_budget_per_block(name, budget):
 def test_shared_memory_budget_must_be_a_byte_count(value):
     with pytest.raises(ProfileError, match="`shared_memory_per_block` must be a non-negative integer"):
         load_profiles({"my-gpu": {"base": "cuda-sm80", "shared_memory_per_block": value}})
+
+
+def test_a_zero_budget_on_a_cuda_profile_is_refused(project, capsys):
+    with pytest.raises(
+        ProfileError, match=re.escape("`shared_memory_per_block` must be the target's budget")
+    ):
+        load_profiles({"my-gpu": {"base": "cuda-sm80", "shared_memory_per_block": 0}})
+    write(project, {"tilecheck.toml": '[backends.z]\nbase = "cuda-sm90"\nshared_memory_per_block = 0\n'})
+    write(project, {"k.py": "x = 1\n"})
+    outcome = run(capsys, "k.py", "--backend", "z")
+    assert outcome.status == 2
+    assert outcome.err.startswith(
+        "tilecheck: error: tilecheck.toml: `backends`: backend `z`: `shared_memory_per_block`"
+    )
+
+
+def test_a_custom_backend_error_names_the_configuration_file(project, capsys):
+    write(
+        project,
+        {"pyproject.toml": '[tool.tilecheck.backends.jetson]\nbase = "cuda-sm87"\n', "k.py": "x = 1\n"},
+    )
+    outcome = run(capsys, "k.py", "--backend", "jetson")
+    assert outcome.status == 2
+    assert "pyproject.toml [tool.tilecheck]: `backends`: unknown base backend `cuda-sm87`" in outcome.err
+
+
+@pytest.mark.parametrize(
+    ("name", "meant"),
+    [
+        ("sm90", "cuda-sm90"),
+        ("sm_90a", "cuda-sm90"),
+        ("cuda-sm100a", "cuda-sm100"),
+        ("compute_86", "cuda-sm86"),
+        ("h100", "cuda-sm90"),
+        ("NVIDIA H200 SXM", "cuda-sm90"),
+        ("a100", "cuda-sm80"),
+        ("A100-80GB", "cuda-sm80"),
+        ("a10g", "cuda-sm86"),
+        ("rtx3090", "cuda-sm86"),
+        ("L4", "cuda-sm89"),
+        ("rtx4090", "cuda-sm89"),
+        ("RTX 4090", "cuda-sm89"),
+        ("b200", "cuda-sm100"),
+        ("rtx5090", "cuda-sm120"),
+        ("MI300X", "hip-gfx942"),
+        ("gfx950", "hip-gfx950"),
+        ("cuda-sm9", "cuda-sm90"),  # a typo: the closest name
+        ("sm87", None),  # no profile for compute capability 8.7: no guess
+        ("cuda-sm70", None),
+        ("cuda-sm99", None),
+        ("v100", None),
+        ("tpu", None),
+    ],
+)
+def test_unknown_backend_suggests_the_profile(name, meant):
+    assert suggest_backend(name, SHIPPED) == meant
+
+
+def test_unknown_backend_message_says_did_you_mean(project, capsys):
+    write(project, {"k.py": "x = 1\n"})
+    outcome = run(capsys, "k.py", "--backend", "h100")
+    assert outcome.status == 2
+    assert outcome.err.startswith(
+        "tilecheck: error: --backend: unknown backend `h100` (did you mean `cuda-sm90`? known: cuda-sm80, "
+    )
+    outcome = run(capsys, "backends", "sm_90a")
+    assert outcome.status == 2
+    assert outcome.err.startswith(
+        "tilecheck: error: unknown backend `sm_90a` (did you mean `cuda-sm90`? known: "
+    )

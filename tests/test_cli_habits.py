@@ -90,6 +90,25 @@ def test_mistyped_flag_names_the_similar_one(project, capsys):
     )
 
 
+@pytest.mark.parametrize(
+    ("argv", "usage"),
+    [
+        (("k.py", "--selct", "TL101"), "usage: tilecheck check [options] [PATH ...]"),
+        (("check", "--selct", "TL101"), "usage: tilecheck check [options] [PATH ...]"),
+        (("explain", "k.py", "--bogus"), "usage: tilecheck explain [options] FILE[:LINE]"),
+        (("explain",), "usage: tilecheck explain [options] FILE[:LINE]"),  # the subcommand's own error
+        (("lower", "k.py", "--exitzero"), "usage: tilecheck lower [options] FILE [FILE ...]"),
+        (("rule", "--zz"), "usage: tilecheck rule [options] [CODE]"),
+    ],
+)
+def test_a_usage_error_shows_the_subcommand_usage(project, capsys, argv, usage):
+    write(project, {"k.py": KERNEL})
+    outcome = run(capsys, *argv)
+    assert outcome.status == 2
+    assert outcome.err.splitlines()[0] == usage
+    assert outcome.err.splitlines()[1].startswith("tilecheck: error: ")
+
+
 def test_mistyped_code_suggests_the_code(project, capsys):
     write(project, {"k.py": KERNEL})
     outcome = run(capsys, "k.py", "--select", "TL1O1")

@@ -23,7 +23,8 @@ A profile without `base` must give every required field. Fields (see `FIELDS`):
 - `manual_rejected_with` (optional): the name of a scope API (`"Stage"` for `T.Stage`) that,
   used directly in the loop body, turns an ignored manual schedule into a build error;
 - `shared_memory_per_block` (optional integer, bytes): the most shared memory (dynamic and
-  static together) one thread block may use on the target, 0 when unknown; with
+  static together) one thread block may use on the target (left out when unknown: 0 is
+  refused for a CUDA profile, where it would turn the check off); with
   `shared_memory_source`, where that number is published (a derived profile that sets the
   budget without a source says the configuration set it). Only CUDA profiles take a budget:
   tilecheck sizes no other backend's shared memory, so a budget elsewhere is refused;
@@ -319,6 +320,12 @@ def _build(name: str, data: dict[str, object], base: Profile | None, where: str,
                 f"{where}: `{key}` must be one of {', '.join(map(repr, allowed))}, got {value!r}"
             )
         values[key] = value
+    if data.get("shared_memory_per_block") == 0 and values.get("backend", "cuda") == "cuda":
+        # 0 means "budget unknown": set by hand it would silently turn the TL501 check off.
+        raise ProfileError(
+            f"{where}: `shared_memory_per_block` must be the target's budget in bytes, not 0 (0 would "
+            "turn the shared-memory check off; leave the field out to keep the base profile's budget)"
+        )
     if base is not None and "shared_memory_per_block" in data and "shared_memory_source" not in data:
         # The base's source vouches for the base's number, not for this one.
         values["shared_memory_source"] = f"set in the configuration ({where})"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from tilecheck.backends.aliases import unknown_backend
 from tilecheck.backends.profile import Profile, load_profiles, names
 from tilecheck.cli.options import add_trust_options, dump_json, workspace_from
 from tilecheck.core.errors import UsageError
@@ -43,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     order = names(tables)
     if args.name is not None:
         if args.name not in profiles:
-            raise UsageError(f"unknown backend `{args.name}` (known: {', '.join(order)})")
+            raise UsageError(unknown_backend(args.name, order))
         order = (args.name,)
     chosen = [profiles[name] for name in order]
     if args.output_format == "json":

@@ -36,9 +36,31 @@ COMMANDS = {
 
 
 class _Parser(argparse.ArgumentParser):
+    # The subcommand being run: its usage, not `tilecheck [-h] [--version] {check} ...`, is what
+    # an unrecognized argument (which the top-level parser reports) should show.
+    command_parser: argparse.ArgumentParser | None = None
+
     def error(self, message: str) -> NoReturn:  # exit code 2 with a one-line message, as argparse does
-        self.print_usage(sys.stderr)
+        print(short_usage(self.command_parser or self), file=sys.stderr)
         raise UsageError(_with_suggestions(message, _option_strings(self)))
+
+
+def short_usage(parser: argparse.ArgumentParser) -> str:
+    """`usage: tilecheck check [options] [PATH ...]`, as ruff says it: the full usage of `check`
+    is a screenful of flags that buries the error (`--help` shows them)."""
+    formatter = parser._get_formatter()
+    words = [parser.prog]
+    if any(action.option_strings for action in parser._actions):
+        words.append("[options]")
+    for action in parser._actions:
+        if not action.option_strings and not isinstance(action, argparse._SubParsersAction):
+            words.append(formatter._format_args(action, action.dest.upper()))
+    words += [
+        "{" + ",".join(action.choices) + "} ..."
+        for action in parser._actions
+        if isinstance(action, argparse._SubParsersAction) and action.choices
+    ]
+    return f"usage: {' '.join(words)}"
 
 
 def _option_strings(parser: argparse.ArgumentParser) -> list[str]:
@@ -89,6 +111,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     modules = [COMMANDS[command]] if command in COMMANDS else list(dict.fromkeys(COMMANDS.values()))
     for name in modules:
         _add_parser(importlib.import_module(name), subparsers)
+    if command in COMMANDS:
+        parser.command_parser = subparsers.choices[command]
     return parser
 
 

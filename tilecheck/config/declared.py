@@ -1,9 +1,11 @@
 """The TileLang versions a project declares: `[project] dependencies` or a requirements file.
 
-Walking up from a file's directory, the first directory that declares `tilelang` decides: its
-`pyproject.toml` (`[project] dependencies` and `optional-dependencies`), else its
-`requirements*.txt` files. The walk stops at a project root (a `pyproject.toml` with a
-`[project]` table, or a `.git`) that declares nothing: such a project does not say.
+Walking up from a file's directory to its project root, the first directory that declares
+`tilelang` decides: its `pyproject.toml` (`[project] dependencies` and `optional-dependencies`),
+else its `requirements*.txt` files (read as pip reads them, see `requirements`). The project
+root is the nearest directory with a `pyproject.toml`, `setup.cfg`, `setup.py`, `.git` or a
+tilecheck configuration file, never above `$HOME`; without one only the file's own directory
+is read, so a stray `~/requirements.txt` does not decide for an unrelated file.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ import os
 import re
 from dataclasses import dataclass
 
-from tilecheck.config.file import read_bytes, tomllib
+from tilecheck.config.file import CONFIG_FILES, read_bytes, tomllib
+from tilecheck.config.requirements import read_requirements
 from tilecheck.core.errors import ConfigError
 from tilecheck.report import display_path
 
@@ -21,6 +24,9 @@ from tilecheck.report import display_path
 _REQUIREMENT = re.compile(
     r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*(\(?)([^;@#]*?)\)?\s*(?:[;#@].*)?$"
 )
+
+
+ROOT_MARKERS = (*CONFIG_FILES, "setup.cfg", "setup.py", ".git")
 
 
 @dataclass(frozen=True)
@@ -41,15 +47,14 @@ def requirement_spec(line: str) -> str | None:
     return re.sub(r"\s+", "", match.group(4))
 
 
-def _from_pyproject(path: str) -> tuple[Declaration | None, bool]:
-    """(the declaration, whether the file has a `[project]` table)."""
+def _from_pyproject(path: str) -> Declaration | None:
     try:
         data = tomllib.loads(read_bytes(path).decode("utf-8"))
     except (ConfigError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):  # not ours to judge
-        return None, False
+        return None
     project = data.get("project")
     if not isinstance(project, dict):
-        return None, False
+        return None
     groups: list[tuple[str, object]] = [("dependencies", project.get("dependencies"))]
     optional = project.get("optional-dependencies")
     if isinstance(optional, dict):
@@ -58,30 +63,43 @@ def _from_pyproject(path: str) -> tuple[Declaration | None, bool]:
         for item in items if isinstance(items, list) else ():
             spec = requirement_spec(item) if isinstance(item, str) else None
             if spec is not None:
-                return Declaration(spec, f"{display_path(path)}: [project] {key}"), True
-    return None, True
-
-
-def _from_requirements(directory: str) -> Declaration | None:
-    for path in sorted(glob.glob(os.path.join(glob.escape(directory), "requirements*.txt"))):
-        try:
-            text = read_bytes(path).decode("utf-8", errors="replace")
-        except ConfigError:  # unreadable: it declares nothing we can use
-            continue
-        for line in text.splitlines():
-            spec = requirement_spec(line)
-            if spec is not None:
-                return Declaration(spec, display_path(path))
+                return Declaration(spec, f"{display_path(path)}: [project] {key}")
     return None
 
 
-def find_declaration(
-    directory: str, cache: dict[str, Declaration | None] | None = None
-) -> Declaration | None:
-    """The nearest declaration of `tilelang` at or above `directory` (None: none declared)."""
-    cache = cache if cache is not None else {}
-    visited: list[str] = []
+def _from_requirements(directory: str, root: str) -> Declaration | None:
+    for path in sorted(glob.glob(os.path.join(glob.escape(directory), "requirements*.txt"))):
+        found = read_requirements(path, root, requirement_spec)
+        if found is not None:
+            spec, origins = found
+            return Declaration(spec, ", ".join(display_path(origin) for origin in origins))
+    return None
+
+
+def project_root(directory: str, roots: tuple[str, ...] = ()) -> str | None:
+    """The nearest directory at or above `directory` with a root marker (or one of `roots`, the
+    directory of a `--config` file), not above $HOME."""
+    home = os.path.expanduser("~")
+    home = os.path.abspath(home) if home != "~" else ""
     current = os.path.abspath(directory)
+    while True:
+        if current in roots or any(os.path.lexists(os.path.join(current, m)) for m in ROOT_MARKERS):
+            return current
+        parent = os.path.dirname(current)
+        if current == home or parent == current:
+            return None
+        current = parent
+
+
+def find_declaration(
+    directory: str, cache: dict[str, Declaration | None] | None = None, roots: tuple[str, ...] = ()
+) -> Declaration | None:
+    """The nearest declaration of `tilelang` at or above `directory`, inside its project
+    (None: none declared)."""
+    cache = cache if cache is not None else {}
+    current = os.path.abspath(directory)
+    root = project_root(current, roots) or current
+    visited: list[str] = []
     found: Declaration | None = None
     while True:
         if current in cache:
@@ -89,14 +107,12 @@ def find_declaration(
             break
         visited.append(current)
         pyproject = os.path.join(current, "pyproject.toml")
-        is_root = os.path.exists(os.path.join(current, ".git"))
         if os.path.isfile(pyproject):
-            found, has_project = _from_pyproject(pyproject)
-            is_root = is_root or has_project
+            found = _from_pyproject(pyproject)
         if found is None:
-            found = _from_requirements(current)
+            found = _from_requirements(current, root)
         parent = os.path.dirname(current)
-        if found is not None or is_root or parent == current:
+        if found is not None or current == root or parent == current:
             break
         current = parent
     for seen in visited:

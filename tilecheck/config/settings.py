@@ -225,7 +225,8 @@ class Settings:
         if chosen is None:
             return None
         name, where = chosen
-        return resolve_backend(name, self.backends_table, where)
+        defined_in = ", ".join(config.label for config in self.chain if config.table("backends"))
+        return resolve_backend(name, self.backends_table, where, defined_in)
 
     def _overridden(self, key: str, flag_value: str | None, flag_name: str) -> tuple[str, str] | None:
         r"""The command line's value of `key` and its flag, else the configuration's and where it
@@ -274,7 +275,7 @@ class Settings:
         if self.resolver.isolated:  # no project files are read
             return VersionRange.default()
         directory = os.path.dirname(os.path.abspath(path)) if not os.path.isdir(path) else path
-        declaration = find_declaration(directory, self.resolver.declarations)
+        declaration = find_declaration(directory, self.resolver.declarations, self.resolver.declaration_roots)
         if declaration is None:
             return VersionRange.default()
         if not declaration.spec:

@@ -62,13 +62,17 @@ class SelectorCheck:
             self.valid.add(selector)
 
 
-def resolve_backend(name: str, user_profiles: dict[str, dict[str, object]], where: str) -> Profile:
+def resolve_backend(
+    name: str, user_profiles: dict[str, dict[str, object]], where: str, defined_in: str = ""
+) -> Profile:
+    """The profile `name`; `defined_in` names the files whose `[backends]` tables were merged."""
+    from tilecheck.backends.aliases import unknown_backend
     from tilecheck.backends.profile import get_profile, names
 
     try:
         return get_profile(name, user_profiles)  # shipped, overridden or user-defined
     except ProfileError as error:
-        raise ConfigError(f"`backends`: {error}") from None
+        prefix = f"{defined_in}: " if defined_in else ""
+        raise ConfigError(f"{prefix}`backends`: {error}") from None
     except KeyError:
-        known = ", ".join(names(user_profiles))
-        raise ConfigError(f"{where}: unknown backend `{name}` (known: {known})") from None
+        raise ConfigError(f"{where}: {unknown_backend(name, names(user_profiles))}") from None

@@ -91,6 +91,12 @@ class Specifier:
             if match is None:
                 raise SpecifierError(f"`{text}` is not a version or a version range (like >=0.1.9,<0.2)")
             operator, operand = match.group(1) or "==", match.group(2)
+            if operand[0] in "<>=!~":  # `<<0.2`, `=0.1.9`: the operator, not the version, is wrong
+                written = part.strip()[: len(part.strip()) - len(operand.lstrip("<>=!~"))]
+                raise SpecifierError(
+                    f"`{part.strip()}`: `{written.replace(' ', '')}` is not a version operator "
+                    "(use ==, !=, <, <=, >, >= or ~=)"
+                )
             _clause_matches(operator, operand, Version((0,)))  # validate the operand now
             clauses.append((operator, operand))
         return cls(text.strip(), tuple(clauses))
