@@ -1,0 +1,63 @@
+"""TL501 findings of a new user's review, each measured with TileLang 0.1.15 (sm_80 unless
+said otherwise; tools/oracle/smem/judge.py)."""
+
+from __future__ import annotations
+
+import json
+
+import libcst as cst
+
+from tests.support import run, write
+from tilecheck.tilelang.frontend import analyze
+from tilecheck.tilelang.shared_memory import SharedLayout, TargetClass, shared_layout
+
+GEMM = """
+import tilelang.language as T
+from tilelang.layout import make_swizzled_layout
+
+
+def matmul(M, N, K, block_M, block_N, block_K, num_stages, dtype="float16", accum_dtype="float32"):
+    @T.prim_func
+    def main(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype), C: T.Tensor((M, N), dtype)):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
+            A_shared = T.alloc_shared((block_M, block_K), dtype)
+            B_shared = T.alloc_shared((block_K, block_N), dtype)
+            C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
+{hint}            T.clear(C_local)
+            for ko in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages):
+                T.copy(A[by * block_M, ko * block_K], A_shared)
+                T.copy(B[ko * block_K, bx * block_N], B_shared)
+                T.gemm(A_shared, B_shared, C_local)
+            T.copy(C_local, C[by * block_M, bx * block_N])
+
+    return main
+
+
+func = matmul(4096, 4096, 4096, 128, 256, 64, 4)
+"""
+
+SWIZZLE = "            T.use_swizzle(panel_size=10)\n"
+ANNOTATE = (
+    "            T.annotate_layout({A_shared: make_swizzled_layout(A_shared), "
+    "B_shared: make_swizzled_layout(B_shared)})\n"
+)
+
+
+def layout(source: str, kind: TargetClass = TargetClass.CP_ASYNC) -> SharedLayout:
+    model = analyze(cst.parse_module(source))
+    assert len(model.kernels) == 1
+    return shared_layout(model.kernels[0], kind)
+
+
+def test_use_swizzle_and_annotate_layout_are_no_statement_and_keep_the_bytes(tmp_path, monkeypatch, capsys):
+    # TileLang: 196,608 B on sm_80 with, without, or with both hints (A 4 x 16 KiB + B 4 x 32 KiB);
+    # sm_90a the same arena plus a 64-byte mbarrier_mem.
+    for hint in ("", SWIZZLE, ANNOTATE + SWIZZLE):
+        sized = layout(GEMM.format(hint=hint))
+        assert sized.undecided == [] and sized.dynamic_bytes == 196608
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, {"k.py": GEMM.format(hint=SWIZZLE)})
+    outcome = run(capsys, "k.py", "--backend", "cuda-sm80", "--output-format", "json", "--isolated")
+    (record,) = json.loads(outcome.out)
+    assert (record["code"], record["line"], record["column"]) == ("TL501", 9, 14)
+    assert record["data"]["dynamic_bytes"] == 196608
