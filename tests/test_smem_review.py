@@ -61,3 +61,27 @@ def test_use_swizzle_and_annotate_layout_are_no_statement_and_keep_the_bytes(tmp
     (record,) = json.loads(outcome.out)
     assert (record["code"], record["line"], record["column"]) == ("TL501", 9, 14)
     assert record["data"]["dynamic_bytes"] == 196608
+
+
+ODD_TAIL = """
+import tilelang.language as T
+
+
+@T.prim_func
+def func(A: T.Tensor((4096, 4096), "{dtype}"), B: T.Tensor((4096, 4096), "{dtype}")):
+    with T.Kernel(32, 32, threads=128) as (bx, by):
+        A_s = T.alloc_shared((128, 128), "{dtype}")
+        X_s = T.alloc_shared({n}, "{dtype}")
+        for k in T.Pipelined(8, num_stages=3):
+            T.copy(A[by * 128, k * 128], A_s)
+            T.copy(A[by * 128, k * {n}], X_s)
+            T.copy(A_s, B[by * 128, k * 128])
+            T.copy(X_s, B[by * 128 + 1, k * {n}])
+"""
+
+
+def test_the_arena_end_is_rounded_up_to_16_bytes() -> None:
+    # TileLang sm_80: 98,912 (3 x 32,768 + 3 x 202 = 98,910 rounded up), 49,456 (49,452), 98,352 (98,346).
+    for dtype, n, expected in (("float16", 101, 98912), ("float8_e4m3", 100, 49456), ("float16", 7, 98352)):
+        sized = layout(ODD_TAIL.format(dtype=dtype, n=n))
+        assert sized.undecided == [] and sized.dynamic_bytes == expected, (dtype, n)
