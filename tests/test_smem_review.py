@@ -85,3 +85,26 @@ def test_the_arena_end_is_rounded_up_to_16_bytes() -> None:
     for dtype, n, expected in (("float16", 101, 98912), ("float8_e4m3", 100, 49456), ("float16", 7, 98352)):
         sized = layout(ODD_TAIL.format(dtype=dtype, n=n))
         assert sized.undecided == [] and sized.dynamic_bytes == expected, (dtype, n)
+
+
+def test_the_help_names_the_whole_pipeline_header(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, {"k.py": GEMM.format(hint="")})
+    outcome = run(capsys, "k.py", "--backend", "cuda-sm80", "--output-format", "json", "--isolated")
+    (record,) = json.loads(outcome.out)
+    assert record["help"] == (
+        "Use num_stages=3 on `T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages)` (line 14): "
+        "the kernel then needs 147,456 bytes, within cuda-sm80's 166,912; or shrink the tiles."
+    )
+
+
+def test_a_statement_tilecheck_cannot_see_into_is_named_as_such(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, {"k.py": GEMM.format(hint="            mystery.thing(bx)\n")})
+    outcome = run(capsys, "explain", "k.py", "--backend", "cuda-sm80", "--isolated")
+    assert outcome.status == 0, outcome.err
+    assert (
+        "  shared memory per block, cp.async (sm_80, sm_86, sm_89): not sized (a statement tilecheck cannot see into)"
+        in outcome.out.splitlines()
+    )
+    assert "`unknown`" not in outcome.out and "Python-level condition" not in outcome.out

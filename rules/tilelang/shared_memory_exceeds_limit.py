@@ -16,12 +16,12 @@ from tilecheck.tilelang.shared_memory import (
 )
 from tilecheck.tilelang.warp_specialized import kernel_layout
 
-from ._loops import backend, header, line
+from ._loops import backend, line
 
 if TYPE_CHECKING:
     from tilecheck.backends import Profile
     from tilecheck.lint.context import Context
-    from tilecheck.tilelang.model import Kernel
+    from tilecheck.tilelang.model import Kernel, Loop
 
 _GEMM = """import tilelang.language as T
 
@@ -298,7 +298,7 @@ def _rewrite(ctx: Context, kernel: Kernel, kind: TargetClass, layout: SharedLayo
             },
         )
         if trial.sized and trial.total_bytes <= limit:
-            where = ", ".join(f"`{header(ctx, loop)}` (line {line(ctx, loop)})" for loop in staged)
+            where = ", ".join(f"`{_whole_header(ctx, loop)}` (line {line(ctx, loop)})" for loop in staged)
             return (
                 f"Use num_stages={stages} on {where}: the kernel then needs {trial.total_bytes:,} bytes, "
                 f"within {profile.name}'s {limit:,}; or shrink the tiles."
@@ -309,3 +309,13 @@ def _rewrite(ctx: Context, kernel: Kernel, kind: TargetClass, layout: SharedLayo
         f"Shrink the tiles: the kernel needs {over:,} byte{'' if over == 1 else 's'} less to fit {profile.name}; the largest buffer is "
         f"{largest.describe()}."
     )
+
+
+def _whole_header(ctx: Context, loop: Loop, limit: int = 80) -> str:
+    """The loop constructor as written; a long one shortened at an argument boundary
+    (`T.Pipelined(T.ceildiv(K, block_K), ...)`), never inside a word."""
+    text = ctx.text(loop.call if loop.call is not None else loop.site.node, 10_000)
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(", ", 0, limit - 5)
+    return text[:cut] + ", ...)" if cut > 0 else text.split("(", 1)[0] + "(...)"

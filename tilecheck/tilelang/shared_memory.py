@@ -228,11 +228,13 @@ def _touched(item: Item) -> Iterator[Buffer]:
 
 def _check_modeled(item: Item, undecided: list[str]) -> None:
     for inner, _ in walk([item]):
+        if isinstance(inner, Stmt) and inner.kind is StmtKind.UNKNOWN:
+            # first: such a statement is also uncertain, but no Python-level condition is why
+            label = f" ({inner.label})" if inner.label else ""
+            undecided.append(f"a statement tilecheck cannot see into{label}")
+            return
         if not inner.certain:
             undecided.append("a statement exists only for some values of a Python-level condition")
-            return
-        if isinstance(inner, Stmt) and inner.kind is StmtKind.UNKNOWN:
-            undecided.append(f"a call tilecheck cannot see into ({inner.label or 'unknown'})")
             return
         if (
             isinstance(inner, Loop)
