@@ -108,3 +108,22 @@ def test_a_statement_tilecheck_cannot_see_into_is_named_as_such(tmp_path, monkey
         in outcome.out.splitlines()
     )
     assert "`unknown`" not in outcome.out and "Python-level condition" not in outcome.out
+
+
+WARNING = (
+    "tilecheck: warning: TL501 needs a backend with a shared-memory budget (e.g. `--backend cuda-sm80`; "
+    "`tilecheck backends` lists them): it checked no kernel\n"
+)
+
+
+def test_selecting_tl501_without_a_budgeted_backend_says_so_once(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, {"k.py": GEMM.format(hint=""), "j.py": GEMM.format(hint="")})
+    for extra in ((), ("--backend", "cpu")):
+        for selector in ("TL501", "TL5"):
+            outcome = run(capsys, ".", "--select", selector, *extra, "--isolated")
+            assert (outcome.status, outcome.err) == (0, WARNING)
+            assert outcome.out == "All checks passed!\n"
+    assert run(capsys, ".", "--isolated").err == ""  # not selected: no warning
+    assert run(capsys, ".", "--select", "TL501", "--backend", "cuda-sm80", "--isolated").err == ""
+    assert run(capsys, ".", "--select", "TL501", "--silent", "--isolated").err == ""
