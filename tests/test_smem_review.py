@@ -127,3 +127,86 @@ def test_selecting_tl501_without_a_budgeted_backend_says_so_once(tmp_path, monke
     assert run(capsys, ".", "--isolated").err == ""  # not selected: no warning
     assert run(capsys, ".", "--select", "TL501", "--backend", "cuda-sm80", "--isolated").err == ""
     assert run(capsys, ".", "--select", "TL501", "--silent", "--isolated").err == ""
+
+
+REDUCE = """
+import tilelang.language as T
+
+
+@T.prim_func
+def func(A: T.Tensor((1024, 1024), "float16"), B: T.Tensor((1024, 1024), "float16"), C: T.Tensor((1024,), "float32")):
+    with T.Kernel(8, threads=128) as bx:
+        A_s = T.alloc_shared((128, 32), "float16")
+        B_s = T.alloc_shared((32, 128), "float16")
+        C_l = T.alloc_fragment((128, 128), "float32")
+        m = T.alloc_fragment((128,), "float32")
+        T.clear(C_l)
+        for k in T.Pipelined(32, num_stages=2):
+            T.copy(A[bx * 128, k * 32], A_s)
+            T.copy(B[k * 32, 0], B_s)
+            T.gemm(A_s, B_s, C_l{policy})
+        T.reduce_max(C_l, m, dim={dim})
+        T.copy(m, C[bx * 128])
+"""
+
+
+def test_a_row_reduction_of_a_full_row_gemm_tile_takes_no_workspace() -> None:
+    # TileLang sm_80: 32,768 B with policy=FullRow (A_s, B_s x 2 versions, no workspace);
+    # 33,280 B (a 512-byte workspace) under the default policy: not sized.
+    full_row = ", policy=T.GemmWarpPolicy.FullRow"
+    for dim in ("1", "-1"):
+        sized = layout(REDUCE.format(policy=full_row, dim=dim))
+        assert sized.undecided == [] and sized.dynamic_bytes == 32768
+    for policy, dim in (("", "1"), (full_row, "0")):
+        assert layout(REDUCE.format(policy=policy, dim=dim)).undecided == [
+            "`T.reduce_max` may allocate a shared workspace tilecheck does not model"
+        ]
+
+
+FLASH = """
+import tilelang.language as T
+
+
+def flashattn(seq_len, heads, dim, block_M, block_N, num_stages, threads):
+    shape = [1, seq_len, heads, dim]
+
+    @T.prim_func
+    def main(Q: T.Tensor(shape, "float16"), K: T.Tensor(shape, "float16"), V: T.Tensor(shape, "float16"),
+             Output: T.Tensor(shape, "float16")):
+        with T.Kernel(T.ceildiv(seq_len, block_M), heads, 1, threads=threads) as (bx, by, bz):
+            Q_shared = T.alloc_shared([block_M, dim], "float16")
+            K_shared = T.alloc_shared([block_N, dim], "float16")
+            V_shared = T.alloc_shared([block_N, dim], "float16")
+            O_shared = T.alloc_shared([block_M, dim], "float16")
+            acc_s = T.alloc_fragment([block_M, block_N], "float")
+            acc_s_cast = T.alloc_fragment([block_M, block_N], "float16")
+            acc_o = T.alloc_fragment([block_M, dim], "float")
+            scores_max = T.alloc_fragment([block_M], "float")
+            scores_sum = T.alloc_fragment([block_M], "float")
+            T.copy(Q[bz, bx * block_M:(bx + 1) * block_M, by, :], Q_shared)
+            T.fill(acc_o, 0)
+            for k in T.Pipelined(T.ceildiv(seq_len, block_N), num_stages=num_stages):
+                T.copy(K[bz, k * block_N:(k + 1) * block_N, by, :], K_shared)
+                T.clear(acc_s)
+                T.gemm(Q_shared, K_shared, acc_s, transpose_B=True, policy=T.GemmWarpPolicy.FullRow)
+                T.reduce_max(acc_s, scores_max, dim=1, clear=False)
+                T.copy(acc_s, acc_s_cast)
+                T.copy(V[bz, k * block_N:(k + 1) * block_N, by, :], V_shared)
+                T.gemm(acc_s_cast, V_shared, acc_o, policy=T.GemmWarpPolicy.FullRow)
+                T.reduce_sum(acc_s, scores_sum, dim=1)
+            T.copy(acc_o, O_shared)
+            T.copy(O_shared, Output[bz, bx * block_M:(bx + 1) * block_M, by, :])
+
+    return main
+
+
+func = flashattn(4096, 32, 256, 128, 128, 3, {threads})
+"""
+
+
+def test_flash_attention_reductions_with_eight_full_row_warps_are_sized() -> None:
+    # /tmp-free copy of the reviewer's kernel: TileLang 458,752 B = Q 64 KiB + 3 x K + 3 x V (O reuses Q's space).
+    sized = layout(FLASH.format(threads=256))
+    assert sized.undecided == [] and sized.dynamic_bytes == 458752
+    # 16 warps cannot each own 16 whole rows of 128: not proven, not sized
+    assert layout(FLASH.format(threads=512)).undecided
