@@ -99,7 +99,11 @@ class SharedMemoryExceedsLimit(Rule):
     reader); a buffer never accessed takes nothing; buffers whose lifetimes (in top-level
     statements) do not overlap share space, so an epilogue tile reuses the pipeline's; with
     two or more buffers each offset and the arena's end are aligned to 16 bytes. `scope="shared"` buffers are
-    static arrays and count against the same limit.
+    static arrays and count against the same limit. `T.use_swizzle` and `T.annotate_layout`
+    change no byte count. A `T.reduce_*` across warps adds a shared workspace, so a reduction
+    is sized only when it provably stays inside each warp: along the last axis of a 2-D
+    accumulator that only `T.gemm(..., policy=T.GemmWarpPolicy.FullRow)` writes, with 16 rows
+    per warp (flash attention's row max and sum, sm_80 only).
 
     On the warp-specialised targets (sm_90a, sm_100a, sm_120) TileLang lays the kernel out
     differently: a `T.copy` from global memory in the pipelined loop is a TMA load whose tile
@@ -115,13 +119,13 @@ class SharedMemoryExceedsLimit(Rule):
     one `T.Kernel` in a function, a loop of fewer than two iterations, which TileLang removes,
     a pipeline filled by a tile op other than `T.copy`, such as `T.im2col`, or by a statement
     that also reads the tile it fills, such as a runtime `if` around the copy and the gemm, a
-    manual `T.annotate_ws_schedule`; on the warp-specialised targets also any other pipeline
+    manual `T.annotate_ws_schedule`, another reduction; on the warp-specialised targets also any other pipeline
     shape, a `T.Parallel` producer, another block size, or `pass_configs` on the kernel),
     files that pass a pass config changing the layout (`tl.disable_shared_memory_reuse`,
     `tl.enable_aggressive_shared_memory_merge`; on the warp-specialised targets also
     `tl.disable_warp_specialized`, `tl.disable_tma_lower`), kernels under `@autotune` (the
     build that runs is the tuner's choice), profiles without a budget, and anything with no
-    backend selected.
+    backend selected (`--select TL501` then warns that it checked no kernel).
 
     ## Why is this bad?
     TileLang lowers such a kernel without a word; it fails only when it is initialised on
