@@ -210,3 +210,44 @@ def test_flash_attention_reductions_with_eight_full_row_warps_are_sized() -> Non
     assert sized.undecided == [] and sized.dynamic_bytes == 458752
     # 16 warps cannot each own 16 whole rows of 128: not proven, not sized
     assert layout(FLASH.format(threads=512)).undecided
+
+
+EAGER = """
+import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit
+def matmul(A, B, block_M, block_N, block_K, dtype=T.float16, accum_dtype=T.float32):
+    M, N, K = T.const("M, N, K")
+
+    A: T.Tensor((M, K), dtype)
+    B: T.Tensor((K, N), dtype)
+    C = T.empty((M, N), dtype)
+
+    with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
+        A_shared = T.alloc_shared((block_M, block_K), dtype)
+        B_shared = T.alloc_shared((block_K, block_N), dtype)
+        C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
+        T.clear(C_local)
+        for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=3):
+            T.copy(A[by * block_M, k * block_K], A_shared)
+            T.copy(B[k * block_K, bx * block_N], B_shared)
+            T.gemm(A_shared, B_shared, C_local)
+        T.copy(C_local, C[by * block_M, bx * block_N])
+
+    return C
+
+
+kernel = matmul.compile(M=1024, N=1024, K=1024, block_M=128, block_N=128, block_K=32)
+"""
+
+
+def test_an_eager_kernel_is_not_said_to_be_under_a_python_condition() -> None:
+    # (examples/gemm/example_gemm.py) there is no condition: the reasons are the unresolved
+    # `T.const` declaration and the tile shapes from the `.compile(...)` keywords
+    assert layout(EAGER).undecided == [
+        "the shape of `A_shared` is not a constant",
+        "the shape of `B_shared` is not a constant",
+        "a statement tilecheck cannot see into",
+    ]
