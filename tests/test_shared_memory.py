@@ -265,9 +265,7 @@ def test_a_call_tilecheck_cannot_follow_is_not_sized():
     assert [callee for _, callee in model.unfollowed] == ["self.loader"]
     sized = shared_layout(kernel, TargetClass.CP_ASYNC, unfollowed=unfollowed_calls(kernel, model))
     assert sized.undecided[0] == "a call tilecheck cannot follow may allocate or use shared memory"
-    assert shared_layout(kernel, TargetClass.CP_ASYNC).undecided == [
-        "a statement exists only for some values of a Python-level condition"
-    ]
+    assert shared_layout(kernel, TargetClass.CP_ASYNC).undecided == ["a statement tilecheck cannot see into"]
 
 
 ONE_ITERATION = """

@@ -16,12 +16,12 @@ from tilecheck.tilelang.shared_memory import (
 )
 from tilecheck.tilelang.warp_specialized import kernel_layout
 
-from ._loops import backend, header, line
+from ._loops import backend, line
 
 if TYPE_CHECKING:
     from tilecheck.backends import Profile
     from tilecheck.lint.context import Context
-    from tilecheck.tilelang.model import Kernel
+    from tilecheck.tilelang.model import Kernel, Loop
 
 _GEMM = """import tilelang.language as T
 
@@ -99,7 +99,11 @@ class SharedMemoryExceedsLimit(Rule):
     reader); a buffer never accessed takes nothing; buffers whose lifetimes (in top-level
     statements) do not overlap share space, so an epilogue tile reuses the pipeline's; with
     two or more buffers each offset and the arena's end are aligned to 16 bytes. `scope="shared"` buffers are
-    static arrays and count against the same limit.
+    static arrays and count against the same limit. `T.use_swizzle` and `T.annotate_layout`
+    change no byte count. A `T.reduce_*` across warps adds a shared workspace, so a reduction
+    is sized only when it provably stays inside each warp: along the last axis of a 2-D
+    accumulator that only `T.gemm(..., policy=T.GemmWarpPolicy.FullRow)` writes, with 16 rows
+    per warp (flash attention's row max and sum, sm_80 only).
 
     On the warp-specialised targets (sm_90a, sm_100a, sm_120) TileLang lays the kernel out
     differently: a `T.copy` from global memory in the pipelined loop is a TMA load whose tile
@@ -115,13 +119,13 @@ class SharedMemoryExceedsLimit(Rule):
     one `T.Kernel` in a function, a loop of fewer than two iterations, which TileLang removes,
     a pipeline filled by a tile op other than `T.copy`, such as `T.im2col`, or by a statement
     that also reads the tile it fills, such as a runtime `if` around the copy and the gemm, a
-    manual `T.annotate_ws_schedule`; on the warp-specialised targets also any other pipeline
+    manual `T.annotate_ws_schedule`, another reduction; on the warp-specialised targets also any other pipeline
     shape, a `T.Parallel` producer, another block size, or `pass_configs` on the kernel),
     files that pass a pass config changing the layout (`tl.disable_shared_memory_reuse`,
     `tl.enable_aggressive_shared_memory_merge`; on the warp-specialised targets also
     `tl.disable_warp_specialized`, `tl.disable_tma_lower`), kernels under `@autotune` (the
     build that runs is the tuner's choice), profiles without a budget, and anything with no
-    backend selected.
+    backend selected (`--select TL501` then warns that it checked no kernel).
 
     ## Why is this bad?
     TileLang lowers such a kernel without a word; it fails only when it is initialised on
@@ -298,7 +302,7 @@ def _rewrite(ctx: Context, kernel: Kernel, kind: TargetClass, layout: SharedLayo
             },
         )
         if trial.sized and trial.total_bytes <= limit:
-            where = ", ".join(f"`{header(ctx, loop)}` (line {line(ctx, loop)})" for loop in staged)
+            where = ", ".join(f"`{_whole_header(ctx, loop)}` (line {line(ctx, loop)})" for loop in staged)
             return (
                 f"Use num_stages={stages} on {where}: the kernel then needs {trial.total_bytes:,} bytes, "
                 f"within {profile.name}'s {limit:,}; or shrink the tiles."
@@ -309,3 +313,13 @@ def _rewrite(ctx: Context, kernel: Kernel, kind: TargetClass, layout: SharedLayo
         f"Shrink the tiles: the kernel needs {over:,} byte{'' if over == 1 else 's'} less to fit {profile.name}; the largest buffer is "
         f"{largest.describe()}."
     )
+
+
+def _whole_header(ctx: Context, loop: Loop, limit: int = 80) -> str:
+    """The loop constructor as written; a long one shortened at an argument boundary
+    (`T.Pipelined(T.ceildiv(K, block_K), ...)`), never inside a word."""
+    text = ctx.text(loop.call if loop.call is not None else loop.site.node, 10_000)
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(", ", 0, limit - 5)
+    return text[:cut] + ", ...)" if cut > 0 else text.split("(", 1)[0] + "(...)"

@@ -7,9 +7,9 @@ import difflib
 import io
 import sys
 from types import TracebackType
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from tilecheck.cli.options import add_budget_options, add_config_options, require_paths, workspace_from
+from tilecheck.cli.options import add_budget_options, add_config_options, require_paths, warn, workspace_from
 from tilecheck.cli.progress import ProgressLine
 from tilecheck.cli.progress import wanted as progress_wanted
 from tilecheck.cli.style import add_color_option, wants_color
@@ -19,6 +19,9 @@ from tilecheck.lint.engine import FileAnalysis
 from tilecheck.report import OUTPUT_FORMATS, Run, display_path, fails, plural, statistics
 from tilecheck.source.notebook import Notebook, is_notebook, read_notebook
 from tilecheck.source.reading import read_text
+
+if TYPE_CHECKING:
+    from tilecheck.app.workspace import Workspace
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -131,6 +134,24 @@ def say(args: argparse.Namespace, message: str) -> None:
         print(message, file=sys.stderr)
 
 
+def _warn_unbudgeted(workspace: Workspace, files: list[str]) -> None:
+    """TL501 selected on the command line (`--select TL501`, `TL5`) checks nothing on a file
+    whose backend gives no shared-memory budget: said once, or its silence reads as a pass."""
+    selectors = [*(workspace.options.select or ()), *workspace.options.extend_select]
+    if not any(len(s) >= 3 and "TL501".startswith(s.upper()) for s in selectors):
+        return
+    judged = [
+        settings
+        for settings in map(workspace.file_settings, files)
+        if any(r.CODE == "TL501" for r in settings.rules)
+    ]
+    if judged and not any(s.backend is not None and s.backend.shared_memory_per_block > 0 for s in judged):
+        warn(
+            "TL501 needs a backend with a shared-memory budget (e.g. `--backend cuda-sm80`; "
+            "`tilecheck backends` lists them): it checked no kernel"
+        )
+
+
 def run(args: argparse.Namespace) -> int:
     _settle_fix_flags(args)
     if args.diff and args.add_ignore is not None:
@@ -155,6 +176,8 @@ def run(args: argparse.Namespace) -> int:
     if not files and not args.silent:
         print("tilecheck: warning: No Python files found under the given path(s)", file=sys.stderr)
     workspace.validate_selectors(files)
+    if not args.silent:
+        _warn_unbudgeted(workspace, files)
     output_format = workspace.output_format(args.output_format)
     rewriting = args.fix or args.diff or args.add_ignore is not None
 

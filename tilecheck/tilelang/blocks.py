@@ -14,7 +14,7 @@ import libcst as cst
 from tilecheck.tilelang.model import Item, Stmt, StmtKind
 from tilecheck.tilelang.scope import Frame, Sink, bind_python
 from tilecheck.tilelang.syntax import suite_body
-from tilecheck.tilelang.values import UNKNOWN
+from tilecheck.tilelang.values import UNKNOWN, PyConst
 
 if TYPE_CHECKING:
     from tilecheck.tilelang.statements import KernelInterpreter
@@ -49,7 +49,12 @@ def _enter(
     if isinstance(call, cst.Call):
         api = evaluator.api(call.func, frame)
         if api == "Kernel":
-            evaluator.arguments(call, frame, Sink(out))
+            values = evaluator.arguments(call, frame, Sink(out))
+            kernel = interpreter.state.kernel
+            for arg, value in zip(call.args, values, strict=False):
+                if kernel is not None and arg.keyword is not None and arg.keyword.value == "threads":
+                    number = value.value if isinstance(value, PyConst) else None
+                    kernel.threads = number if isinstance(number, int) else None
             if item.asname is not None:
                 interpreter.bind_block_indices(item.asname.name, frame)
             _enter(interpreter, statement, rest, frame, out)

@@ -45,6 +45,13 @@ def has_pass_configs(kernel: Kernel) -> bool:
 BUFFER_OPERANDS = {"copy": 2, "gemm": 3, "clear": 1, "fill": 1}  # the leading operands that are buffers
 MEASURED_CALLS = frozenset(BUFFER_OPERANDS)
 MEASURED_STATEMENTS = frozenset({StmtKind.STORE, StmtKind.EVAL, StmtKind.BIND})
+STATEMENT_WORDS = {
+    StmtKind.UNKNOWN: "a statement tilecheck cannot see into",
+    StmtKind.IF: "a runtime `if`",
+    StmtKind.WHILE: "a `while` loop",
+    StmtKind.BLOCK: "a `with` block",
+    StmtKind.MACRO_BIND: "a macro's expression argument",
+}
 
 
 def unmeasured_construct(kernel: Kernel) -> str | None:
@@ -59,7 +66,7 @@ def unmeasured_construct(kernel: Kernel) -> str | None:
         if not isinstance(item, Stmt):
             continue
         if item.kind not in MEASURED_STATEMENTS:
-            return f"a `{item.kind.value}` statement"
+            return STATEMENT_WORDS.get(item.kind, f"a `{item.kind.value}` statement")
         if item.kind is StmtKind.EVAL and not item.calls:
             return "an expression statement tilecheck cannot resolve"
         for call in item.calls:

@@ -228,6 +228,7 @@ class Kernel:
     factory_call: tuple[str, tuple[tuple[str, Value | None], ...]] | None = None
     # Undecided Python-level `if` statements of the factory around the definition, outermost first.
     conditions: tuple[Site, ...] = ()
+    threads: int | None = None  # a `T.Kernel(..., threads=n)` whose `n` is a known integer
 
 
 @dataclass(eq=False)

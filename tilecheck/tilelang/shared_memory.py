@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 from tilecheck.tilelang.autotuning import under_autotune
 from tilecheck.tilelang.model import FileModel, Item, Kernel, Loop, Request, Site, Stmt, StmtKind, walk
+from tilecheck.tilelang.reductions import within_warps
 from tilecheck.tilelang.values import Buffer, int_value
 
 if TYPE_CHECKING:
@@ -154,8 +155,9 @@ def shared_layout(
         if shared is not None:
             layout.buffers.append(shared)
     by_buffer = {id(s.buffer): s for s in layout.buffers}
+    local = _warp_local_reductions(kernel)
     for number, item in enumerate(kernel.body):
-        _check_modeled(item, layout.undecided)
+        _check_modeled(item, layout.undecided, local)
         for buffer in _touched(item):
             shared = by_buffer.get(id(buffer))
             if shared is not None:
@@ -220,13 +222,26 @@ def _touched(item: Item) -> Iterator[Buffer]:
             yield from (access.buffer for access in inner.accesses)
 
 
-def _check_modeled(item: Item, undecided: list[str]) -> None:
+def _warp_local_reductions(kernel: Kernel) -> frozenset[int]:
+    """The reductions (`id` of the call) proven to take no shared workspace."""
+    count = kernel.threads if kernel_launch(kernel) is not None else None
+    return frozenset(
+        id(call)
+        for item, _ in walk(kernel.body)
+        for call in getattr(item, "calls", ())
+        if within_warps(call, kernel, count)
+    )
+
+
+def _check_modeled(item: Item, undecided: list[str], local: frozenset[int] = frozenset()) -> None:
     for inner, _ in walk([item]):
+        if isinstance(inner, Stmt) and inner.kind is StmtKind.UNKNOWN:
+            # first: such a statement is also uncertain, but no Python-level condition is why
+            label = f" ({inner.label})" if inner.label else ""
+            undecided.append(f"a statement tilecheck cannot see into{label}")
+            return
         if not inner.certain:
             undecided.append("a statement exists only for some values of a Python-level condition")
-            return
-        if isinstance(inner, Stmt) and inner.kind is StmtKind.UNKNOWN:
-            undecided.append(f"a call tilecheck cannot see into ({inner.label or 'unknown'})")
             return
         if (
             isinstance(inner, Loop)
@@ -248,10 +263,18 @@ def _check_modeled(item: Item, undecided: list[str]) -> None:
                 "a manual warp-specialisation schedule (`T.annotate_ws_schedule`) is not modeled"
             )
             return
-        reduction = next((call.api for call in getattr(inner, "calls", ()) if _reduces(call.api)), None)
+        reduction = next(
+            (
+                call.api
+                for call in getattr(inner, "calls", ())
+                if _reduces(call.api) and id(call) not in local
+            ),
+            None,
+        )
         if reduction is not None:
             # A reduction across threads takes a shared workspace TileLang sizes from the layout
-            # it infers (e.g. 512 B more than the buffers on a measured `T.reduce_sum`): not modeled.
+            # it infers (e.g. 512 B more than the buffers on a measured `T.reduce_sum`); only the
+            # cases tilecheck.tilelang.reductions proves to take none are sized.
             undecided.append(f"`T.{reduction}` may allocate a shared workspace tilecheck does not model")
             return
 

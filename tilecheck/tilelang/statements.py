@@ -10,6 +10,7 @@ from tilecheck.tilelang.blocks import with_statement
 from tilecheck.tilelang.declarations import annotation_value, parameter_value
 from tilecheck.tilelang.evaluate import ExpressionEvaluator
 from tilecheck.tilelang.imports import ImportTable, bindings, dotted_name
+from tilecheck.tilelang.language import NO_STATEMENT
 from tilecheck.tilelang.loop_builder import LoopBuilder
 from tilecheck.tilelang.macros import MacroInliner
 from tilecheck.tilelang.model import Guard, Item, Kernel, Stmt, StmtKind
@@ -132,6 +133,10 @@ class KernelInterpreter:
             self.statement(StmtKind.STORE, small, frame, out, sink)
             return
         value = self.evaluator.value(expr, frame, sink)
+        if isinstance(expr, cst.Call) and self.evaluator.api(expr.func, frame) in NO_STATEMENT:
+            # `T.use_swizzle(10)`, `T.annotate_layout({...})`: a block attribute, certainly no
+            # statement (its arguments' layout calls touch no buffer either)
+            return
         if isinstance(expr, cst.Call) and self.macros.macro_for(expr, frame) is not None:
             return  # inlined: its statements are already in `out`
         if isinstance(expr, cst.Call) and self.is_unknown_attribute_call(expr, frame):

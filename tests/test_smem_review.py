@@ -1,0 +1,253 @@
+"""TL501 findings of a new user's review, each measured with TileLang 0.1.15 (sm_80 unless
+said otherwise; tools/oracle/smem/judge.py)."""
+
+from __future__ import annotations
+
+import json
+
+import libcst as cst
+
+from tests.support import run, write
+from tilecheck.tilelang.frontend import analyze
+from tilecheck.tilelang.shared_memory import SharedLayout, TargetClass, shared_layout
+
+GEMM = """
+import tilelang.language as T
+from tilelang.layout import make_swizzled_layout
+
+
+def matmul(M, N, K, block_M, block_N, block_K, num_stages, dtype="float16", accum_dtype="float32"):
+    @T.prim_func
+    def main(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype), C: T.Tensor((M, N), dtype)):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
+            A_shared = T.alloc_shared((block_M, block_K), dtype)
+            B_shared = T.alloc_shared((block_K, block_N), dtype)
+            C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
+{hint}            T.clear(C_local)
+            for ko in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages):
+                T.copy(A[by * block_M, ko * block_K], A_shared)
+                T.copy(B[ko * block_K, bx * block_N], B_shared)
+                T.gemm(A_shared, B_shared, C_local)
+            T.copy(C_local, C[by * block_M, bx * block_N])
+
+    return main
+
+
+func = matmul(4096, 4096, 4096, 128, 256, 64, 4)
+"""
+
+SWIZZLE = "            T.use_swizzle(panel_size=10)\n"
+ANNOTATE = (
+    "            T.annotate_layout({A_shared: make_swizzled_layout(A_shared), "
+    "B_shared: make_swizzled_layout(B_shared)})\n"
+)
+
+
+def layout(source: str, kind: TargetClass = TargetClass.CP_ASYNC) -> SharedLayout:
+    model = analyze(cst.parse_module(source))
+    assert len(model.kernels) == 1
+    return shared_layout(model.kernels[0], kind)
+
+
+def test_use_swizzle_and_annotate_layout_are_no_statement_and_keep_the_bytes(tmp_path, monkeypatch, capsys):
+    # TileLang: 196,608 B on sm_80 with, without, or with both hints (A 4 x 16 KiB + B 4 x 32 KiB);
+    # sm_90a the same arena plus a 64-byte mbarrier_mem.
+    for hint in ("", SWIZZLE, ANNOTATE + SWIZZLE):
+        sized = layout(GEMM.format(hint=hint))
+        assert sized.undecided == [] and sized.dynamic_bytes == 196608
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, {"k.py": GEMM.format(hint=SWIZZLE)})
+    outcome = run(capsys, "k.py", "--backend", "cuda-sm80", "--output-format", "json", "--isolated")
+    (record,) = json.loads(outcome.out)
+    assert (record["code"], record["line"], record["column"]) == ("TL501", 9, 14)
+    assert record["data"]["dynamic_bytes"] == 196608
+
+
+ODD_TAIL = """
+import tilelang.language as T
+
+
+@T.prim_func
+def func(A: T.Tensor((4096, 4096), "{dtype}"), B: T.Tensor((4096, 4096), "{dtype}")):
+    with T.Kernel(32, 32, threads=128) as (bx, by):
+        A_s = T.alloc_shared((128, 128), "{dtype}")
+        X_s = T.alloc_shared({n}, "{dtype}")
+        for k in T.Pipelined(8, num_stages=3):
+            T.copy(A[by * 128, k * 128], A_s)
+            T.copy(A[by * 128, k * {n}], X_s)
+            T.copy(A_s, B[by * 128, k * 128])
+            T.copy(X_s, B[by * 128 + 1, k * {n}])
+"""
+
+
+def test_the_arena_end_is_rounded_up_to_16_bytes() -> None:
+    # TileLang sm_80: 98,912 (3 x 32,768 + 3 x 202 = 98,910 rounded up), 49,456 (49,452), 98,352 (98,346).
+    for dtype, n, expected in (("float16", 101, 98912), ("float8_e4m3", 100, 49456), ("float16", 7, 98352)):
+        sized = layout(ODD_TAIL.format(dtype=dtype, n=n))
+        assert sized.undecided == [] and sized.dynamic_bytes == expected, (dtype, n)
+
+
+def test_the_help_names_the_whole_pipeline_header(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, {"k.py": GEMM.format(hint="")})
+    outcome = run(capsys, "k.py", "--backend", "cuda-sm80", "--output-format", "json", "--isolated")
+    (record,) = json.loads(outcome.out)
+    assert record["help"] == (
+        "Use num_stages=3 on `T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages)` (line 14): "
+        "the kernel then needs 147,456 bytes, within cuda-sm80's 166,912; or shrink the tiles."
+    )
+
+
+def test_a_statement_tilecheck_cannot_see_into_is_named_as_such(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, {"k.py": GEMM.format(hint="            mystery.thing(bx)\n")})
+    outcome = run(capsys, "explain", "k.py", "--backend", "cuda-sm80", "--isolated")
+    assert outcome.status == 0, outcome.err
+    assert (
+        "  shared memory per block, cp.async (sm_80, sm_86, sm_89): not sized (a statement tilecheck cannot see into)"
+        in outcome.out.splitlines()
+    )
+    assert "`unknown`" not in outcome.out and "Python-level condition" not in outcome.out
+
+
+WARNING = (
+    "tilecheck: warning: TL501 needs a backend with a shared-memory budget (e.g. `--backend cuda-sm80`; "
+    "`tilecheck backends` lists them): it checked no kernel\n"
+)
+
+
+def test_selecting_tl501_without_a_budgeted_backend_says_so_once(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, {"k.py": GEMM.format(hint=""), "j.py": GEMM.format(hint="")})
+    for extra in ((), ("--backend", "cpu")):
+        for selector in ("TL501", "TL5"):
+            outcome = run(capsys, ".", "--select", selector, *extra, "--isolated")
+            assert (outcome.status, outcome.err) == (0, WARNING)
+            assert outcome.out == "All checks passed!\n"
+    assert run(capsys, ".", "--isolated").err == ""  # not selected: no warning
+    assert run(capsys, ".", "--select", "TL501", "--backend", "cuda-sm80", "--isolated").err == ""
+    assert run(capsys, ".", "--select", "TL501", "--silent", "--isolated").err == ""
+
+
+REDUCE = """
+import tilelang.language as T
+
+
+@T.prim_func
+def func(A: T.Tensor((1024, 1024), "float16"), B: T.Tensor((1024, 1024), "float16"), C: T.Tensor((1024,), "float32")):
+    with T.Kernel(8, threads=128) as bx:
+        A_s = T.alloc_shared((128, 32), "float16")
+        B_s = T.alloc_shared((32, 128), "float16")
+        C_l = T.alloc_fragment((128, 128), "float32")
+        m = T.alloc_fragment((128,), "float32")
+        T.clear(C_l)
+        for k in T.Pipelined(32, num_stages=2):
+            T.copy(A[bx * 128, k * 32], A_s)
+            T.copy(B[k * 32, 0], B_s)
+            T.gemm(A_s, B_s, C_l{policy})
+        T.reduce_max(C_l, m, dim={dim})
+        T.copy(m, C[bx * 128])
+"""
+
+
+def test_a_row_reduction_of_a_full_row_gemm_tile_takes_no_workspace() -> None:
+    # TileLang sm_80: 32,768 B with policy=FullRow (A_s, B_s x 2 versions, no workspace);
+    # 33,280 B (a 512-byte workspace) under the default policy: not sized.
+    full_row = ", policy=T.GemmWarpPolicy.FullRow"
+    for dim in ("1", "-1"):
+        sized = layout(REDUCE.format(policy=full_row, dim=dim))
+        assert sized.undecided == [] and sized.dynamic_bytes == 32768
+    for policy, dim in (("", "1"), (full_row, "0")):
+        assert layout(REDUCE.format(policy=policy, dim=dim)).undecided == [
+            "`T.reduce_max` may allocate a shared workspace tilecheck does not model"
+        ]
+
+
+FLASH = """
+import tilelang.language as T
+
+
+def flashattn(seq_len, heads, dim, block_M, block_N, num_stages, threads):
+    shape = [1, seq_len, heads, dim]
+
+    @T.prim_func
+    def main(Q: T.Tensor(shape, "float16"), K: T.Tensor(shape, "float16"), V: T.Tensor(shape, "float16"),
+             Output: T.Tensor(shape, "float16")):
+        with T.Kernel(T.ceildiv(seq_len, block_M), heads, 1, threads=threads) as (bx, by, bz):
+            Q_shared = T.alloc_shared([block_M, dim], "float16")
+            K_shared = T.alloc_shared([block_N, dim], "float16")
+            V_shared = T.alloc_shared([block_N, dim], "float16")
+            O_shared = T.alloc_shared([block_M, dim], "float16")
+            acc_s = T.alloc_fragment([block_M, block_N], "float")
+            acc_s_cast = T.alloc_fragment([block_M, block_N], "float16")
+            acc_o = T.alloc_fragment([block_M, dim], "float")
+            scores_max = T.alloc_fragment([block_M], "float")
+            scores_sum = T.alloc_fragment([block_M], "float")
+            T.copy(Q[bz, bx * block_M:(bx + 1) * block_M, by, :], Q_shared)
+            T.fill(acc_o, 0)
+            for k in T.Pipelined(T.ceildiv(seq_len, block_N), num_stages=num_stages):
+                T.copy(K[bz, k * block_N:(k + 1) * block_N, by, :], K_shared)
+                T.clear(acc_s)
+                T.gemm(Q_shared, K_shared, acc_s, transpose_B=True, policy=T.GemmWarpPolicy.FullRow)
+                T.reduce_max(acc_s, scores_max, dim=1, clear=False)
+                T.copy(acc_s, acc_s_cast)
+                T.copy(V[bz, k * block_N:(k + 1) * block_N, by, :], V_shared)
+                T.gemm(acc_s_cast, V_shared, acc_o, policy=T.GemmWarpPolicy.FullRow)
+                T.reduce_sum(acc_s, scores_sum, dim=1)
+            T.copy(acc_o, O_shared)
+            T.copy(O_shared, Output[bz, bx * block_M:(bx + 1) * block_M, by, :])
+
+    return main
+
+
+func = flashattn(4096, 32, 256, 128, 128, 3, {threads})
+"""
+
+
+def test_flash_attention_reductions_with_eight_full_row_warps_are_sized() -> None:
+    # /tmp-free copy of the reviewer's kernel: TileLang 458,752 B = Q 64 KiB + 3 x K + 3 x V (O reuses Q's space).
+    sized = layout(FLASH.format(threads=256))
+    assert sized.undecided == [] and sized.dynamic_bytes == 458752
+    # 16 warps cannot each own 16 whole rows of 128: not proven, not sized
+    assert layout(FLASH.format(threads=512)).undecided
+
+
+EAGER = """
+import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit
+def matmul(A, B, block_M, block_N, block_K, dtype=T.float16, accum_dtype=T.float32):
+    M, N, K = T.const("M, N, K")
+
+    A: T.Tensor((M, K), dtype)
+    B: T.Tensor((K, N), dtype)
+    C = T.empty((M, N), dtype)
+
+    with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
+        A_shared = T.alloc_shared((block_M, block_K), dtype)
+        B_shared = T.alloc_shared((block_K, block_N), dtype)
+        C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
+        T.clear(C_local)
+        for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=3):
+            T.copy(A[by * block_M, k * block_K], A_shared)
+            T.copy(B[k * block_K, bx * block_N], B_shared)
+            T.gemm(A_shared, B_shared, C_local)
+        T.copy(C_local, C[by * block_M, bx * block_N])
+
+    return C
+
+
+kernel = matmul.compile(M=1024, N=1024, K=1024, block_M=128, block_N=128, block_K=32)
+"""
+
+
+def test_an_eager_kernel_is_not_said_to_be_under_a_python_condition() -> None:
+    # (examples/gemm/example_gemm.py) there is no condition: the reasons are the unresolved
+    # `T.const` declaration and the tile shapes from the `.compile(...)` keywords
+    assert layout(EAGER).undecided == [
+        "the shape of `A_shared` is not a constant",
+        "the shape of `B_shared` is not a constant",
+        "a statement tilecheck cannot see into",
+    ]
