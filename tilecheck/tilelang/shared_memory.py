@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tilecheck.tilelang.autotuning import under_autotune
+from tilecheck.tilelang.lowest_fit import plan_arena
 from tilecheck.tilelang.model import FileModel, Item, Kernel, Loop, Request, Site, Stmt, StmtKind, walk
 from tilecheck.tilelang.reductions import within_warps
 from tilecheck.tilelang.values import Buffer, int_value
@@ -44,7 +45,6 @@ ELEMENT_BYTES = {
     "bfloat16": 2, "int32": 4, "uint32": 4, "float32": 4, "float": 4, "int64": 8, "uint64": 8,
     "float64": 8,
 }  # fmt: skip
-ALIGNMENT = 16  # bytes: every block's offset in the arena when there are two or more
 
 
 class TargetClass(enum.Enum):
@@ -174,7 +174,7 @@ def shared_layout(
     if layout.undecided:
         return layout
     layout.static_bytes = sum(s.bytes for s in layout.buffers if s.static)
-    layout.dynamic_bytes = _plan_arena([s for s in layout.buffers if not s.static and s.live is not None])
+    layout.dynamic_bytes = plan_arena([s for s in layout.buffers if not s.static and s.live is not None])
     return layout
 
 
@@ -401,40 +401,3 @@ def _add_versions(shared: SharedBuffer, writer: int, stages: list[int], loop: Lo
     ]
     if readers:
         shared.versions = max(shared.versions, max(readers) - stages[writer] + 1)
-
-
-def _plan_arena(buffers: list[SharedBuffer]) -> int:
-    """Place the used dynamic buffers in one arena, reusing freed space; returns its bytes.
-
-    Statement by statement, the buffers first touched there are placed (in order of first
-    touch) at the lowest aligned offset where they fit among the buffers still live; a free
-    tail of the arena grows. The buffers last touched there are freed after the statement.
-    """
-    order = sorted(buffers, key=lambda b: (b.live or (0, 0))[0])
-    if len(order) == 1:
-        order[0].offset = 0
-        return order[0].bytes
-    live: list[SharedBuffer] = []
-    end = 0
-    last = max((b.live[1] for b in order if b.live is not None), default=-1)
-    for number in range(last + 1):
-        for shared in (b for b in order if b.live is not None and b.live[0] == number):
-            shared.offset = _lowest_fit(shared.bytes, live)
-            live.append(shared)
-            end = max(end, shared.offset + shared.bytes)
-        live = [b for b in live if b.live is not None and b.live[1] > number]
-    return _aligned(end)  # measured: two 8-byte buffers take 32 bytes, not 24
-
-
-def _lowest_fit(size: int, live: list[SharedBuffer]) -> int:
-    offset = 0
-    for other in sorted(live, key=lambda b: b.offset or 0):
-        start = other.offset or 0
-        if offset + size <= start:
-            return offset
-        offset = max(offset, _aligned(start + other.bytes))
-    return offset
-
-
-def _aligned(offset: int) -> int:
-    return -(-offset // ALIGNMENT) * ALIGNMENT
