@@ -13,6 +13,7 @@ from tilecheck.cli.options import add_budget_options, add_config_options, requir
 from tilecheck.cli.progress import ProgressLine
 from tilecheck.cli.progress import wanted as progress_wanted
 from tilecheck.cli.style import add_color_option, wants_color
+from tilecheck.core.catalogue import builtin_entries
 from tilecheck.core.errors import UsageError
 from tilecheck.core.types import Diagnostic
 from tilecheck.lint.engine import FileAnalysis
@@ -134,20 +135,24 @@ def say(args: argparse.Namespace, message: str) -> None:
         print(message, file=sys.stderr)
 
 
+BUDGETED_RULE = "shared-memory-exceeds-limit"  # judges a profile's per-block shared-memory budget
+
+
 def _warn_unbudgeted(workspace: Workspace, files: list[str]) -> None:
-    """TL501 selected on the command line (`--select TL501`, `TL5`) checks nothing on a file
-    whose backend gives no shared-memory budget: said once, or its silence reads as a pass."""
+    """The budget rule selected on the command line (`--select TL501`, `TL5`) checks nothing on a
+    file whose backend gives no shared-memory budget: said once, or its silence reads as a pass."""
+    code = next(entry.CODE for entry in builtin_entries() if entry.NAME == BUDGETED_RULE)
     selectors = [*(workspace.options.select or ()), *workspace.options.extend_select]
-    if not any(len(s) >= 3 and "TL501".startswith(s.upper()) for s in selectors):
+    if not any(len(s) >= 3 and code.startswith(s.upper()) for s in selectors):
         return
     judged = [
         settings
         for settings in map(workspace.file_settings, files)
-        if any(r.CODE == "TL501" for r in settings.rules)
+        if any(code == r.CODE for r in settings.rules)
     ]
     if judged and not any(s.backend is not None and s.backend.shared_memory_per_block > 0 for s in judged):
         warn(
-            "TL501 needs a backend with a shared-memory budget (e.g. `--backend cuda-sm80`; "
+            f"{code} needs a backend with a shared-memory budget (e.g. `--backend cuda-sm80`; "
             "`tilecheck backends` lists them): it checked no kernel"
         )
 

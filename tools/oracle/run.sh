@@ -13,7 +13,7 @@
 #   ORACLE_SKIP_SETUP=1  do not run setup.sh (the venv must exist)
 #   ORACLE_SMEM_SEED / ORACLE_SMEM_COUNT  the shared-memory family's generator (default 20261202 / 200)
 #   ORACLE_CORPUS=1  also compare shared-memory sizes on a corpus of real TileLang files (long: one
-#                    TileLang process per file); ORACLE_CORPUS_DIR (default /work/shared/corpus/tilelang)
+#                    TileLang process per file); ORACLE_CORPUS_DIR (default ../shared/corpus/tilelang beside the checkout)
 #   TILECHECK / TILECHECK_SUBCOMMAND / TILECHECK_EXTRA_ARGS  see compare.py
 # Exit status: that of compare.py (0 agree, 1 disagreement, 2 could not run),
 # or 0 after the TileLang step when the tilecheck CLI does not exist yet.
