@@ -44,6 +44,8 @@ STEPS = ("0.1.5", "0.1.9", "0.1.14", "0.1.15")  # a measured set for the unit ca
         ("<0.1.5", ("0.1.5",)),  # older than every measured release: the oldest
         ("0.1.0", ("0.1.5",)),
         (">0.1.5,<0.1.5", ()),  # names no version at all
+        ("0.1.7.post1", ("0.1.5", "0.1.9")),  # a post release sits where its pin does
+        ("==0.1.9.post2", ("0.1.9", "0.1.14")),
     ],
 )
 def test_nearest_measured_releases(spec: str, chosen: tuple[str, ...]) -> None:
@@ -114,3 +116,44 @@ def test_one_release_lacking_the_checker_is_named_in_the_singular(tmp_path, caps
     )
     _, both, _ = _check(capsys, tmp_path / "k.py", "--tilelang-version", ">=0.1.12,<0.1.15")
     assert both[-1][4].endswith("not proven for 0.1.12 and 0.1.13, which lack that check)")
+
+
+def test_a_declared_unmeasured_release_uses_the_nearest_measured_one(tmp_path, capsys) -> None:
+    # `tilelang>=0.1.16` in the project's dependencies: 0.1.15 stands in (not 0.1.14 too, which
+    # the declaration excludes), and TL210 is a note naming the declared range.
+    write(
+        tmp_path,
+        {
+            ".git/HEAD": "ref: refs/heads/main\n",
+            "pyproject.toml": '[project]\nname = "p"\nversion = "1"\ndependencies = ["tilelang>=0.1.16"]\n',
+            "k.py": KERNEL,
+        },
+    )
+    status, found, err = _check(capsys, tmp_path / "k.py")
+    assert status == 1
+    assert [(line, code, severity) for line, _, code, severity, _ in found] == [
+        (9, "TL210", "info"),
+        (12, "TL104", "error"),
+    ]
+    assert found[0][4] == f"{GROUP} {NEWEST}; not proven for `>=0.1.16`, which tilecheck has not measured"
+    assert f"checking against {NEWEST}, the nearest measured release" in err
+
+
+def test_the_cache_keeps_the_verdict_of_the_version_asked_for(tmp_path, monkeypatch, capsys) -> None:
+    # 0.1.15 and 0.1.16 are checked against the same measured release, but only 0.1.15's TL210
+    # is proven: a cached 0.1.15 result must not answer for 0.1.16 (nor 0.1.99's for 0.1.16).
+    monkeypatch.setenv("TILECHECK_CACHE_DIR", str(tmp_path / "cache"))
+    write(tmp_path, {"k.py": KERNEL})
+
+    def tl210(version: str) -> tuple[str, str]:
+        outcome = run(
+            capsys, "check", str(tmp_path / "k.py"), "--output-format", "json", "--tilelang-version", version
+        )
+        (found,) = [d for d in json.loads(outcome.out) if d["code"] == "TL210"]
+        return found["severity"], found["message"]
+
+    assert tl210("0.1.15") == ("error", f"{GROUP} {NEWEST}")
+    unproven = f"{GROUP} {NEWEST}; not proven for `0.1.16`, which tilecheck has not measured"
+    assert tl210("0.1.16") == ("info", unproven)
+    assert tl210("0.1.99")[1].endswith("not proven for `0.1.99`, which tilecheck has not measured")
+    assert tl210("0.1.16") == ("info", unproven)

@@ -174,6 +174,9 @@ def settings_fingerprint(settings: FileSettings) -> str:
         *(f"{code}={safe}" for code, safe in sorted(settings.fix_policy.items())),
         "tilelang",
         *settings.tilelang.versions,
+        # the unmeasured release the nearest measured ones stand in for: TL210 names it
+        "stand-in-for",
+        settings.tilelang.stand_in_for or "",
     )
 
 

@@ -286,12 +286,24 @@ class Settings:
             self.resolver.warn(f"{declaration.origin}: {error}; checking against the supported releases")
             return VersionRange(SUPPORTED, f"{declaration.origin} (unreadable: the supported releases)")
         if not chosen.versions:
-            self.resolver.warn(
+            unmeasured = (
                 f"{declaration.origin}: `tilelang{declaration.spec}` matches none of the TileLang releases "
-                f"tilecheck has measured ({', '.join(MEASURED)}); checking against the supported releases"
+                f"tilecheck has measured ({', '.join(MEASURED)}); checking against "
             )
+            stand_in = nearest(Specifier.parse(declaration.spec))
+            if not stand_in:
+                self.resolver.warn(unmeasured + "the supported releases")
+                return VersionRange(
+                    SUPPORTED, f"{declaration.origin} (no measured release: the supported releases)"
+                )
+            # as for a configured version: the nearest measured releases stand in for it
+            nearest_text = "the nearest measured release" + ("s" if len(stand_in) > 1 else "")
+            self.resolver.warn(unmeasured + f"{names(stand_in)}, {nearest_text}")
             return VersionRange(
-                SUPPORTED, f"{declaration.origin} (no measured release: the supported releases)"
+                stand_in,
+                f"{declaration.origin} (not measured: {nearest_text})",
+                declaration.spec,
+                stand_in_for=declaration.spec,
             )
         return chosen
 

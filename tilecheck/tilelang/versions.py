@@ -161,7 +161,11 @@ def nearest(spec: Specifier, measured: tuple[str, ...] = MEASURED) -> tuple[str,
     """For a range that selects no measured release: the measured releases on either side of
     the versions it names (the newest measured for a newer release); () when it names none."""
     chosen: set[str] = set()
-    for probe in spec.probes():
+    # A pinned post release (`==0.1.6.post1`) admits no probe: it sits where its pin does.
+    positions = spec.probes() or tuple(
+        operand for operator, operand in spec.clauses if operator == "==" and not operand.endswith(".*")
+    )
+    for probe in positions:
         version = Version.parse(probe)
         below = [release for release in measured if Version.parse(release) < version]
         above = [release for release in measured if Version.parse(release) > version]
