@@ -46,6 +46,7 @@ STEPS = ("0.1.5", "0.1.9", "0.1.14", "0.1.15")  # a measured set for the unit ca
         (">0.1.5,<0.1.5", ()),  # names no version at all
         ("0.1.7.post1", ("0.1.5", "0.1.9")),  # a post release sits where its pin does
         ("==0.1.9.post2", ("0.1.9", "0.1.14")),
+        ("==0.1.9,==0.1.14", ()),  # two pins contradict: no version, no neighbours
     ],
 )
 def test_nearest_measured_releases(spec: str, chosen: tuple[str, ...]) -> None:

@@ -161,10 +161,10 @@ def nearest(spec: Specifier, measured: tuple[str, ...] = MEASURED) -> tuple[str,
     """For a range that selects no measured release: the measured releases on either side of
     the versions it names (the newest measured for a newer release); () when it names none."""
     chosen: set[str] = set()
-    # A pinned post release (`==0.1.6.post1`) admits no probe: it sits where its pin does.
-    positions = spec.probes() or tuple(
-        operand for operator, operand in spec.clauses if operator == "==" and not operand.endswith(".*")
-    )
+    # A pinned post release (`==0.1.6.post1`) admits no probe: it sits where its pin does (a
+    # contradiction, `==0.1.9,==0.1.15`, names no version and gets none).
+    pin = [operand for operator, operand in spec.clauses if operator == "==" and not operand.endswith(".*")]
+    positions = spec.probes() or (tuple(pin) if len(spec.clauses) == 1 else ())
     for probe in positions:
         version = Version.parse(probe)
         below = [release for release in measured if Version.parse(release) < version]
