@@ -59,9 +59,12 @@ visibility: $(VENV)/.runtime
 	$(BIN)/python tools/visibility.py ../shared/corpus/tilelang
 
 # Robustness evidence (issue 12; not part of `make test`): 10,000 fuzzed `check` and 2,000 `lower`
-# cases; every .py of the standard library and the shared corpus through check and lower.
+# cases, then `make hostile`'s categories (hostile state: settings, names, caches, server streams
+# and documents, permissions, shadowing trees, paths); every .py of the standard library and the
+# shared corpus through check and lower.
 fuzz: $(VENV)/.dev
 	$(BIN)/python tools/fuzz.py
+	$(BIN)/python tools/hostile.py --cases $(CASES)
 
 sweep: $(VENV)/.dev
 	$(BIN)/python tools/sweep.py

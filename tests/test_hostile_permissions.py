@@ -123,12 +123,27 @@ def test_an_untraversable_directory_has_no_configuration_and_costs_only_its_file
     """Listable but not searchable (mode 0600): its names are seen, nothing in it can be
     looked up, its own configuration file included, which is then no configuration error."""
     root, changed = tree
-    write(root, {"noexec/b.py": KERNEL, "noexec/.tilecheck.toml": 'select = ["TL104"]\n', "z.py": KERNEL})
+    write(
+        root,
+        {
+            "noexec/b.py": KERNEL,
+            "noexec/inner/c.py": KERNEL,
+            "noexec/.tilecheck.toml": 'select = ["TL104"]\n',
+            "z.py": KERNEL,
+        },
+    )
     chmod(changed, root / "noexec", 0o600)
     unreadable = "noexec/b.py:1:1: error: TL003 [meta] Cannot read file: Permission denied"
+    unlisted = "noexec/inner:1:1: error: TL003 [meta] Cannot read directory: Permission denied"
     walked = check(root, "--no-cache", ".")
-    assert walked.findings() == [*findings_of("a.py"), "noexec/b.py:1:1: error: TL003", *findings_of("z.py")]
+    assert walked.findings() == [
+        *findings_of("a.py"),
+        "noexec/b.py:1:1: error: TL003",
+        "noexec/inner:1:1: error: TL003",
+        *findings_of("z.py"),
+    ]
     assert unreadable in walked.out.splitlines()
+    assert unlisted in walked.out.splitlines()
     assert (walked.status, walked.err) == (1, "")
     named = check(root, "--no-cache", "noexec/b.py", "z.py")  # not "no such file": it may exist
     assert named.findings() == ["noexec/b.py:1:1: error: TL003", *findings_of("z.py")]

@@ -63,3 +63,49 @@ def test_a_failure_is_printed_and_fails_the_run(monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "paths: 1 cases, 1 failed; slowest: case 0, " in out
     assert "paths case 0 (tried this): it broke\n" in out
+
+
+def test_a_hostile_document_case_is_answered_and_repeats(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    hostile = _hostile()
+    first = hostile.run_case("documents", 22, 1)
+    assert first[1] is None, first
+    assert first[0].startswith("opened ")
+    assert hostile.run_case("documents", 22, 1)[0] == first[0]
+
+
+def _pipe_with(*messages) -> int:
+    from tools.hostile_run import frame
+
+    read, write = os.pipe()
+    os.write(write, b"".join(frame(message) for message in messages))
+    os.close(write)
+    return read
+
+
+def test_the_documents_judge_wants_the_hover_answer_and_the_last_versions_diagnostics():
+    import time
+
+    from tools.hostile_documents import _await_answers
+
+    uri = "file:///k.py"
+    published = {
+        "method": "textDocument/publishDiagnostics",
+        "params": {"uri": uri, "version": 2, "diagnostics": []},
+    }
+    stale = {
+        "method": "textDocument/publishDiagnostics",
+        "params": {"uri": uri, "version": 1, "diagnostics": []},
+    }
+    hover = {"id": 2, "result": None}
+    failed = {"id": 2, "error": {"code": -32603, "message": "boom"}}
+    later = time.monotonic() + 30
+    assert _await_answers(_pipe_with(published, hover), uri, later) is None
+    assert _await_answers(_pipe_with(published), uri, later) == "no answer to the hover"
+    assert (
+        _await_answers(_pipe_with(stale, hover), uri, later)
+        == "no diagnostics for the document's last version"
+    )
+    assert _await_answers(_pipe_with(failed), uri, later) == (
+        "the hover failed: {'code': -32603, 'message': 'boom'}"
+    )

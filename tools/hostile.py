@@ -10,6 +10,9 @@ evidence beside `make fuzz` and `make sweep`; seeded, so a run is reproducible).
   a FIFO, a link, a forgery, deep nesting): the results are the cold run's, never a stored lie.
 - server: a valid LSP session with its byte stream mutated at random: the server ends or answers,
   within a deadline, never with a traceback.
+- documents: a valid LSP session whose documents are hostile (tools/hostile_documents.py): the
+  fuzzer's hostile constructs, lone surrogates, odd line ends, a 2 MiB line, an oversized
+  document, an edit past the end; the hover and shutdown are answered, diagnostics published.
 - permissions: a tree whose files, folders, configuration files and cache get random modes, checked
   without root's DAC override (`setpriv`): an unreadable file or folder is its TL003, every other
   file has its findings, an unreadable configuration file is a clear error, a cache at most one
@@ -44,6 +47,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from tools.hostile_documents import documents_case
 from tools.hostile_fs import paths_case, permissions_case, shadowing_case
 from tools.hostile_run import KERNEL, run_in_process
 
@@ -205,6 +209,7 @@ CATEGORIES: dict[str, tuple[Case, float]] = {  # the case, and its share of --ca
     "names": (names_case, 0.15),
     "caches": (caches_case, 0.15),
     "server": (server_case, 0.05),
+    "documents": (documents_case, 0.05),
     "permissions": (permissions_case, 0.15),
     "shadowing": (shadowing_case, 0.05),
     "paths": (paths_case, 0.15),

@@ -54,7 +54,7 @@ def read_bytes(
     except BlockingIOError:
         return ReadFailure("reading it would block")
     except OSError as error:
-        return ReadFailure(error.strerror or str(error))
+        return ReadFailure(error.strerror or str(error), subject=_listed_kind(path))
     if len(data) > limit:
         return ReadFailure(f"more than {limit} bytes", too_large=True)
     return data
@@ -93,6 +93,20 @@ def _directory_failure(path: str, problem: str) -> ReadFailure:
     except OSError as error:
         return ReadFailure(error.strerror or str(error), subject="directory")
     return ReadFailure(problem)
+
+
+def _listed_kind(path: str) -> str:
+    """Gives "directory" when the folder's listing says `path` is one: in a folder that can be listed
+    but not searched, a walk meets a subdirectory it can neither list nor look up."""
+    folder, name = os.path.split(path)
+    try:
+        with os.scandir(folder or os.curdir) as entries:
+            for entry in entries:
+                if entry.name == name:
+                    return "directory" if entry.is_dir(follow_symlinks=False) else "file"
+    except OSError:
+        pass
+    return "file"
 
 
 def _not_regular(mode: int) -> str:
