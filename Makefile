@@ -2,7 +2,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint typecheck format docs oracle bench visibility fuzz sweep hostile stress clean release-tag
+.PHONY: demo test lint typecheck format docs oracle bench visibility fuzz sweep hostile stress stress-budgets clean release-tag
 
 # Runtime install (for the demo) and dev install (for the tests), each redone when pyproject.toml changes.
 $(VENV)/.runtime: pyproject.toml
@@ -82,6 +82,17 @@ hostile: $(VENV)/.dev
 # The suite under load: two busy processes per core while `.ci/run` runs.
 stress: $(VENV)/.dev
 	tools/stress_run.sh
+
+# The tests that set time or memory budgets or race a worker (every module that sets a budget is
+# listed: tests/test_stress_budgets.py), under the same load; `.ci/run` runs it after `make test`.
+LOAD_SENSITIVE := tests/server/test_abandon.py tests/server/test_edit_session.py \
+	tests/server/test_isolation.py tests/server/test_plugins_in_worker.py tests/server/test_storm.py \
+	tests/server/test_units.py tests/server/test_worker.py tests/test_cli_config_flags.py \
+	tests/test_hostile_tree.py tests/test_hostile_workers.py tests/test_inventory.py \
+	tests/test_robust_budget_config.py tests/test_robust_lower.py tests/test_robust_rewrites.py \
+	tests/test_robust_runner.py
+stress-budgets: $(VENV)/.dev
+	tools/stress_run.sh $(BIN)/python -m pytest -p no:cacheprovider $(LOAD_SENSITIVE)
 
 clean:
 	rm -rf build dist *.egg-info .pytest_cache .ruff_cache
