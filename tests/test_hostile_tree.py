@@ -99,7 +99,7 @@ def test_a_tree_deeper_than_path_max_costs_its_deep_part_only(tree, capsys):
     outcome = concise(capsys, ".")
     assert findings(outcome.out)[:3] == A_FINDINGS
     (deep,) = [line for line in outcome.out.splitlines() if "TL003" in line]
-    assert deep.endswith(":1:1: error: TL003 [meta] Cannot read file: File name too long")
+    assert deep.endswith(":1:1: error: TL003 [meta] Cannot read directory: File name too long")
     assert deep.startswith("/".join(["d" * 200] * 20))
 
 
