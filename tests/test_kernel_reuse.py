@@ -155,3 +155,75 @@ def test_a_deep_statement_is_refused_whatever_the_buffer_saw_before(tmp_path):
     fresh = lint_source(wide + deep + THREE_KERNELS, str(path), settings)
     assert [(d.code, d.span.line) for d in found.diagnostics] == [("TL004", 2)]
     assert outcome(found) == outcome(fresh)
+
+
+TWO_GEMMS = """\
+import tilelang.language as T
+
+
+@T.prim_func
+def first(A: T.Tensor((512, 512), "float16"), B: T.Tensor((512, 512), "float16")):
+    with T.Kernel(4, 4, threads=128) as (bx, by):
+        A_s = T.alloc_shared((128, 64), "float16")
+        B_s = T.alloc_shared((64, 128), "float16")
+        C_l = T.alloc_fragment((128, 128), "float32")
+        for k in T.Pipelined(8, num_stages=4):
+            T.copy(A[by * 128, k * 64], A_s)
+            T.copy(B[k * 64, bx * 128], B_s)
+            T.gemm(A_s, B_s, C_l)
+
+
+@T.prim_func
+def second(A: T.Tensor((512, 512), "float16"), B: T.Tensor((512, 512), "float16")):
+    with T.Kernel(4, 4, threads=128) as (bx, by):
+        A_s = T.alloc_shared((128, 64), "float16")
+        B_s = T.alloc_shared((64, 128), "float16")
+        C_l = T.alloc_fragment((128, 128), "float32")
+        for k in T.Pipelined(8, num_stages=2):
+            T.copy(A[by * 128, k * 64], A_s)
+            T.copy(B[k * 64, bx * 128], B_s)
+            T.gemm(A_s, B_s, C_l)
+"""
+
+
+def test_an_edit_inside_one_kernel_sizes_only_that_kernel(tmp_path, monkeypatch):
+    """TL501 sizes every kernel under a CUDA profile; a reused kernel keeps its layouts, and
+    the hover data sent with each check sizes nothing (a hover sizes the kernel it is on)."""
+    from tilecheck.config.resolver import Overrides
+    from tilecheck.server import hover_data
+    from tilecheck.tilelang import warp_specialized
+
+    sized: list[str] = []
+    original = warp_specialized.shared_layout
+
+    def counting(kernel, *arguments):
+        sized.append(kernel.name)
+        return original(kernel, *arguments)
+
+    monkeypatch.setattr(warp_specialized, "shared_layout", counting)
+    path = tmp_path / "k.py"
+    settings = Resolver(Overrides(backend="cuda-sm86"), isolated=True).for_path(str(path)).for_file(str(path))
+    chunks, memo = ChunkCache(), KernelMemo()
+
+    def check(text: str) -> FileAnalysis:
+        analysis = lint_source(text, str(path), settings, chunks=chunks, kernels=memo)
+        hover_data.hover_data(analysis, settings)
+        return analysis
+
+    first = check(TWO_GEMMS)
+    assert [(d.code, d.span.line, d.span.column) for d in first.diagnostics] == [("TL501", 6, 9)]
+    assert sorted(set(sized)) == ["first", "second"]
+    sized.clear()
+    edited = check(TWO_GEMMS.replace("num_stages=2", "num_stages=4"))
+    assert (memo.built, memo.reused) == (3, 1)
+    assert set(sized) == {"second"}  # the first kernel's layouts came with it
+    assert [(d.code, d.span.line) for d in edited.diagnostics] == [("TL501", 6), ("TL501", 18)]
+    sized.clear()
+    assert edited.context is not None
+    ((span, text),) = hover_data.launches_at(edited.context, 18, 12)
+    assert (span.line, span.column, span.end_line, span.end_column) == (18, 9, 18, 36)
+    assert text.splitlines()[2] == (
+        "- shared memory per block, cp.async (sm_80, sm_86, sm_89): 131,072 bytes (131,072 dynamic + 0 static); "
+        "the limit on cuda-sm86 is 101,376: EXCEEDS it"
+    )
+    assert sized == []  # sized for TL501 already: the hover reads the kernel's layouts

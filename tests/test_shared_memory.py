@@ -192,11 +192,11 @@ def test_hover_on_kernel_launch_gives_bytes_and_limit():
     from tilecheck.backends import get_profile
     from tilecheck.core.types import Span
     from tilecheck.lint.context import Context
-    from tilecheck.server.hover_data import kernel_launches
+    from tilecheck.server.hover_data import launches_at
 
     source = "import tilelang\n" + gemm(bm=128, bn=128, bk=64, stages=4)
     ctx = Context("k.py", source, cst.parse_module(source), backend=get_profile("cuda-sm86"))
-    ((span, text),) = kernel_launches(ctx)
+    ((span, text),) = launches_at(ctx, 10, 20)
     assert span == Span(10, 9, 10, 50)  # `T.Kernel(N // 128, M // 128, threads=128)`
     assert text.splitlines()[:5] == [
         "**`T.Kernel` of `main`**",

@@ -398,12 +398,12 @@ def test_hover_gives_the_warp_specialized_bytes_and_limit() -> None:
     from tests.test_shared_memory import gemm
     from tilecheck.backends import get_profile
     from tilecheck.lint.context import Context
-    from tilecheck.server.hover_data import kernel_launches
+    from tilecheck.server.hover_data import launches_at
 
     # TileLang, sm_120 (and sm_90a, sm_100a): 131,072 B dynamic (A_s at 0, B_s at 65,536) + 64 B mbarriers.
     source = "import tilelang\n" + gemm(bm=128, bn=128, bk=64, stages=4)
     ctx = Context("k.py", source, cst.parse_module(source), backend=get_profile("cuda-sm120"))
-    ((_, text),) = kernel_launches(ctx)
+    ((_, text),) = launches_at(ctx, 10, 20)
     assert text.splitlines()[5:9] == [
         "- shared memory per block, TMA, warp-specialised (sm_90a, sm_100a, sm_120): 131,136 bytes "
         "(131,072 dynamic + 64 static); the limit on cuda-sm120 is 101,376: EXCEEDS it",

@@ -1,7 +1,7 @@
 """Language-server latency: the time from `didChange` to the new `publishDiagnostics` for the
 largest real TileLang file, the median of 20 edits after warm-up, and what it is made of
-(parse through the document's chunk cache, kernel model, rules and suppressions, conversion to
-LSP), measured in-process on the same texts as the server checks them.
+(parse through the document's chunk cache, kernel model, rules and suppressions, the hover data
+the worker sends with each check, conversion to LSP), measured in-process on the same texts as the server checks them.
 
 Each edit appends a comment to the single-line statement nearest the middle of the file, so it
 touches one top-level statement (one chunk) inside the file, as typing does.
@@ -101,6 +101,7 @@ def breakdown(path: pathlib.Path, clock: Callable[[], float] = time.perf_counter
     from tilecheck.lint.context import Context
     from tilecheck.lint.engine import lint_source
     from tilecheck.server.convert import lsp_diagnostics
+    from tilecheck.server.hover_data import hover_data
     from tilecheck.server.positions import PositionMap
     from tilecheck.server.session import Checked
     from tilecheck.source.chunks import ChunkCache
@@ -109,7 +110,7 @@ def breakdown(path: pathlib.Path, clock: Callable[[], float] = time.perf_counter
 
     workspace = Workspace(cwd=str(path.parent))
     settings = workspace.file_settings(str(path))
-    parts: dict[str, list[float]] = {"parse": [], "model": [], "check": [], "convert": []}
+    parts: dict[str, list[float]] = {"parse": [], "model": [], "check": [], "hovers": [], "convert": []}
     parsing, checking = ChunkCache(), ChunkCache()  # each sees every text once, as the server's does
     modelling, reusing = KernelMemo(), KernelMemo()  # and each its own kernels, as the server's worker
     original = path.read_text(encoding="utf-8")
@@ -126,6 +127,8 @@ def breakdown(path: pathlib.Path, clock: Callable[[], float] = time.perf_counter
         modelled = clock()
         analysis = lint_source(text, str(path), settings, chunks=checking, kernels=reusing)
         checked = clock()
+        hover_data(analysis, settings)  # what the worker sends with every check
+        hovered = clock()
         result = Checked(path.as_uri(), str(path), text, 0, PositionMap(text, "utf-16"), analysis, workspace)
         lsp_diagnostics(result)
         converted = clock()
@@ -133,7 +136,8 @@ def breakdown(path: pathlib.Path, clock: Callable[[], float] = time.perf_counter
             parts["parse"].append(parsed - began)
             parts["model"].append(modelled - parsed)
             parts["check"].append(checked - modelled)
-            parts["convert"].append(converted - checked)
+            parts["hovers"].append(hovered - checked)
+            parts["convert"].append(converted - hovered)
     medians = {name: statistics.median(values) * 1000 for name, values in parts.items()}
     medians["rules"] = max(0.0, medians["check"] - medians["parse"] - medians["model"])
     medians["built"], medians["reused"] = reusing.built, reusing.reused
@@ -143,7 +147,8 @@ def breakdown(path: pathlib.Path, clock: Callable[[], float] = time.perf_counter
 def describe(parts: dict[str, float]) -> str:
     return (
         f"check {parts['check']:.0f} ms = parse {parts['parse']:.0f} ms + model {parts['model']:.0f} ms "
-        f"+ rules and suppressions {parts['rules']:.0f} ms; then conversion to LSP {parts['convert']:.0f} ms "
+        f"+ rules and suppressions {parts['rules']:.0f} ms; then hover data {parts['hovers']:.0f} ms "
+        f"and conversion to LSP {parts['convert']:.0f} ms "
         f"({parts['built']:.0f} kernels modeled, {parts['reused']:.0f} reused over all the texts)"
     )
 

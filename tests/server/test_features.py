@@ -199,6 +199,41 @@ async def test_hover_on_loop_header_diagnostic_and_suppression(client: LanguageC
 
 
 @pytest.mark.asyncio
+async def test_hover_on_a_kernel_launch_shows_its_shared_memory_and_the_limit():
+    """The table is the worker's, worked out when the hover asks (not on every edit); under a
+    diagnostic (TL501 on the same call) it follows the diagnostic's text."""
+    config = server_config()
+    client = await config.start()
+    try:
+        await start(client, PULL_PROFILE, DATA, settings={"tilecheck": {"backend": "cuda-sm86"}})
+        uri = open_document(client, DATA / "shared_gemm.py")
+        assert summary(await diagnostics(client, uri)) == [("TL501", 7, 9)]
+        result = await client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(7, 12))
+        )
+        assert result.range == types.Range(types.Position(7, 9), types.Position(7, 50))
+        diagnostic, table = result.contents.value.split("\n---\n\n")
+        assert diagnostic.startswith(
+            "**TL501** `shared-memory-exceeds-limit` (contract): `T.Kernel` of `main`"
+        )
+        assert table.splitlines()[:5] == [
+            "**`T.Kernel` of `main`**",
+            "",
+            "- shared memory per block, cp.async (sm_80, sm_86, sm_89): 131,072 bytes (131,072 dynamic + "
+            "0 static); the limit on cuda-sm86 is 101,376: EXCEEDS it",
+            "  - `A_s`: (128 x 64) float16 x 4 versions = 65,536 bytes  (offset 0, statements 2-2)",
+            "  - `B_s`: (64 x 128) float16 x 4 versions = 65,536 bytes  (offset 65,536, statements 2-2)",
+        ]
+        outside = await client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(7, 60))  # `as (bx, by)`
+        )
+        assert outside is None
+        await client.shutdown_session()
+    finally:
+        await client.stop()
+
+
+@pytest.mark.asyncio
 async def test_show_lowered_returns_the_lowered_text(client: LanguageClient):
     path = DATA / "pypto_pipeline.py"
     uri = open_document(client, path)

@@ -146,6 +146,15 @@ class Context:
         iterable = self.span(node.iter, top)
         return Span(statement.line, statement.column, iterable.end_line, iterable.end_column)
 
+    def with_item(self, node: cst.BaseExpression, top: cst.CSTNode) -> Span:
+        """Where the expression of a `with` item is (`T.Kernel(...)`), without generating code
+        when CPython's tree is at hand."""
+        if self.module_of(top) is None:
+            found = self.locator.with_item(node, top)
+            if found is not None:
+                return found
+        return self.span(node, top)
+
     def span(self, node: cst.CSTNode, top: cst.CSTNode, path: str | None = None) -> Span:
         """Where `node` is: in this file, or in the project module holding `top` (a macro
         inlined from it; `path` names that module when the caller knows it)."""

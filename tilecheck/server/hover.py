@@ -3,8 +3,10 @@ range shows its message, what the rule finds (one paragraph), the fix and where 
 (its URL, or `tilecheck rule CODE`), never the whole page; a `T.Kernel` call shows the kernel's
 shared memory per block and the configured backend's limit; a loop header
 shows the loop's classification from the kernel model (described as `tilecheck explain` does).
-The texts come with the check from the worker (`hover_data`): a hover costs no parsing or
-modelling in the server, and is answered at once, whatever the worker is doing."""
+Suppression and diagnostic texts come with the check from the worker (`hover_data`) and are
+answered at once, whatever the worker is doing; a kernel's table and a loop's description are
+worked out by the worker when asked, from the model it kept (sizing every kernel on every edit
+would cost more than the check), so the server never parses or models anything itself."""
 
 from __future__ import annotations
 
@@ -50,14 +52,15 @@ def register(server: LanguageServer, session: Session) -> None:
         found = hover_at(checked, line, column, view)
         if found is not None and found[0] == "suppression":
             return found[1]
-        loops: tuple[tuple[Span, str], ...] = ()
-        if any(contains(header, line, column) for header in checked.hovers.loop_headers):
-            loops = await session.off_loop(session.loop_hovers, checked, line, column)  # in the worker
-        if not loops:
+        described: tuple[tuple[Span, str], ...] = ()
+        hovers = checked.hovers
+        if any(contains(span, line, column) for span in hovers.kernel_launches + hovers.loop_headers):
+            described = await session.off_loop(session.model_hovers, checked, line, column)  # in the worker
+        if not described:
             return found[1] if found is not None else None
-        text = "\n---\n\n".join(view.words(described) for _, described in loops)
+        text = "\n---\n\n".join(view.words(markdown) for _, markdown in described)
         if found is None:
-            return _hover(text, view, loops[0][0])
+            return _hover(text, view, described[0][0])
         hover = found[1]
         assert isinstance(hover.contents, types.MarkupContent)
         hover.contents.value += "\n---\n\n" + text
@@ -101,10 +104,6 @@ def hover_at(
                 + brief_of(rule.code, rule.what, view.words(diagnostic.help or rule.help), href)
             )
             spans.append(diagnostic.span)
-    for span, text in hovers.kernel_launches:  # the kernel's shared memory per block
-        if contains(span, line, column):
-            parts.append(view.words(text))
-            spans.append(span)
     if not parts:
         return None
     return "diagnostics", _hover("\n---\n\n".join(parts), view, spans[0])

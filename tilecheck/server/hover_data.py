@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # the worker imports them at its first check; the server neve
     from tilecheck.explain.tree import Builder
     from tilecheck.lint.context import Context
     from tilecheck.lint.engine import FileAnalysis
-    from tilecheck.tilelang.model import Item, Loop
+    from tilecheck.tilelang.model import Item, Kernel, Loop
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class HoverData:
     suppressions: tuple[tuple[Span, str], ...] = ()  # a rule code in a suppression comment
     documentation: tuple[RuleBrief, ...] = ()  # each diagnostic's rule
     loop_headers: tuple[Span, ...] = ()  # where a hover asks the worker to describe a loop
-    kernel_launches: tuple[tuple[Span, str], ...] = ()  # a `T.Kernel(...)` call: its shared memory
+    kernel_launches: tuple[Span, ...] = ()  # where a hover asks the worker for a kernel's shared memory
 
 
 def hover_data(analysis: FileAnalysis, settings: FileSettings) -> HoverData:
@@ -54,46 +54,75 @@ def hover_data(analysis: FileAnalysis, settings: FileSettings) -> HoverData:
         for code in codes
         if code in rules
     )
-    headers = _loop_headers(analysis.context) if analysis.context is not None else ()
-    launches = kernel_launches(analysis.context) if analysis.context is not None else ()
+    headers, launches = _heads(analysis.context) if analysis.context is not None else ((), ())
     return HoverData(_suppressions(text, known), documentation, headers, launches)
 
 
-def kernel_launches(ctx: Context) -> tuple[tuple[Span, str], ...]:
-    """Each `T.Kernel(...)` call with the kernel's shared memory per block (as `explain` prints
-    it, with the configured backend's limit); only kernels that allocate shared memory."""
+def launches_at(ctx: Context, line: int, column: int) -> list[tuple[Span, str]]:
+    """Each `T.Kernel(...)` call holding the position, with the kernel's shared memory per block
+    (as `explain` prints it, with the configured backend's limit); computed when asked."""
     from tilecheck.backends import profile_of
     from tilecheck.explain.shared_memory import table
-    from tilecheck.tilelang.shared_memory import kernel_launch, unfollowed_calls
+    from tilecheck.server.positions import contains
+    from tilecheck.tilelang.shared_memory import unfollowed_calls
 
-    if "tilelang" not in ctx.source:
-        return ()
-    try:
-        kernels = ctx.model.kernels
-    except Exception:  # a model crash is already a TL005 diagnostic
-        return ()
     found: dict[Span, list[str]] = {}
-    for kernel in kernels:
-        rows = table(kernel, profile_of(ctx.backend), unfollowed_calls(kernel, ctx.model))
-        launch = kernel_launch(kernel)
-        if not rows or launch is None:
+    for span, kernel in _launches(ctx):
+        if not contains(span, line, column):
             continue
+        rows = table(kernel, profile_of(ctx.backend), unfollowed_calls(kernel, ctx.model))
         text = f"**`T.Kernel` of `{kernel.name}`**\n\n" + "\n".join(
             f"  - {row.strip()}" if row.startswith("  ") else f"- {row}" for row in rows
         )
-        texts = found.setdefault(ctx.span(launch.node, launch.top), [])
+        texts = found.setdefault(span, [])
         if text not in texts:
             texts.append(text)
-    return tuple((span, "\n\n---\n\n".join(texts) + "\n") for span, texts in found.items())
+    return [(span, "\n\n---\n\n".join(texts) + "\n") for span, texts in found.items()]
 
 
-def _loop_headers(ctx: Context) -> tuple[Span, ...]:
-    """The header of every loop of the model (from CPython's tree: no code generation)."""
-    found: dict[Span, None] = {}
-    for item, _ in _loops(ctx):
-        assert item.statement is not None
-        found[ctx.for_header(item.statement, item.site.top)] = None
-    return tuple(found)
+def _launches(ctx: Context) -> list[tuple[Span, Kernel]]:
+    """Each kernel that allocates shared memory and launches one `T.Kernel`, with the call's span."""
+    import libcst as cst  # the worker's: the server never imports libcst
+
+    from tilecheck.tilelang.shared_memory import kernel_launch
+
+    if "tilelang" not in ctx.source:
+        return []
+    try:
+        kernels = ctx.model.kernels
+    except Exception:  # a model crash is already a TL005 diagnostic
+        return []
+    found = []
+    for kernel in kernels:
+        if not any(buffer.scope.startswith("shared") for buffer in kernel.buffers):
+            continue
+        launch = kernel_launch(kernel)
+        if launch is not None and ctx.module_of(launch.top) is None:
+            assert isinstance(launch.node, cst.BaseExpression)
+            found.append((ctx.with_item(launch.node, launch.top), kernel))
+    return found
+
+
+def _heads(ctx: Context) -> tuple[tuple[Span, ...], tuple[Span, ...]]:
+    """Where a hover may show a loop's description (every `for` header) or a kernel's shared
+    memory (every `with ....Kernel(...)` item), read from CPython's tree: a superset, cheap on
+    every edit; the worker decides what is there when a hover asks (`loops_at`, `launches_at`)."""
+    import ast
+
+    from tilecheck.source.positions import block_heads
+
+    tree = ctx.python_tree if "tilelang" in ctx.source else None
+    if tree is None:
+        return (), ()
+    headers, items = block_heads(tree, ctx.source)
+    launches = tuple(
+        span
+        for expression, span in items
+        if isinstance(expression, ast.Call)
+        and isinstance(expression.func, ast.Attribute)
+        and expression.func.attr == "Kernel"
+    )
+    return tuple(headers), launches
 
 
 def _loops(ctx: Context) -> list[tuple[Loop, tuple[Item, ...]]]:
@@ -153,6 +182,8 @@ def loops_at(ctx: Context, line: int, column: int) -> list[tuple[Span, str]]:
     found: list[tuple[Span, str]] = []
     for item, ancestors in _loops(ctx):
         assert item.statement is not None
+        if ctx.module_of(item.site.top) is not None:
+            continue  # inlined from a project module: its header is in that file
         header = ctx.for_header(item.statement, item.site.top)
         if contains(header, line, column):
             text = describe_loop(builder, item, ancestors)

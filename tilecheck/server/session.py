@@ -299,11 +299,12 @@ class Session:
         """The PyPTO lowering of `checked`'s text, computed by the worker within the budget."""
         return self.worker.lower(self.request("lower", checked), self.settings.per_file_timeout)
 
-    def loop_hovers(self, checked: Checked, line: int, column: int) -> tuple[tuple[Span, str], ...]:
-        """The loops whose header holds the position, described by the worker (which keeps the
-        last checked texts' models), within the per-file budget."""
+    def model_hovers(self, checked: Checked, line: int, column: int) -> tuple[tuple[Span, str], ...]:
+        """The `T.Kernel` calls (their shared memory) and loop headers holding the position,
+        described by the worker (which keeps the last checked texts' models), within the
+        per-file budget."""
         request = dataclasses.replace(self.request("hover", checked), position=(line, column))
-        return self.worker.loop_hovers(request, self.settings.per_file_timeout)
+        return self.worker.model_hovers(request, self.settings.per_file_timeout)
 
     def _current_text(self, uri: str) -> str | None:
         """The document's text as the event loop last left it (read from the worker thread)."""

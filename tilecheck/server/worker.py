@@ -43,7 +43,7 @@ from tilecheck.core.errors import Abandoned
 from tilecheck.core.meta import Problem
 from tilecheck.core.types import Span
 from tilecheck.lint.engine import FileAnalysis
-from tilecheck.server.worker_answers import CheckAnswer, LoopHovers, Request, WorkerState
+from tilecheck.server.worker_answers import CheckAnswer, ModelHovers, Request, WorkerState
 
 if TYPE_CHECKING:
     from tilecheck.pypto.api import LowerResult
@@ -112,11 +112,11 @@ class AnalysisWorker:
         assert isinstance(answer, FileAnalysis)  # a crash in the worker
         return LowerResult(request.text, list(answer.diagnostics), False, request.text, blocked=True)
 
-    def loop_hovers(self, request: Request, seconds: float | None) -> tuple[tuple[Span, str], ...]:
-        """(header span, Markdown) of the loops whose header holds `request.position` (none
-        when the worker overran `seconds` or died: a hover is not worth a diagnostic)."""
+    def model_hovers(self, request: Request, seconds: float | None) -> tuple[tuple[Span, str], ...]:
+        """(span, Markdown) of the `T.Kernel` calls and loop headers holding `request.position`
+        (none when the worker overran `seconds` or died: a hover is not worth a diagnostic)."""
         answer = self._ask(request, seconds)
-        return answer.items if isinstance(answer, LoopHovers) else ()
+        return answer.items if isinstance(answer, ModelHovers) else ()
 
     def abandon(self, uri: str) -> bool:
         """Stop the check of `uri` in flight, if there is one (its text changed, or it was
@@ -161,7 +161,7 @@ class AnalysisWorker:
     # -- the parent's side ---------------------------------------------------------------------
     def _ask(
         self, request: Request, seconds: float | None
-    ) -> CheckAnswer | LoopHovers | FileAnalysis | LowerResult | str | Failure:
+    ) -> CheckAnswer | ModelHovers | FileAnalysis | LowerResult | str | Failure:
         with self._lock:
             worker = self._ready()
             if isinstance(worker, Failure):
@@ -176,7 +176,7 @@ class AnalysisWorker:
 
     def _answer(
         self, worker: WorkerProcess, request: Request, seconds: float | None
-    ) -> CheckAnswer | LoopHovers | FileAnalysis | LowerResult | str | Failure:
+    ) -> CheckAnswer | ModelHovers | FileAnalysis | LowerResult | str | Failure:
         if not (self._send_notes(worker) and worker.send(request)):
             # it died between questions: not this document's fault
             self._stop()
@@ -200,7 +200,7 @@ class AnalysisWorker:
             return out_of_memory(self._budget())
         if kind == "abandoned":
             return CheckAnswer(None, abandoned=True)
-        answer: CheckAnswer | LoopHovers | FileAnalysis | LowerResult | str = value
+        answer: CheckAnswer | ModelHovers | FileAnalysis | LowerResult | str = value
         return answer
 
     def _budget(self) -> Budget:
@@ -280,6 +280,10 @@ def serve(connection: Connection, memory: int | None, shared: Any = None) -> Non
     from tilecheck.server import hover_data  # noqa: F401
 
     builtin_rules()
+    from tilecheck.server.garbage import Collector
+
+    collector = Collector()
+    collector.collect()  # what start-up imported is never garbage: frozen once
     answering = False
 
     def abandon(number: int, frame: object) -> None:
@@ -291,6 +295,7 @@ def serve(connection: Connection, memory: int | None, shared: Any = None) -> Non
     connection.send(("ready", None))
     while True:
         try:
+            collector.wait(connection)
             message = connection.recv()
         except (EOFError, OSError):
             return
@@ -314,3 +319,4 @@ def serve(connection: Connection, memory: int | None, shared: Any = None) -> Non
         except Exception as error:  # a bug outside the rules (which the engine isolates)
             answer = ("ok", crashed(error).analysis(message.path))
         connection.send(answer)
+        collector.answered()

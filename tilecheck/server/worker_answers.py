@@ -54,8 +54,9 @@ class CheckAnswer:
 
 
 @dataclass(frozen=True)
-class LoopHovers:
-    """The worker's answer to a hover: (header span, Markdown) of each loop under the position."""
+class ModelHovers:
+    """The worker's answer to a hover: (span, Markdown) of each `T.Kernel` call (its shared
+    memory) and each loop header under the position, in that order."""
 
     items: tuple[tuple[Span, str], ...]
 
@@ -80,7 +81,7 @@ class WorkerState:
         elif message[0] == "reset":
             self.workspaces.clear()
 
-    def answer(self, request: Request) -> CheckAnswer | LoopHovers | LowerResult | str:
+    def answer(self, request: Request) -> CheckAnswer | ModelHovers | LowerResult | str:
         """Everything that reads the configuration happens here, in the worker: local plugins
         are imported (when trusted) by this process, never by the server."""
         from tilecheck.config.resolver import ConfigError
@@ -126,7 +127,10 @@ class WorkerState:
                 kept = self._keep(
                     request, lint_source(request.text, request.path, settings, chunks=chunks, kernels=kernels)
                 )
-            return LoopHovers(tuple(hover_data.loops_at(kept[1], *request.position)) if kept[1] else ())
+            if kept[1] is None:
+                return ModelHovers(())
+            launches = hover_data.launches_at(kept[1], *request.position)
+            return ModelHovers(tuple(launches + hover_data.loops_at(kept[1], *request.position)))
         analysis = lint_source(request.text, request.path, settings, chunks=chunks, kernels=kernels)
         self._keep(request, analysis)
         hovers = hover_data.hover_data(analysis, settings)
@@ -173,7 +177,7 @@ def validate_client_selectors(workspace: Workspace, path: str) -> None:
             raise ConfigError(f"settings `tilecheck.select`/`tilecheck.ignore`: {error}") from None
 
 
-def _notebook_refusal(request: Request) -> CheckAnswer | LoopHovers | LowerResult | str:
+def _notebook_refusal(request: Request) -> CheckAnswer | ModelHovers | LowerResult | str:
     """A notebook opened as a text document: one diagnostic that says it is not checked here,
     never a silent pass over its JSON; fixes and hovers change and show nothing."""
     from tilecheck.core import meta
@@ -182,7 +186,7 @@ def _notebook_refusal(request: Request) -> CheckAnswer | LoopHovers | LowerResul
     if request.kind == "fix":
         return request.text
     if request.kind == "hover":
-        return LoopHovers(())
+        return ModelHovers(())
     message = (
         "Cannot read file: it is a notebook; the language server checks Python documents"
         " (run `tilecheck check` on it)"

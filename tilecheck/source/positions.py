@@ -49,7 +49,8 @@ class Locator:
         self._lines: list[str] | None = None
         self._aligned: dict[int, ast.stmt] | None = None  # None: no tree, or it does not line up
         self._aligned_known = False
-        self._fors: dict[int, dict[int, ast.For | ast.AsyncFor] | None] = {}  # per module-level statement
+        self._blocks: dict[int, dict[int, ast.stmt] | None] = {}  # per module-level statement
+        self._with_items: dict[int, tuple[cst.With, int]] = {}  # a `with` item's expression: its statement
 
     def _statement_lines(self) -> dict[int, int]:
         """The first line (leading comments included) of every module-level statement."""
@@ -127,48 +128,94 @@ class Locator:
         shift = first - 1
         return Span(found.start.line + shift, found.start.column, found.end.line + shift, found.end.column)
 
-    # -- `for` headers from CPython's tree (hovers: one per loop, no code generation) ---------
+    # -- loop headers and `with` items from CPython's tree (hovers: no code generation) -------
     def for_header(self, node: cst.For, top: cst.CSTNode) -> Span | None:
         """What `span` gives from `node`'s start to the end of its iterable (`for i in
         T.Parallel(8)`), read from CPython's tree: the k-th `for` statement of `top` is the k-th
         of CPython's statement. None when the trees do not line up or the text is not at hand."""
-        found = self._aligned_fors(top)
+        found = self._aligned_blocks(top)
         if found is None:
             return None
-        fors, lines = found
-        statement = fors.get(id(node))
-        if statement is None:
+        blocks, lines = found
+        statement = blocks.get(id(node))
+        if not isinstance(statement, (ast.For, ast.AsyncFor)):
             return None
-        end_line = statement.iter.end_lineno or statement.iter.lineno
-        end = _characters(lines, end_line, statement.iter.end_col_offset or 0)
         start = _characters(lines, statement.lineno, statement.col_offset)
-        return Span(statement.lineno, start, end_line, end)
+        return Span(statement.lineno, start, *_end(lines, statement.iter))
 
-    def _aligned_fors(self, top: cst.CSTNode) -> tuple[dict[int, ast.For | ast.AsyncFor], list[str]] | None:
-        """The `for` statements of `top`, libcst's (by identity) to CPython's, computed once per
-        module-level statement; None without the text or when they do not line up."""
+    def with_item(self, node: cst.BaseExpression, top: cst.CSTNode) -> Span | None:
+        """What `span` gives for `node`, the expression of an item of a `with` statement of
+        `top` (`T.Kernel(...)`), read from CPython's tree as `for_header` is; None when `node`
+        is no such expression or the trees do not line up."""
+        found = self._aligned_blocks(top)
+        if found is None:
+            return None
+        blocks, lines = found
+        statement, index = self._with_items.get(id(node), (None, -1))
+        if statement is None or statement.items[index].item is not node:
+            return None
+        theirs = blocks.get(id(statement))
+        if not isinstance(theirs, (ast.With, ast.AsyncWith)) or len(theirs.items) != len(statement.items):
+            return None
+        expression = theirs.items[index].context_expr
+        start = _characters(lines, expression.lineno, expression.col_offset)
+        return Span(expression.lineno, start, *_end(lines, expression))
+
+    def _aligned_blocks(self, top: cst.CSTNode) -> tuple[dict[int, ast.stmt], list[str]] | None:
+        """The `for` and `with` statements of `top`, libcst's (by identity) to CPython's,
+        computed once per module-level statement; None without the text or when they do not
+        line up."""
         if self.source is None or self._python_tree is None:
             return None  # positions must come from the caller's text and tree, not a new parse
-        if id(top) not in self._fors:
+        if id(top) not in self._blocks:
             statement = self.python_statement(top)
-            fors = None
+            blocks: dict[int, ast.stmt] | None = None
             if statement is not None:
-                ours = [n for n in _cst_statements(top) if isinstance(n, cst.For)]
-                theirs = [
-                    n
-                    for n in python_ast.nested_statements(statement)
-                    if isinstance(n, (ast.For, ast.AsyncFor))
+                ours = [n for n in _cst_statements(top) if isinstance(n, (cst.For, cst.With))]
+                theirs: list[ast.stmt] = [
+                    n for n in python_ast.nested_statements(statement) if isinstance(n, _PYTHON_BLOCKS)
                 ]
-                if len(ours) == len(theirs):
-                    fors = {id(a): b for a, b in zip(ours, theirs, strict=True)}
-            self._fors[id(top)] = fors
-        fors = self._fors[id(top)]
-        if fors is None:
+                if len(ours) == len(theirs) and all(
+                    isinstance(b, _PYTHON_OF[type(a)]) for a, b in zip(ours, theirs, strict=True)
+                ):
+                    blocks = {id(a): b for a, b in zip(ours, theirs, strict=True)}
+                    for block in ours:
+                        if isinstance(block, cst.With):
+                            for index, item in enumerate(block.items):
+                                self._with_items[id(item.item)] = (block, index)
+            self._blocks[id(top)] = blocks
+        known = self._blocks[id(top)]
+        if known is None:
             return None
         if self._lines is None:
             self._lines = python_ast.LINE_BREAK.split(self.source)
-        return fors, self._lines
+        return known, self._lines
 
+
+def block_heads(tree: ast.Module, source: str) -> tuple[list[Span], list[tuple[ast.expr, Span]]]:
+    """Every `for` header of CPython's tree (from the statement's start to the end of its
+    iterable, as `Locator.for_header` gives it) and every `with` item's expression with its span,
+    read without libcst or code generation."""
+    lines = python_ast.LINE_BREAK.split(source)
+    headers: list[Span] = []
+    items: list[tuple[ast.expr, Span]] = []
+    for statement in python_ast.nested_statements(tree):
+        if isinstance(statement, (ast.For, ast.AsyncFor)):
+            start = _characters(lines, statement.lineno, statement.col_offset)
+            headers.append(Span(statement.lineno, start, *_end(lines, statement.iter)))
+        elif isinstance(statement, (ast.With, ast.AsyncWith)):
+            for item in statement.items:
+                expression = item.context_expr
+                start = _characters(lines, expression.lineno, expression.col_offset)
+                items.append((expression, Span(expression.lineno, start, *_end(lines, expression))))
+    return headers, items
+
+
+_PYTHON_BLOCKS = (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)
+_PYTHON_OF: dict[type[cst.CSTNode], tuple[type[ast.stmt], ...]] = {
+    cst.For: (ast.For, ast.AsyncFor),
+    cst.With: (ast.With, ast.AsyncWith),
+}
 
 _BLOCKS = (
     cst.BaseCompoundStatement,
@@ -188,6 +235,12 @@ def _cst_statements(node: cst.CSTNode) -> list[cst.CSTNode]:
         if isinstance(child, _BLOCKS):
             found += _cst_statements(child)
     return found
+
+
+def _end(lines: list[str], node: ast.expr) -> tuple[int, int]:
+    """Where CPython's expression ends: its line, and its column in characters."""
+    line = node.end_lineno or node.lineno
+    return line, _characters(lines, line, node.end_col_offset or 0)
 
 
 def _characters(lines: list[str], line: int, offset: int) -> int:

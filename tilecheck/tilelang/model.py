@@ -12,7 +12,7 @@ outermost call site (`report_node`).
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -229,6 +229,9 @@ class Kernel:
     # Undecided Python-level `if` statements of the factory around the definition, outermost first.
     conditions: tuple[Site, ...] = ()
     threads: int | None = None  # a `T.Kernel(..., threads=n)` whose `n` is a known integer
+    # What is worked out from the finished kernel (its shared-memory layouts), kept with it: a
+    # kernel reused for the document's next version (`reuse.KernelMemo`) is not worked out again.
+    derived: dict[Hashable, object] = field(default_factory=dict, repr=False)
 
 
 @dataclass(eq=False)

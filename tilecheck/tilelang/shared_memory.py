@@ -178,7 +178,11 @@ def shared_layout(
     return layout
 
 
-def _kernel_launches(kernel: Kernel) -> list[cst.Call]:
+def _kernel_launches(kernel: Kernel) -> tuple[cst.Call, ...]:
+    """The `T.Kernel(...)` calls in `kernel`'s definition, found once per kernel."""
+    known = kernel.derived.get("launches")
+    if isinstance(known, tuple):
+        return known
     import libcst as cst  # here: importing the rules must not import libcst
 
     from tilecheck.tilelang.syntax import nested_statements
@@ -190,7 +194,8 @@ def _kernel_launches(kernel: Kernel) -> list[cst.Call]:
             func = call.func if isinstance(call, cst.Call) else None
             if isinstance(call, cst.Call) and isinstance(func, cst.Attribute) and func.attr.value == "Kernel":
                 launches.append(call)
-    return launches
+    kernel.derived["launches"] = found = tuple(launches)
+    return found
 
 
 def _shared_buffer(buffer: Buffer, undecided: list[str]) -> SharedBuffer | None:

@@ -67,10 +67,18 @@ def kernel_layout(
     stages: dict[int, int] | None = None,
     unfollowed: int = 0,
 ) -> SharedLayout:
-    """The shared-memory layout of `kernel` for either CUDA target class (see shared_layout)."""
+    """The shared-memory layout of `kernel` for either CUDA target class (see shared_layout),
+    worked out once per kernel and arguments (callers do not change it)."""
+    key = ("layout", target_class, tuple(sorted(stages.items())) if stages else (), unfollowed)
+    known = kernel.derived.get(key)
+    if isinstance(known, SharedLayout):
+        return known
     if target_class is TargetClass.WARP_SPECIALIZED:
-        return warp_specialized_layout(kernel, stages, unfollowed)
-    return shared_layout(kernel, target_class, stages, unfollowed)
+        layout = warp_specialized_layout(kernel, stages, unfollowed)
+    else:
+        layout = shared_layout(kernel, target_class, stages, unfollowed)
+    kernel.derived[key] = layout
+    return layout
 
 
 def warp_specialized_layout(
