@@ -157,33 +157,24 @@ def test_a_deep_statement_is_refused_whatever_the_buffer_saw_before(tmp_path):
     assert outcome(found) == outcome(fresh)
 
 
-TWO_GEMMS = """\
-import tilelang.language as T
-
+GEMM = """
 
 @T.prim_func
-def first(A: T.Tensor((512, 512), "float16"), B: T.Tensor((512, 512), "float16")):
+def {name}(A: T.Tensor((512, 512), "float16"), B: T.Tensor((512, 512), "float16")):
     with T.Kernel(4, 4, threads=128) as (bx, by):
         A_s = T.alloc_shared((128, 64), "float16")
         B_s = T.alloc_shared((64, 128), "float16")
         C_l = T.alloc_fragment((128, 128), "float32")
-        for k in T.Pipelined(8, num_stages=4):
-            T.copy(A[by * 128, k * 64], A_s)
-            T.copy(B[k * 64, bx * 128], B_s)
-            T.gemm(A_s, B_s, C_l)
-
-
-@T.prim_func
-def second(A: T.Tensor((512, 512), "float16"), B: T.Tensor((512, 512), "float16")):
-    with T.Kernel(4, 4, threads=128) as (bx, by):
-        A_s = T.alloc_shared((128, 64), "float16")
-        B_s = T.alloc_shared((64, 128), "float16")
-        C_l = T.alloc_fragment((128, 128), "float32")
-        for k in T.Pipelined(8, num_stages=2):
+        for k in T.Pipelined(8, num_stages={stages}):
             T.copy(A[by * 128, k * 64], A_s)
             T.copy(B[k * 64, bx * 128], B_s)
             T.gemm(A_s, B_s, C_l)
 """
+TWO_GEMMS = (
+    "import tilelang.language as T\n"
+    + GEMM.format(name="first", stages=4)
+    + GEMM.format(name="second", stages=2)
+)
 
 
 def test_an_edit_inside_one_kernel_sizes_only_that_kernel(tmp_path, monkeypatch):

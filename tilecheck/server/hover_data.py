@@ -86,14 +86,8 @@ def _launches(ctx: Context) -> list[tuple[Span, Kernel]]:
 
     from tilecheck.tilelang.shared_memory import kernel_launch
 
-    if "tilelang" not in ctx.source:
-        return []
-    try:
-        kernels = ctx.model.kernels
-    except Exception:  # a model crash is already a TL005 diagnostic
-        return []
     found = []
-    for kernel in kernels:
+    for kernel in _kernels(ctx):
         if not any(buffer.scope.startswith("shared") for buffer in kernel.buffers):
             continue
         launch = kernel_launch(kernel)
@@ -130,18 +124,21 @@ def _loops(ctx: Context) -> list[tuple[Loop, tuple[Item, ...]]]:
     nested in."""
     from tilecheck.tilelang.model import Loop, walk
 
-    if "tilelang" not in ctx.source:
-        return []
-    try:
-        kernels = ctx.model.kernels
-    except Exception:  # a model crash is already a TL005 diagnostic
-        return []
     return [
         (item, ancestors)
-        for kernel in kernels
+        for kernel in _kernels(ctx)
         for item, ancestors in walk(kernel.body)
         if isinstance(item, Loop) and item.dim == 0 and item.statement is not None
     ]
+
+
+def _kernels(ctx: Context) -> list[Kernel]:
+    if "tilelang" not in ctx.source:
+        return []
+    try:
+        return ctx.model.kernels
+    except Exception:  # a model crash is already a TL005 diagnostic
+        return []
 
 
 def _suppressions(text: str, rules: tuple[type[Rule], ...]) -> tuple[tuple[Span, str], ...]:

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from tilecheck.source import python_ast
+from tilecheck.source.tree_cache import TreeCache
 
 _GAP_LINE = re.compile(r"[ \t]*(#[^\r\n]*)?\r?\n?")  # what may stand between two statements
 _SENTINEL = "pass"
@@ -71,6 +72,7 @@ class ChunkCache:
         self._joined: OrderedDict[tuple[object, ...], Statement] = OrderedDict()
         # Module-level statements' texts CPython's tree showed not too deep (`guards.checked_tree`).
         self.shallow: set[str] = set()
+        self.trees = TreeCache()  # CPython's tree of the buffer's last text
 
     def __len__(self) -> int:
         return len(self._chunks)
@@ -79,6 +81,7 @@ class ChunkCache:
         self._chunks.clear()
         self._joined.clear()
         self.shallow.clear()
+        self.trees = TreeCache()
 
     def _join(
         self, key: tuple[str, bool, bool, str, str], statement: Statement, leading: tuple[cst.EmptyLine, ...]

@@ -13,8 +13,12 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tilecheck.source import python_ast
+
+if TYPE_CHECKING:
+    from tilecheck.source.tree_cache import TreeCache
 
 # The stack every entry point allows (once, for its process): libcst and the kernel model
 # recurse once per nesting level, and deep kernels nest deeply.
@@ -72,17 +76,23 @@ def cpython_verdict(text: str, path: str = "<string>", *, deep: bool = False) ->
 
 
 def checked_tree(
-    text: str, path: str = "<string>", *, deep: bool = False, shallow: set[str] | None = None
+    text: str,
+    path: str = "<string>",
+    *,
+    deep: bool = False,
+    shallow: set[str] | None = None,
+    trees: TreeCache | None = None,
 ) -> tuple[ast.Module | None, Refusal | None]:
     """CPython's tree of `text` and `cpython_verdict`'s verdict (the tree is None when CPython
     refuses the text, or accepts it only with its long decimals rewritten), so that a caller
     that needs the tree as well parses only once. `shallow` holds module-level statements'
     texts known not to nest too deeply (an editor buffer's, from its earlier versions): they are
-    not walked again, and the ones found so are added."""
+    not walked again, and the ones found so are added; `trees` parses the buffer's text
+    re-using its previous version's tree."""
     try:
         # Not under `path`: CPython re-reads an error's line from that file when it exists, so an
         # unsaved editor buffer would get columns measured on the saved text. One thread at a time.
-        tree = python_ast.parse(text, "<tilecheck>")
+        tree = trees.parse(text) if trees is not None else python_ast.parse(text, "<tilecheck>")
     except SyntaxError as error:
         column = max((error.offset or 1) - 1, 0)
         if deep and error.msg.startswith(_DIGIT_LIMIT):
@@ -113,22 +123,29 @@ def checked_tree(
     return tree, None
 
 
-def compiler_verdict(text: str, tree: ast.Module | None) -> tuple[ast.Module | None, Refusal | None]:
+def compiler_verdict(
+    text: str, tree: ast.Module | None, trees: TreeCache | None = None
+) -> tuple[ast.Module | None, Refusal | None]:
     """What CPython says of a text libcst parsed: its parser's verdict (when `tree`, its tree of
     `text`, is not known yet) and then its compiler's, which refuses what no parser does
     (`break` outside a loop, `return` outside a function, a repeated keyword argument, `nonlocal`
-    at module level, ...). The tree is returned for the rules' context to reuse."""
+    at module level, ...). The tree is returned for the rules' context to reuse. With `trees`
+    (the buffer's, which parsed `tree`), only the statements an edit changed are compiled when
+    the rest compiled before (`TreeCache.changed`)."""
     if tree is None:
         tree, refusal = checked_tree(text, deep=True)  # a decimal past CPython's digit limit is no error
         if tree is None:  # refused, or accepted only with its long decimals rewritten
             return None, refusal
+    changed = trees.changed(tree) if trees is not None else None
     try:
-        python_ast.compile_module(tree)
+        python_ast.compile_module(tree if changed is None else ast.Module(body=changed, type_ignores=[]))
     except SyntaxError as error:
         column = max((error.offset or 1) - 1, 0)
         return tree, Refusal("syntax", error.lineno or 1, column, f"Syntax error: {error.msg}")
     except (RecursionError, MemoryError, ValueError):
         return tree, None  # the compiler gave up: nothing proven against the file
+    if trees is not None:
+        trees.compiled(tree)
     return tree, None
 
 

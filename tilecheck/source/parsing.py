@@ -16,13 +16,14 @@ from typing import TYPE_CHECKING
 from tilecheck.core import meta
 from tilecheck.core.meta import Problem
 from tilecheck.core.types import Diagnostic, Span
-from tilecheck.source import guards, python_ast
+from tilecheck.source import guards
 from tilecheck.source.reading import decode_source
 
 if TYPE_CHECKING:  # libcst is imported when a file is parsed, not before
     import libcst as cst
 
     from tilecheck.source.chunks import ChunkCache
+    from tilecheck.source.tree_cache import TreeCache
 
 
 def parse(
@@ -53,7 +54,8 @@ def parse_with_tree(
             if len(chunks.shallow) > chunks.max_chunks:
                 chunks.shallow.clear()  # refilled from this text
             shallow = chunks.shallow
-        tree, refusal = guards.checked_tree(text, path, deep=True, shallow=shallow)
+        trees = chunks.trees if chunks is not None else None
+        tree, refusal = guards.checked_tree(text, path, deep=True, shallow=shallow, trees=trees)
         failure = refusal_diagnostic(path, refusal)
         if failure is not None:  # also a syntax error: see `guards.refuse`
             return None, text, failure, None
@@ -66,7 +68,7 @@ def parse_with_tree(
             from tilecheck.source.chunks import parse_module
 
             if not suspicious:  # else CPython's tree is there already
-                tree = _python_tree(text)
+                tree = _python_tree(text, chunks.trees)
             module = parse_module(text, chunks, tree=tree)
     except (cst.ParserSyntaxError, ValueError) as error:  # the native parser raises both
         return None, text, _cpython_verdict(path, text) or _libcst_limitation(path, error), None
@@ -79,7 +81,8 @@ def parse_with_tree(
             # the budget's verdict (the worker reports MemoryError as TL004), not libcst's
             raise MemoryError(str(error)) from None
         return None, text, _cpython_verdict(path, text) or _libcst_limitation(path, error), None
-    tree, refusal = guards.compiler_verdict(text, tree)  # what libcst accepts and CPython refuses
+    # what libcst accepts and CPython refuses
+    tree, refusal = guards.compiler_verdict(text, tree, chunks.trees if chunks is not None else None)
     failure = refusal_diagnostic(path, refusal)
     if failure is not None:
         return None, text, failure, None
@@ -91,9 +94,9 @@ def _memory_exhausted(error: ImportError) -> bool:
     return "failed to map segment" in message or "Cannot allocate memory" in message
 
 
-def _python_tree(text: str) -> ast.Module | None:
+def _python_tree(text: str, trees: TreeCache) -> ast.Module | None:
     try:
-        return python_ast.parse(text)
+        return trees.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
         return None  # the chunked parser falls back to a whole-file parse, which says why
 
