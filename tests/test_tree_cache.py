@@ -171,3 +171,24 @@ def test_random_edits_give_what_a_fresh_parse_gives(fixture, edits):
         elif kind == "append" and lines:
             lines[min(at, len(lines) - 1)] += line
         assert_same_as_a_fresh_parse(cache, "\n".join(lines))
+
+
+def test_a_parse_interrupted_while_moving_statements_parses_whole_next_time(monkeypatch):
+    """The worker abandons a check by raising from a signal handler, anywhere: a tree half
+    shifted must never be the base of the next parse."""
+    cache = TreeCache()
+    cache.parse(BASE)
+    calls = []
+
+    def interrupted(node, n=1):
+        calls.append(n)
+        raise MemoryError
+
+    monkeypatch.setattr(ast, "increment_lineno", interrupted)
+    with pytest.raises(MemoryError):
+        cache.parse(BASE.replace("import a\n", "import a\nimport b\n"))
+    monkeypatch.undo()
+    assert calls == [1]
+    edited = BASE.replace("X = 1", "X = 2")
+    assert dump(cache.parse(edited)) == dump(ast.parse(edited))
+    assert cache.whole_parses == 2

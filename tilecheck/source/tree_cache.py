@@ -109,6 +109,7 @@ class TreeCache:
         except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
             return None  # the whole text's parse decides, and says where
         kept_after = body[after:]
+        self._base = None  # its statements change now: if this is interrupted, parse whole next time
         if shift:
             for statement in kept_after:
                 ast.increment_lineno(statement, shift)
