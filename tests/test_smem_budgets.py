@@ -21,10 +21,11 @@ SOURCE = "NVIDIA CUDA C++ Programming Guide, Technical Specifications per Comput
 def test_backends_table_has_the_budget_per_block_with_its_source(project, capsys):
     lines = run(capsys, "backends", "--isolated").out.splitlines()
     assert lines[0].split()[-1] == "smem/block"
-    rows = {line.split()[0]: " ".join(line.split()[7:]) for line in lines[1:13]}
+    rows = {line.split()[0]: " ".join(line.split()[7:]) for line in lines[1:14]}
     assert rows == {
         "cuda-sm80": "166,912 [1]",
         "cuda-sm86": "101,376 [1]",
+        "cuda-sm87": "166,912 [1]",
         "cuda-sm89": "101,376 [1]",
         "cuda-sm90": "232,448 [1]",
         "cuda-sm100": "232,448 [1]",
@@ -36,7 +37,7 @@ def test_backends_table_has_the_budget_per_block_with_its_source(project, capsys
         "webgpu": "-",
         "ascend": "-",
     }
-    assert lines[13] == f"[1] {SOURCE}"
+    assert lines[14] == f"[1] {SOURCE}"
 
 
 def test_a_derived_profile_shows_its_own_budget_and_source(project, capsys):

@@ -160,7 +160,7 @@ class SharedMemoryExceedsLimit(Rule):
 
     ## Backends
     Reported under every CUDA profile with a budget: the cp.async ones (`cuda-sm80`,
-    `cuda-sm86`, `cuda-sm89`) and the warp-specialised ones (`cuda-sm90`, `cuda-sm100`,
+    `cuda-sm86`, `cuda-sm87`, `cuda-sm89`) and the warp-specialised ones (`cuda-sm90`, `cuda-sm100`,
     `cuda-sm120`, for the kernels whose layout is sized). Not on HIP, Metal, WebGPU, CPU or
     Ascend (no budget in their profiles).
     """
@@ -193,6 +193,7 @@ class SharedMemoryExceedsLimit(Rule):
         Valid(_GEMM.replace("STAGES", "4"), backend="hip-gfx942"),
         Valid(_ONE_BUFFER.replace("BYTES", "101376"), backend="cuda-sm86"),
         Valid(_ONE_BUFFER.replace("BYTES", "166912"), backend="cuda-sm80"),
+        Valid(_ONE_BUFFER.replace("BYTES", "166912"), backend="cuda-sm87"),
         Valid(_ONE_BUFFER.replace("BYTES", "n"), backend="cuda-sm86"),
         Valid(_GEMM.replace("STAGES", "3"), backend="cuda-sm120"),
         Valid(_GEMM.replace("STAGES", "4").replace("threads=128", "threads=256"), backend="cuda-sm120"),
@@ -216,6 +217,12 @@ class SharedMemoryExceedsLimit(Rule):
         ),
         Invalid(
             _ONE_BUFFER.replace("BYTES", "166913"), at=((6, 10),), backend="cuda-sm80", message="166,913"
+        ),
+        Invalid(
+            _ONE_BUFFER.replace("BYTES", "166913"),
+            at=((6, 10),),
+            backend="cuda-sm87",
+            message="needs 166,913 bytes of shared memory per block on cuda-sm87, the limit is 166,912",
         ),
         Invalid(
             _GEMM.replace("STAGES", "4"),

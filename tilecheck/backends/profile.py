@@ -215,6 +215,7 @@ def names(overrides: dict[str, dict[str, object]] | None = None) -> tuple[str, .
     order = (
         "cuda-sm80",
         "cuda-sm86",
+        "cuda-sm87",
         "cuda-sm89",
         "cuda-sm90",
         "cuda-sm100",

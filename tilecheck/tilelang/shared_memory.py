@@ -16,7 +16,7 @@ The rules, measured by lowering generated kernels (tools/oracle/smem):
   among the buffers still live, so an epilogue tile reuses the pipeline's space. With two or
   more buffers every offset and the arena's end are aligned to 16 bytes.
 
-This module sizes the cp.async class (sm_80, sm_86, sm_89); the warp-specialised TMA class
+This module sizes the cp.async class (sm_80, sm_86, sm_87, sm_89); the warp-specialised TMA class
 (sm_90a, sm_100a, sm_120) aligns and versions differently and is sized by
 `tilecheck.tilelang.warp_specialized` (`kernel_layout` chooses by class).
 A layout that depends on something tilecheck cannot decide says what in `undecided`.
@@ -50,7 +50,7 @@ ELEMENT_BYTES = {
 class TargetClass(enum.Enum):
     """CUDA targets that lower a kernel's shared memory alike."""
 
-    CP_ASYNC = "cp.async (sm_80, sm_86, sm_89)"
+    CP_ASYNC = "cp.async (sm_80, sm_86, sm_87, sm_89)"
     WARP_SPECIALIZED = "TMA, warp-specialised (sm_90a, sm_100a, sm_120)"
 
 

@@ -26,6 +26,7 @@ from tilecheck.tilelang.warp_specialized import kernel_layout
 ARCH_CLASSES = {
     "sm_80": TargetClass.CP_ASYNC,
     "sm_86": TargetClass.CP_ASYNC,
+    "sm_87": TargetClass.CP_ASYNC,
     "sm_89": TargetClass.CP_ASYNC,
     "sm_90a": TargetClass.WARP_SPECIALIZED,
     "sm_100a": TargetClass.WARP_SPECIALIZED,
