@@ -318,10 +318,10 @@ def test_blackwell_profiles_say_which_values_were_verified_by_lowering(name, pro
         ("cuda-sm90", 232448),
         ("cuda-sm100", 232448),
         ("cuda-sm120", 101376),
-        ("hip-gfx942", 0),
-        ("hip-gfx950", 0),
-        ("metal", 0),
-        ("webgpu", 0),
+        ("hip-gfx942", 65536),
+        ("hip-gfx950", 163840),
+        ("metal", 32768),
+        ("webgpu", 16384),
         ("cpu", 0),
         ("ascend", 0),
     ],
@@ -329,7 +329,15 @@ def test_blackwell_profiles_say_which_values_were_verified_by_lowering(name, pro
 def test_shared_memory_budget_per_block(name, budget):
     profile = get_profile(name)
     assert profile.shared_memory_per_block == budget
-    assert ("CUDA C++ Programming Guide" in profile.shared_memory_source) is (budget > 0)
+    publication = {
+        "cuda": "NVIDIA CUDA C++ Programming Guide, Technical Specifications per Compute Capability: ",
+        "rocm": "AMD ROCm documentation, GPU hardware specifications (reference/gpu-specs): LDS ",
+        "metal": "Apple Metal feature set tables: maximum total threadgroup memory allocation, 32 KB ",
+        "webgpu": "W3C WebGPU specification, Limits: maxComputeWorkgroupStorageSize, default 16384 bytes",
+    }.get(profile.backend, "")
+    assert profile.shared_memory_source.startswith(publication)
+    assert bool(publication) is (budget > 0)
+    assert (f"{budget} bytes" in profile.shared_memory_source) is (budget > 0)
 
 
 @pytest.mark.parametrize("value", [True, -1, "99 KB"])
