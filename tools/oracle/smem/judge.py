@@ -86,22 +86,26 @@ def static_arrays(source: str, kind: str = "cuda") -> list[tuple[str, int]]:
     return found
 
 
+def target_for(arch: str) -> tuple[Any, str]:
+    """The TVM target of `sm_80`, `hip:gfx942`, `metal`, ... and its kind (how to read its source)."""
+    from tilelang import tvm  # type: ignore[import-not-found]  # only in the oracle's venv
+
+    kind, _, cpu = arch.partition(":")
+    if kind == "hip":
+        return tvm.target.Target({"kind": "hip", "mcpu": cpu}), kind
+    if kind in ("metal", "webgpu"):
+        return tvm.target.Target(kind), kind
+    return tvm.target.Target({"kind": "cuda", "arch": arch}), "cuda"
+
+
 def lower_one(path: str, arch: str) -> dict[str, Any]:
-    import tilelang  # type: ignore[import-not-found]  # only in the oracle's venv
-    from tilelang import tvm
+    import tilelang
 
     spec = importlib.util.spec_from_file_location(f"smem_kernel_{abs(hash(path))}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    kind, _, cpu = arch.partition(":")
-    if kind == "hip":
-        target = tvm.target.Target({"kind": "hip", "mcpu": cpu})
-    elif kind in ("metal", "webgpu"):
-        target = tvm.target.Target(kind)
-    else:
-        kind = "cuda"
-        target = tvm.target.Target({"kind": "cuda", "arch": arch})
+    target, kind = target_for(arch)
     with target:
         artifact = tilelang.lower(module.KERNEL, target=target)
     arrays = static_arrays(artifact.kernel_source, kind)
