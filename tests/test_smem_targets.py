@@ -187,3 +187,60 @@ def test_hover_on_kernel_launch_says_what_the_backend_gets(backend, row):
     rows = text.splitlines()
     assert row in rows
     assert [r for r in rows if "the limit on" in r] == ([row] if backend == "hip-gfx942" else [])
+
+
+@pytest.mark.parametrize("backend", ["hip-gfx942", "hip-gfx950"])
+def test_a_warp_local_reduction_is_sized_on_cuda_only(backend):
+    from tests.test_smem_review import REDUCE
+
+    source = REDUCE.format(policy=", policy=T.GemmWarpPolicy.FullRow", dim="1")
+    (kernel,) = analyze(cst.parse_module(source)).kernels
+    assert profile_layout(kernel, get_profile("cuda-sm80"), TargetClass.CP_ASYNC).total_bytes == 32768
+    layout = profile_layout(kernel, get_profile(backend), TargetClass.CP_ASYNC)
+    assert layout.undecided == [
+        f"a reduction on {backend}: tilecheck proves a reduction takes no shared workspace only for CUDA's "
+        "32-thread warps and mma tiles, not for HIP's 64-thread wavefronts"
+    ]
+
+
+# A prelude gemm's tiles, dead before the pipeline (the shared corpus's
+# testing/python/transform/test_tilelang_transform_producer_consumer_ws.py:79, num_stages=2):
+# TileLang 0.1.15 gives 32,768 B on gfx950 (the pipeline's two versions reuse the prelude's space)
+# and 32,768 B on gfx942 too, where one version of each would fit in 16,384: gfx942 keeps them apart.
+PRELUDE = """import tilelang.language as T
+
+
+@T.prim_func
+def main(A0: T.Tensor((64, 64), "float16"), B0: T.Tensor((64, 64), "float16"),
+         A1: T.Tensor((64, 128), "float16"), B1: T.Tensor((128, 64), "float16"), C: T.Tensor((64, 64), "float16")):
+    with T.Kernel(1, 1, threads=128) as (bx, by):
+        acc = T.alloc_fragment((64, 64), "float32")
+        A0_shared = T.alloc_shared((64, 64), "float16")
+        B0_shared = T.alloc_shared((64, 64), "float16")
+        A1_shared = T.alloc_shared((64, 64), "float16")
+        B1_shared = T.alloc_shared((64, 64), "float16")
+        T.clear(acc)
+        T.copy(A0[0, 0], A0_shared)
+        T.copy(B0[0, 0], B0_shared)
+        T.gemm(A0_shared, B0_shared, acc)
+        for ko in T.Pipelined(2, num_stages=2):
+            T.copy(A1[0, ko * 64], A1_shared)
+            T.copy(B1[ko * 64, 0], B1_shared)
+            T.gemm(A1_shared, B1_shared, acc)
+        T.copy(acc, C[0, 0])
+"""
+
+
+def test_a_pipeline_reusing_a_prelude_space_is_not_sized_on_gfx942():
+    (kernel,) = analyze(cst.parse_module(PRELUDE)).kernels
+    assert profile_layout(kernel, get_profile("hip-gfx950"), TargetClass.CP_ASYNC).total_bytes == 32768
+    layout = profile_layout(kernel, get_profile("hip-gfx942"), TargetClass.CP_ASYNC)
+    assert layout.undecided == [
+        "on hip-gfx942 a pipelined loop's buffer takes the space of a buffer of an earlier statement: "
+        "TileLang 0.1.15 kept such buffers apart in measured kernels (not modeled)"
+    ]
+    # An epilogue tile after the pipeline reusing its space is sized (measured alike on gfx942).
+    epilogue = gemm(bm=64, bn=64, bk=32, stages=3, extra='        E_s = T.alloc_shared((64, 64), "float16")\n',
+                    after="        T.copy(C_l, E_s)\n")  # fmt: skip
+    (kernel,) = analyze(cst.parse_module(epilogue)).kernels
+    assert profile_layout(kernel, get_profile("hip-gfx942"), TargetClass.CP_ASYNC).total_bytes == 8192

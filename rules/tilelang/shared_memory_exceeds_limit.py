@@ -115,10 +115,12 @@ class SharedMemoryExceedsLimit(Rule):
     first. Only the kernels whose layout was measured are sized there: one `T.Pipelined` loop
     with `num_stages` >= 1 fed by TMA copies, float16/bfloat16 gemms, `threads=128`.
 
-    HIP lays LDS out as the cp.async class does (measured on 97 kernels with TileLang 0.1.15):
-    gfx950 byte for byte; gfx942, which strips `num_stages`, with one version of every buffer,
-    so the help there never suggests fewer stages; a manual `order=`/`stage=` schedule, which
-    gfx942 keeps, is not sized on it.
+    HIP lays LDS out as the cp.async class does (measured with TileLang 0.1.15 on 97 generated
+    and hand-written kernels and on TileLang's own examples and tests): gfx950 byte for byte; gfx942, which
+    strips `num_stages`, with one version of every buffer, so the help there never suggests
+    fewer stages. Not sized on HIP: a reduction (the no-workspace proof is for CUDA's 32-thread
+    warps); on gfx942 a manual `order=`/`stage=` schedule, which it keeps, and a pipelined
+    loop whose tiles would reuse the space of an earlier statement's (TileLang kept them apart).
 
     Not reported: kernels whose size tilecheck cannot decide (a symbolic or unresolved shape
     or dtype, a manual schedule that is not a literal list, code it does not model, more than

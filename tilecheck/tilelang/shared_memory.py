@@ -247,6 +247,11 @@ def _touched(item: Item) -> Iterator[Buffer]:
             yield from (access.buffer for access in inner.accesses)
 
 
+def reduces(kernel: Kernel) -> bool:
+    """Whether the kernel calls a reduction (`T.reduce_*`, `T.cumsum`, `T.finalize_reducer`)."""
+    return any(_reduces(call.api) for item, _ in walk(kernel.body) for call in getattr(item, "calls", ()))
+
+
 def _warp_local_reductions(kernel: Kernel) -> frozenset[int]:
     """The reductions (`id` of the call) proven to take no shared workspace."""
     count = kernel.threads if kernel_launch(kernel) is not None else None
