@@ -114,13 +114,13 @@ def test_explain_json_carries_the_gfx942_record(project, capsys):
         capsys, "explain", "k.py", "--backend", "hip-gfx942", "--output-format", "json", "--isolated"
     )
     text = outcome.out
-    assert '"targets": "hip-gfx942 (num_stages stripped: one version per buffer)"' in text
+    assert '"targets": "hip-gfx942 (cp.async, num_stages stripped: one version per buffer)"' in text
     payload = json.loads(text)
     found = []
 
     def visit(node: object) -> None:
         if isinstance(node, dict):
-            if node.get("targets") == "hip-gfx942 (num_stages stripped: one version per buffer)":
+            if node.get("targets") == "hip-gfx942 (cp.async, num_stages stripped: one version per buffer)":
                 found.append(node)
             for value in node.values():
                 visit(value)
@@ -244,3 +244,20 @@ def test_a_pipeline_reusing_a_prelude_space_is_not_sized_on_gfx942():
                     after="        T.copy(C_l, E_s)\n")  # fmt: skip
     (kernel,) = analyze(cst.parse_module(epilogue)).kernels
     assert profile_layout(kernel, get_profile("hip-gfx942"), TargetClass.CP_ASYNC).total_bytes == 8192
+
+
+def test_explain_gives_gfx950_a_row_of_its_own_and_no_limit_on_the_class_row(project, capsys):
+    from tests.test_smem_review import REDUCE
+
+    reduce = REDUCE.format(policy=", policy=T.GemmWarpPolicy.FullRow", dim="1")
+    write(project, {"k.py": THREE_STAGES, "r.py": reduce})
+    lines = run(capsys, "explain", "k.py", "--backend", "hip-gfx950", "--isolated").out.splitlines()
+    assert [line for line in lines if "the limit on" in line] == [
+        "  shared memory per block on hip-gfx950 (cp.async): 196,608 bytes (196,608 dynamic + 0 static); "
+        "the limit on hip-gfx950 is 163,840: EXCEEDS it"
+    ]
+    lines = run(capsys, "explain", "r.py", "--backend", "hip-gfx950", "--isolated").out.splitlines()
+    assert [line for line in lines if "the limit on" in line or "not sized on" in line] == [
+        "  not sized on hip-gfx950: a reduction on hip-gfx950: tilecheck proves a reduction takes no shared "
+        "workspace only for CUDA's 32-thread warps and mma tiles, not for HIP's 64-thread wavefronts"
+    ]

@@ -1,9 +1,10 @@
 """The shared-memory table `tilecheck explain` prints under each kernel, per target class, as
 text rows (`table`) and as numbers for `--output-format json` (`records`).
 
-The selected profile's limit is shown on its class's row. A profile whose target lowers unlike
-its class as such (hip-gfx942 strips `num_stages`) gets a row of its own, and a profile with a
-budget on a backend tilecheck does not size (Metal, WebGPU) says so: "not sized on metal: ...".
+The selected CUDA profile's limit is shown on its class's row. A HIP profile gets a row of its
+own, the layout TL501 judges there (hip-gfx942 strips `num_stages`; reductions are not sized on
+HIP), and a profile with a budget on a backend tilecheck does not size (Metal, WebGPU) says so:
+"not sized on metal: ...".
 """
 
 from __future__ import annotations
@@ -17,6 +18,14 @@ from tilecheck.tilelang.warp_specialized import MBARRIER_BYTES, kernel_layout
 STRIPPED_ROW = "num_stages stripped: one version per buffer"
 
 
+def _own_row(profile: Profile | None, selected: TargetClass | None) -> str:
+    """`cp.async, num_stages stripped: ...` for a profile sized apart from its class; "" if not."""
+    if profile is None or selected is None or profile.backend == "cuda":
+        return ""
+    short = selected.value.split(" ")[0]
+    return f"{short}, {STRIPPED_ROW}" if strips_stages(profile) else short
+
+
 def table(kernel: Kernel, profile: Profile | None, unfollowed: int = 0) -> list[str]:
     """`shared memory per block, cp.async (sm_80, ...): 98,304 bytes ...` and one row per buffer."""
     rows: list[str] = []
@@ -25,7 +34,7 @@ def table(kernel: Kernel, profile: Profile | None, unfollowed: int = 0) -> list[
     selected = target_class(profile.backend, profile.warp_specialization) if profile is not None else None
     if profile is not None and selected is None and profile.shared_memory_per_block:
         rows.append(f"not sized on {profile.name}: {unsized_reason(profile.backend)}")
-    own = profile is not None and selected is not None and strips_stages(profile)
+    own = _own_row(profile, selected)
     for kind in TargetClass:
         layout = kernel_layout(kernel, kind, unfollowed=unfollowed)
         rows += _rows(
@@ -35,7 +44,7 @@ def table(kernel: Kernel, profile: Profile | None, unfollowed: int = 0) -> list[
         )
     if own and profile is not None and selected is not None:
         layout = profile_layout(kernel, profile, selected, unfollowed=unfollowed)
-        head = f"shared memory per block on {profile.name} ({selected.value.split(' ')[0]}, {STRIPPED_ROW})"
+        head = f"shared memory per block on {profile.name} ({own})"
         if not layout.sized:
             rows.append(f"not sized on {profile.name}: {'; '.join(dict.fromkeys(layout.undecided))}")
         else:
@@ -77,11 +86,11 @@ def _rows(head: str, layout: SharedLayout, profile: Profile | None) -> list[str]
 def records(kernel: Kernel, profile: Profile | None, unfollowed: int = 0) -> list[dict[str, object]]:
     """The table as numbers, one record per target class: the totals, the selected profile's
     limit (for its class), each buffer's bytes, versions, offset and live range (top-level
-    statements, 1-based, inclusive), or the reasons it is not sized. A profile sized unlike its
-    class (`num_stages` stripped) adds a record of its own; a profile whose backend is not sized
-    adds one that says why."""
+    statements, 1-based, inclusive), or the reasons it is not sized. A HIP profile adds a record
+    of its own (the layout TL501 judges there); a profile whose backend is not sized adds one
+    that says why."""
     selected = target_class(profile.backend, profile.warp_specialization) if profile is not None else None
-    own = profile is not None and selected is not None and strips_stages(profile)
+    own = _own_row(profile, selected)
     found: list[dict[str, object]] = []
     for kind in TargetClass:
         layout = kernel_layout(kernel, kind, unfollowed=unfollowed)
@@ -89,7 +98,7 @@ def records(kernel: Kernel, profile: Profile | None, unfollowed: int = 0) -> lis
         found.append(_record(record, layout, profile if kind is selected and not own else None))
     if profile is not None and selected is not None and own:
         layout = profile_layout(kernel, profile, selected, unfollowed=unfollowed)
-        record = {"target_class": selected.name.lower(), "targets": f"{profile.name} ({STRIPPED_ROW})"}
+        record = {"target_class": selected.name.lower(), "targets": f"{profile.name} ({own})"}
         found.append(_record(record, layout, profile))
     elif profile is not None and selected is None and profile.shared_memory_per_block:
         found.append(
