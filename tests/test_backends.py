@@ -35,6 +35,7 @@ from tilecheck.tilelang.values import PyConst
 SHIPPED = (
     "cuda-sm80",
     "cuda-sm86",
+    "cuda-sm87",
     "cuda-sm89",
     "cuda-sm90",
     "cuda-sm100",
@@ -107,6 +108,7 @@ def test_every_shipped_value_cites_its_source():
     [
         ("cuda-sm80", PLANNED, PLANNED, False, False),
         ("cuda-sm86", PLANNED, PLANNED, False, False),
+        ("cuda-sm87", PLANNED, PLANNED, False, False),
         ("cuda-sm89", PLANNED, PLANNED, False, False),
         ("cuda-sm90", PLANNED, PLANNED, False, True),
         ("cuda-sm100", PLANNED, PLANNED, False, True),
@@ -311,14 +313,15 @@ def test_blackwell_profiles_say_which_values_were_verified_by_lowering(name, pro
     [
         ("cuda-sm80", 166912),
         ("cuda-sm86", 101376),
+        ("cuda-sm87", 166912),
         ("cuda-sm89", 101376),
         ("cuda-sm90", 232448),
         ("cuda-sm100", 232448),
         ("cuda-sm120", 101376),
-        ("hip-gfx942", 0),
-        ("hip-gfx950", 0),
-        ("metal", 0),
-        ("webgpu", 0),
+        ("hip-gfx942", 65536),
+        ("hip-gfx950", 163840),
+        ("metal", 32768),
+        ("webgpu", 16384),
         ("cpu", 0),
         ("ascend", 0),
     ],
@@ -326,7 +329,15 @@ def test_blackwell_profiles_say_which_values_were_verified_by_lowering(name, pro
 def test_shared_memory_budget_per_block(name, budget):
     profile = get_profile(name)
     assert profile.shared_memory_per_block == budget
-    assert ("CUDA C++ Programming Guide" in profile.shared_memory_source) is (budget > 0)
+    publication = {
+        "cuda": "NVIDIA CUDA C++ Programming Guide, Technical Specifications per Compute Capability: ",
+        "rocm": "AMD ROCm documentation, GPU hardware specifications (reference/gpu-specs): LDS ",
+        "metal": "Apple Metal feature set tables: maximum total threadgroup memory allocation, 32 KB ",
+        "webgpu": "W3C WebGPU specification, Limits: maxComputeWorkgroupStorageSize, default 16384 bytes",
+    }.get(profile.backend, "")
+    assert profile.shared_memory_source.startswith(publication)
+    assert bool(publication) is (budget > 0)
+    assert (f"{budget} bytes" in profile.shared_memory_source) is (budget > 0)
 
 
 @pytest.mark.parametrize("value", [True, -1, "99 KB"])
@@ -352,11 +363,11 @@ def test_a_zero_budget_on_a_cuda_profile_is_refused(project, capsys):
 def test_a_custom_backend_error_names_the_configuration_file(project, capsys):
     write(
         project,
-        {"pyproject.toml": '[tool.tilecheck.backends.jetson]\nbase = "cuda-sm87"\n', "k.py": "x = 1\n"},
+        {"pyproject.toml": '[tool.tilecheck.backends.jetson]\nbase = "cuda-sm72"\n', "k.py": "x = 1\n"},
     )
     outcome = run(capsys, "k.py", "--backend", "jetson")
     assert outcome.status == 2
-    assert "pyproject.toml [tool.tilecheck]: `backends`: unknown base backend `cuda-sm87`" in outcome.err
+    assert "pyproject.toml [tool.tilecheck]: `backends`: unknown base backend `cuda-sm72`" in outcome.err
 
 
 @pytest.mark.parametrize(
@@ -380,7 +391,14 @@ def test_a_custom_backend_error_names_the_configuration_file(project, capsys):
         ("MI300X", "hip-gfx942"),
         ("gfx950", "hip-gfx950"),
         ("cuda-sm9", "cuda-sm90"),  # a typo: the closest name
-        ("sm87", None),  # no profile for compute capability 8.7: no guess
+        ("sm87", "cuda-sm87"),
+        ("sm_87", "cuda-sm87"),
+        ("orin", "cuda-sm87"),
+        ("jetson orin", "cuda-sm87"),
+        ("NVIDIA Jetson AGX Orin", "cuda-sm87"),
+        ("Jetson Orin Nano", "cuda-sm87"),
+        ("sm72", None),  # no profile for compute capability 7.2 (Xavier): no guess
+        ("xavier", None),
         ("cuda-sm70", None),
         ("cuda-sm99", None),
         ("v100", None),

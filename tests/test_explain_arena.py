@@ -53,7 +53,7 @@ def test_the_page_draws_one_bar_per_used_buffer_and_the_limit(page):
     assert page.count('class="arena-bar"') == 6
     assert page.count('class="arena-limit"') == 1
     assert (
-        "<figcaption>shared memory, cp.async (sm_80, sm_86, sm_89): 131,072 bytes dynamic; the limit on "
+        "<figcaption>shared memory, cp.async (sm_80, sm_86, sm_87, sm_89, gfx950): 131,072 bytes dynamic; the limit on "
         "cuda-sm86 is 101,376: EXCEEDS it</figcaption>" in page
     )
 

@@ -169,7 +169,7 @@ def test_explain_prints_the_table_per_target_class(tmp_path, monkeypatch, capsys
     # sm_90a (TileLang's plan): O_s at 0, A_s at 256 (its 256-byte swizzle atom), B_s at 5,120
     # (1,024); 9,216 B dynamic and a 32-byte mbarrier_mem; sm_100a and sm_120 the same.
     assert lines[start : start + 11] == [
-        "  shared memory per block, cp.async (sm_80, sm_86, sm_89): 8,208 bytes (8,208 dynamic + 0 static); "
+        "  shared memory per block, cp.async (sm_80, sm_86, sm_87, sm_89, gfx950): 8,208 bytes (8,208 dynamic + 0 static); "
         "the limit on cuda-sm86 is 101,376: fits",
         "    `A_s`: (64 x 16) float16 x 2 versions = 4,096 bytes  (offset 16, statements 3-3)",
         "    `B_s`: (16 x 64) float16 x 2 versions = 4,096 bytes  (offset 4,112, statements 3-3)",
@@ -201,7 +201,7 @@ def test_hover_on_kernel_launch_gives_bytes_and_limit():
     assert text.splitlines()[:5] == [
         "**`T.Kernel` of `main`**",
         "",
-        "- shared memory per block, cp.async (sm_80, sm_86, sm_89): 131,072 bytes (131,072 dynamic + 0 static); "
+        "- shared memory per block, cp.async (sm_80, sm_86, sm_87, sm_89, gfx950): 131,072 bytes (131,072 dynamic + 0 static); "
         "the limit on cuda-sm86 is 101,376: EXCEEDS it",
         "  - `A_s`: (128 x 64) float16 x 4 versions = 65,536 bytes  (offset 0, statements 2-2)",
         "  - `B_s`: (64 x 128) float16 x 4 versions = 65,536 bytes  (offset 65,536, statements 2-2)",
@@ -479,3 +479,35 @@ def test_a_manual_warp_specialisation_schedule_is_not_sized() -> None:
     assert layout(WS_SCHEDULE).undecided == [
         "a manual warp-specialisation schedule (`T.annotate_ws_schedule`) is not modeled"
     ]
+
+
+ONE_BUFFER = """import tilelang.language as T
+
+
+@T.prim_func
+def main(A: T.Tensor((1024, 1024), "int8")):
+    with T.Kernel(8, threads=128) as bx:
+        S = T.alloc_shared((1, {n}), "int8")
+        S[0, 0] = A[bx, 0]
+        A[bx, 1] = S[0, 0]
+"""
+
+
+@pytest.mark.parametrize(
+    ("backend", "limit"),
+    [("cuda-sm80", 166912), ("cuda-sm87", 166912), ("hip-gfx942", 65536), ("hip-gfx950", 163840)],
+)
+def test_tl501_at_the_byte_boundary(tmp_path, monkeypatch, capsys, backend, limit):
+    # One used int8 buffer of exactly the limit fits; one byte more is reported at `T.Kernel`. TileLang
+    # 0.1.15 gives these kernels `dyn_shared_memory_buf` = the buffer on sm_80, gfx942 and gfx950.
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, {"fits.py": ONE_BUFFER.format(n=limit), "over.py": ONE_BUFFER.format(n=limit + 1)})
+    outcome = run(
+        capsys, "fits.py", "over.py", "--backend", backend, "--select", "TL501",
+        "--output-format", "concise", "--isolated",
+    )  # fmt: skip
+    assert outcome.out.splitlines()[:-1] == [
+        f"over.py:6:10: error: TL501 [contract] `T.Kernel` of `main` needs {limit + 1:,} bytes of shared memory "
+        f"per block on {backend}, the limit is {limit:,} ({limit + 1:,} dynamic)"
+    ]
+    assert outcome.status == 1

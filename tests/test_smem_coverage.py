@@ -10,6 +10,7 @@ import pytest
 
 from tests.support import run, write
 from tests.test_shared_memory import AUTOTUNED, gemm
+from tilecheck.tilelang.shared_memory import UNSIZED_BACKENDS
 
 # gemm.py: one build sized (49,152 B); symbolic.py: a factory built twice, with a constant tile
 # (sized) and with an unknown one; tuned.py: a factory under `@autotune`.
@@ -61,10 +62,26 @@ def test_no_backend_no_shared_memory_section(project, capsys):
 
 
 def test_a_profile_without_a_budget_says_so(project, capsys):
-    outcome = run(capsys, ".", "--statistics", "--backend", "hip-gfx942", "--no-cache")
+    outcome = run(capsys, ".", "--statistics", "--backend", "cpu", "--no-cache")
     assert outcome.out.endswith(
-        "\nShared memory on hip-gfx942: 0 of 4 kernel builds sized\n"
+        "\nShared memory on cpu: 0 of 4 kernel builds sized\n"
         "  4  not sized: the backend's profile gives no shared-memory budget\n"
+    )
+
+
+@pytest.mark.parametrize("backend", ["hip-gfx942", "hip-gfx950"])
+def test_hip_profiles_size_the_builds_as_cuda_sm80_does(project, capsys, backend):
+    outcome = run(capsys, ".", "--statistics", "--backend", backend, "--no-cache")
+    assert outcome.out.endswith(STATISTICS_TAIL.replace("cuda-sm80", backend)), outcome.out
+
+
+@pytest.mark.parametrize("backend", ["metal", "webgpu"])
+def test_a_budget_on_a_backend_tilecheck_does_not_size_says_why(project, capsys, backend):
+    reason = UNSIZED_BACKENDS[backend]
+    assert reason.startswith("TileLang 0.1.15 l")
+    outcome = run(capsys, ".", "--statistics", "--backend", backend, "--no-cache")
+    assert outcome.out.endswith(
+        f"\nShared memory on {backend}: 0 of 4 kernel builds sized\n  4  not sized: {reason}\n"
     )
 
 

@@ -54,7 +54,7 @@ def test_the_table_as_numbers_with_the_selected_limit(tmp_path, monkeypatch, cap
             "targets": [
                 {
                     "target_class": "cp_async",
-                    "targets": "cp.async (sm_80, sm_86, sm_89)",
+                    "targets": "cp.async (sm_80, sm_86, sm_87, sm_89, gfx950)",
                     "backend": "cuda-sm86",
                     "limit": 101376,
                     "sized": True,
@@ -93,7 +93,7 @@ def test_each_build_has_its_table_or_its_reason_and_no_backend_no_limit(tmp_path
     assert (sized["build"], unknown["build"]) == ("make(block=64)", "make(block=?)")
     assert sized["targets"][0] == {
         "target_class": "cp_async",
-        "targets": "cp.async (sm_80, sm_86, sm_89)",
+        "targets": "cp.async (sm_80, sm_86, sm_87, sm_89, gfx950)",
         "sized": True,
         "bytes": 8192,
         "dynamic_bytes": 8192,
@@ -103,7 +103,7 @@ def test_each_build_has_its_table_or_its_reason_and_no_backend_no_limit(tmp_path
     }
     assert unknown["targets"][0] == {
         "target_class": "cp_async",
-        "targets": "cp.async (sm_80, sm_86, sm_89)",
+        "targets": "cp.async (sm_80, sm_86, sm_87, sm_89, gfx950)",
         "sized": False,
         "not_sized": ["the shape of `A_s` is not a constant"],
     }

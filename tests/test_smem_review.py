@@ -104,7 +104,7 @@ def test_a_statement_tilecheck_cannot_see_into_is_named_as_such(tmp_path, monkey
     outcome = run(capsys, "explain", "k.py", "--backend", "cuda-sm80", "--isolated")
     assert outcome.status == 0, outcome.err
     assert (
-        "  shared memory per block, cp.async (sm_80, sm_86, sm_89): not sized (a statement tilecheck cannot see into)"
+        "  shared memory per block, cp.async (sm_80, sm_86, sm_87, sm_89, gfx950): not sized (a statement tilecheck cannot see into)"
         in outcome.out.splitlines()
     )
     assert "`unknown`" not in outcome.out and "Python-level condition" not in outcome.out

@@ -75,7 +75,7 @@ class MalformedPipelineSchedule(Rule):
     `num_stages=2` to let TileLang plan the schedule.
 
     ## Backends
-    Error (contract) on `cuda-sm80`, `cuda-sm86`, `cuda-sm89`, `hip-gfx942`, `hip-gfx950`, `metal` and `webgpu` (the
+    Error (contract) on `cuda-sm80`, `cuda-sm86`, `cuda-sm87`, `cuda-sm89`, `hip-gfx942`, `hip-gfx950`, `metal` and `webgpu` (the
     last two inferred: they run the same planner; not lowered here). Note on `cuda-sm90`,
     `cuda-sm100` and `cuda-sm120` (warp-specializing targets: sm_100a and sm_120a lower the
     kernels of `tools/oracle/schedule_questions.py` exactly as sm_90a does, verified with

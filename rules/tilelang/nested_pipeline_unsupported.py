@@ -72,7 +72,7 @@ class NestedPipelineUnsupported(Rule):
     pipelines.
 
     ## Backends
-    Reported on `cuda-sm80`, `cuda-sm86`, `cuda-sm89`, `cuda-sm90`, `cuda-sm100`, `cuda-sm120`, `hip-gfx950`, `metal`
+    Reported on `cuda-sm80`, `cuda-sm86`, `cuda-sm87`, `cuda-sm89`, `cuda-sm90`, `cuda-sm100`, `cuda-sm120`, `hip-gfx950`, `metal`
     and `webgpu`, and on
     `hip-gfx942` for manual schedules (it strips `num_stages` anyway). Not reported on
     `ascend` (hierarchical pipelines are supported), on `cpu` (it plans no pipelines; every

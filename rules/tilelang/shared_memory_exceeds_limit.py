@@ -14,6 +14,7 @@ from tilecheck.tilelang.shared_memory import (
     target_class,
     unfollowed_calls,
 )
+from tilecheck.tilelang.sizing import profile_layout, strips_stages
 from tilecheck.tilelang.warp_specialized import kernel_layout
 
 from ._loops import backend, line
@@ -87,7 +88,7 @@ class SharedMemoryExceedsLimit(Rule):
     """A kernel needs more shared memory per thread block than the selected GPU allows.
 
     ## What it does
-    With a CUDA backend selected whose profile gives `shared_memory_per_block`, sizes each
+    With a CUDA or HIP backend selected whose profile gives `shared_memory_per_block`, sizes each
     `T.Kernel` the way TileLang 0.1.15 lowers it (the `dyn_shared_memory_buf` arena plus the
     static `__shared__` arrays) and reports the kernel when the total exceeds the limit. The
     diagnostic is at the `T.Kernel` call; the largest buffers are related locations at their
@@ -114,6 +115,13 @@ class SharedMemoryExceedsLimit(Rule):
     first. Only the kernels whose layout was measured are sized there: one `T.Pipelined` loop
     with `num_stages` >= 1 fed by TMA copies, float16/bfloat16 gemms, `threads=128`.
 
+    HIP lays LDS out as the cp.async class does (measured with TileLang 0.1.15 on 97 generated
+    and hand-written kernels and on TileLang's own examples and tests): gfx950 byte for byte; gfx942, which
+    strips `num_stages`, with one version of every buffer, so the help there never suggests
+    fewer stages. Not sized on HIP: a reduction (the no-workspace proof is for CUDA's 32-thread
+    warps); on gfx942 a manual `order=`/`stage=` schedule, which it keeps, and a pipelined
+    loop whose tiles would reuse the space of an earlier statement's (TileLang kept them apart).
+
     Not reported: kernels whose size tilecheck cannot decide (a symbolic or unresolved shape
     or dtype, a manual schedule that is not a literal list, code it does not model, more than
     one `T.Kernel` in a function, a loop of fewer than two iterations, which TileLang removes,
@@ -125,7 +133,10 @@ class SharedMemoryExceedsLimit(Rule):
     `tl.enable_aggressive_shared_memory_merge`; on the warp-specialised targets also
     `tl.disable_warp_specialized`, `tl.disable_tma_lower`), kernels under `@autotune` (the
     build that runs is the tuner's choice), profiles without a budget, and anything with no
-    backend selected (`--select TL501` then warns that it checked no kernel).
+    backend selected (`--select TL501` then warns that it checked no kernel). Never on
+    Metal or WebGPU: their profiles carry the budget, but TileLang lays out (or fails to
+    lower) their kernels unlike either class, so `explain` and the hover say "not sized on
+    metal: ..." instead.
 
     ## Why is this bad?
     TileLang lowers such a kernel without a word; it fails only when it is initialised on
@@ -133,8 +144,9 @@ class SharedMemoryExceedsLimit(Rule):
     the allowed dynamic shared memory size`, [`tilelang/jit/adapter/wrapper.py`](https://github.com/tile-ai/tilelang/blob/v0.1.15/tilelang/jit/adapter/wrapper.py)).
     The per-block limits are NVIDIA's (CUDA C++ Programming Guide, technical specifications
     per compute capability): 166,912 bytes on sm_80 and sm_87, 101,376 on sm_86, sm_89 and
-    sm_120, 232,448 on sm_90 and sm_100. A tile configuration tuned on an A100 or an H100
-    fails on an RTX 4090, an L4 or an A10.
+    sm_120, 232,448 on sm_90 and sm_100. AMD's LDS (ROCm, GPU hardware specifications): 65,536
+    bytes on gfx942 (MI300), 163,840 on gfx950 (MI350). A tile configuration tuned on an A100
+    or an H100 fails on an RTX 4090, an L4 or an A10.
 
     ## Example
     ```python
@@ -160,9 +172,10 @@ class SharedMemoryExceedsLimit(Rule):
 
     ## Backends
     Reported under every CUDA profile with a budget: the cp.async ones (`cuda-sm80`,
-    `cuda-sm86`, `cuda-sm89`) and the warp-specialised ones (`cuda-sm90`, `cuda-sm100`,
-    `cuda-sm120`, for the kernels whose layout is sized). Not on HIP, Metal, WebGPU, CPU or
-    Ascend (no budget in their profiles).
+    `cuda-sm86`, `cuda-sm87`, `cuda-sm89`) and the warp-specialised ones (`cuda-sm90`, `cuda-sm100`,
+    `cuda-sm120`, for the kernels whose layout is sized); and on `hip-gfx942` (one version per
+    buffer) and `hip-gfx950`. Not on `metal` and `webgpu` (a budget, but not sized), nor on
+    `cpu` and `ascend` (no budget in their profiles).
     """
 
     CODE = "TL501"
@@ -191,8 +204,13 @@ class SharedMemoryExceedsLimit(Rule):
         Valid(_GEMM.replace("STAGES", "4"), backend="cuda-sm80"),
         Valid(_GEMM.replace("STAGES", "4"), backend="cuda-sm90"),
         Valid(_GEMM.replace("STAGES", "4"), backend="hip-gfx942"),
+        Valid(_ONE_BUFFER.replace("BYTES", "65536"), backend="hip-gfx942"),
+        Valid(_ONE_BUFFER.replace("BYTES", "163840"), backend="hip-gfx950"),
+        Valid(_ONE_BUFFER.replace("BYTES", "163841"), backend="metal"),
+        Valid(_ONE_BUFFER.replace("BYTES", "163841"), backend="webgpu"),
         Valid(_ONE_BUFFER.replace("BYTES", "101376"), backend="cuda-sm86"),
         Valid(_ONE_BUFFER.replace("BYTES", "166912"), backend="cuda-sm80"),
+        Valid(_ONE_BUFFER.replace("BYTES", "166912"), backend="cuda-sm87"),
         Valid(_ONE_BUFFER.replace("BYTES", "n"), backend="cuda-sm86"),
         Valid(_GEMM.replace("STAGES", "3"), backend="cuda-sm120"),
         Valid(_GEMM.replace("STAGES", "4").replace("threads=128", "threads=256"), backend="cuda-sm120"),
@@ -218,11 +236,29 @@ class SharedMemoryExceedsLimit(Rule):
             _ONE_BUFFER.replace("BYTES", "166913"), at=((6, 10),), backend="cuda-sm80", message="166,913"
         ),
         Invalid(
+            _ONE_BUFFER.replace("BYTES", "166913"),
+            at=((6, 10),),
+            backend="cuda-sm87",
+            message="needs 166,913 bytes of shared memory per block on cuda-sm87, the limit is 166,912",
+        ),
+        Invalid(
             _GEMM.replace("STAGES", "4"),
             at=((6, 10),),
             backend="cuda-sm120",
             message="needs 131,136 bytes of shared memory per block on cuda-sm120, the limit is 101,376 "
             "(131,072 dynamic + 64 static, 64 of them mbarriers)",
+        ),
+        Invalid(
+            _ONE_BUFFER.replace("BYTES", "65537"),
+            at=((6, 10),),
+            backend="hip-gfx942",
+            message="needs 65,537 bytes of shared memory per block on hip-gfx942, the limit is 65,536",
+        ),
+        Invalid(
+            _ONE_BUFFER.replace("BYTES", "163841"),
+            at=((6, 10),),
+            backend="hip-gfx950",
+            message="needs 163,841 bytes of shared memory per block on hip-gfx950, the limit is 163,840",
         ),
         Invalid(_tma(35777, large=True), at=((6, 10),), backend="cuda-sm90", message="needs 232,449 bytes"),
         Invalid(_tma(35777, large=True), at=((6, 10),), backend="cuda-sm100", message="needs 232,449 bytes"),
@@ -244,7 +280,7 @@ class SharedMemoryExceedsLimit(Rule):
             if launch is None or kernel.conditions:
                 continue
             unfollowed = unfollowed_calls(kernel, ctx.model)
-            layout = kernel_layout(kernel, kind, unfollowed=unfollowed)
+            layout = profile_layout(kernel, profile, kind, unfollowed=unfollowed)
             if not layout.sized or layout.total_bytes <= profile.shared_memory_per_block:
                 continue
             limit = profile.shared_memory_per_block
@@ -280,16 +316,21 @@ def _arithmetic(layout: SharedLayout) -> str:
 
 
 def _rewrite(ctx: Context, kernel: Kernel, kind: TargetClass, layout: SharedLayout, profile: Profile) -> str:
-    """The largest uniform num_stages that fits, else the buffer to shrink."""
+    """The largest uniform num_stages that fits, else the buffer to shrink (num_stages alone
+    when the target honours it)."""
     limit = profile.shared_memory_per_block
-    staged = [
-        loop
-        for loop in pipelines(kernel)
-        if loop.pipeline is not None
-        and loop.pipeline.stages is not None
-        and loop.pipeline.stages > 1
-        and not (loop.pipeline.has_order or loop.pipeline.has_stage)
-    ]
+    staged = (
+        []
+        if strips_stages(profile)
+        else [
+            loop
+            for loop in pipelines(kernel)
+            if loop.pipeline is not None
+            and loop.pipeline.stages is not None
+            and loop.pipeline.stages > 1
+            and not (loop.pipeline.has_order or loop.pipeline.has_stage)
+        ]
+    )
     deepest = max((loop.pipeline.stages or 0 for loop in staged if loop.pipeline is not None), default=0)
     for stages in range(deepest - 1, 0, -1):
         trial = kernel_layout(

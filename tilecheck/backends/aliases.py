@@ -17,6 +17,7 @@ from collections.abc import Iterable
 _GPUS: tuple[tuple[str, str], ...] = (
     (r"(a100|a800|a30)", "cuda-sm80"),
     (r"(a10g?|a16|a2|a40|rtxa\d{4}|a[4-6]000|rtx30\d0(ti)?|30\d0(ti)?)", "cuda-sm86"),
+    (r"(jetson)?(agx)?orin(nx|nano)?(devkit)?", "cuda-sm87"),
     (r"(l4|l40s?|l20|rtx40\d0(ti|super)?|40\d0(ti|super)?|rtx\d{4}ada)", "cuda-sm89"),
     (r"(gh200|h100|h200|h800|h20)", "cuda-sm90"),
     (r"(gb200|b200|b100)", "cuda-sm100"),

@@ -23,11 +23,13 @@ A profile without `base` must give every required field. Fields (see `FIELDS`):
 - `manual_rejected_with` (optional): the name of a scope API (`"Stage"` for `T.Stage`) that,
   used directly in the loop body, turns an ignored manual schedule into a build error;
 - `shared_memory_per_block` (optional integer, bytes): the most shared memory (dynamic and
-  static together) one thread block may use on the target (left out when unknown: 0 is
-  refused for a CUDA profile, where it would turn the check off); with
-  `shared_memory_source`, where that number is published (a derived profile that sets the
-  budget without a source says the configuration set it). Only CUDA profiles take a budget:
-  tilecheck sizes no other backend's shared memory, so a budget elsewhere is refused;
+  static together; LDS on HIP, threadgroup memory on Metal, workgroup storage on WebGPU) one
+  thread block may use on the target (left out when unknown: 0 is refused for a CUDA or HIP
+  profile, where it would turn the check off); with `shared_memory_source`, where that number
+  is published (a derived profile that sets the budget without a source says the configuration
+  set it). Only the backends in `BUDGET_BACKENDS` take a budget; TL501 sizes CUDA and HIP
+  (`SIZED_BACKENDS`), while on Metal and WebGPU the budget is shown and `explain` says why
+  the kernels are not sized; a budget on any other backend is refused;
 - optional texts used in messages: `drop_reason`, `drop_effect` (what a dropped request
   becomes), `nested_behaviour` (what happens to nested pipelines), `manual_rejection` and
   `manual_stage_rejection` (the backend's errors for `order` and `stage`).
@@ -60,6 +62,8 @@ IGNORED = "ignored"
 REJECTED = "rejected"
 
 NUM_STAGES_MODES = (PLANNED, STRIPPED, IGNORED)
+SIZED_BACKENDS = ("cuda", "rocm")  # TL501 sizes their kernels (tilecheck.tilelang.shared_memory)
+BUDGET_BACKENDS = (*SIZED_BACKENDS, "metal", "webgpu")  # a published per-block limit is known
 MANUAL_MODES = (PLANNED, IGNORED, REJECTED)
 
 
@@ -215,6 +219,7 @@ def names(overrides: dict[str, dict[str, object]] | None = None) -> tuple[str, .
     order = (
         "cuda-sm80",
         "cuda-sm86",
+        "cuda-sm87",
         "cuda-sm89",
         "cuda-sm90",
         "cuda-sm100",
@@ -320,7 +325,7 @@ def _build(name: str, data: dict[str, object], base: Profile | None, where: str,
                 f"{where}: `{key}` must be one of {', '.join(map(repr, allowed))}, got {value!r}"
             )
         values[key] = value
-    if data.get("shared_memory_per_block") == 0 and values.get("backend", "cuda") == "cuda":
+    if data.get("shared_memory_per_block") == 0 and values.get("backend", "cuda") in SIZED_BACKENDS:
         # 0 means "budget unknown": set by hand it would silently turn the TL501 check off.
         raise ProfileError(
             f"{where}: `shared_memory_per_block` must be the target's budget in bytes, not 0 (0 would "
@@ -329,11 +334,11 @@ def _build(name: str, data: dict[str, object], base: Profile | None, where: str,
     if base is not None and "shared_memory_per_block" in data and "shared_memory_source" not in data:
         # The base's source vouches for the base's number, not for this one.
         values["shared_memory_source"] = f"set in the configuration ({where})"
-    if values.get("shared_memory_per_block") and values.get("backend", "cuda") != "cuda":
+    if values.get("shared_memory_per_block") and values.get("backend", "cuda") not in BUDGET_BACKENDS:
         raise ProfileError(
-            f"{where}: `shared_memory_per_block` is used only by CUDA profiles; tilecheck does not size "
-            f"shared memory for backend `{values.get('backend')}`, so the budget would be ignored (remove it, "
-            'or base the profile on a CUDA one such as `base = "cuda-sm80"`)'
+            f"{where}: `shared_memory_per_block` is used only by CUDA, HIP, Metal and WebGPU profiles; tilecheck "
+            f"does not size shared memory for backend `{values.get('backend')}`, so the budget would be ignored "
+            '(remove it, or base the profile on one that takes a budget, such as `base = "cuda-sm80"`)'
         )
     missing = [key for key, (_, required, _) in FIELDS.items() if required and key not in values]
     if missing:

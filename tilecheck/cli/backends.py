@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from tilecheck.backends.aliases import unknown_backend
-from tilecheck.backends.profile import Profile, load_profiles, names
+from tilecheck.backends.profile import SIZED_BACKENDS, Profile, load_profiles, names
 from tilecheck.cli.options import add_trust_options, dump_json, workspace_from
 from tilecheck.core.errors import UsageError
 
@@ -27,14 +27,16 @@ _SHORT = {
 
 
 def _budget(profile: Profile, sources: list[str]) -> str:
-    """The shared-memory budget per block with its source's footnote number (`-`: none)."""
+    """The shared-memory budget per block with its source's footnote number (`-`: none), and
+    `(not sized)` on a backend whose kernels TL501 does not size (Metal, WebGPU)."""
     if not profile.shared_memory_per_block:
         return "-"
     # The publication, without the details after its first colon (`tilecheck backends NAME`).
     source = profile.shared_memory_source.split(":", 1)[0] or "no source given"
     if source not in sources:
         sources.append(source)
-    return f"{profile.shared_memory_per_block:,} [{sources.index(source) + 1}]"
+    unsized = "" if profile.backend in SIZED_BACKENDS else " (not sized)"
+    return f"{profile.shared_memory_per_block:,} [{sources.index(source) + 1}]{unsized}"
 
 
 def run(args: argparse.Namespace) -> int:

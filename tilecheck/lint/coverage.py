@@ -120,6 +120,7 @@ def _tilelang(ctx: Context) -> Coverage:
 
 def _shared(ctx: Context) -> SharedCoverage | None:
     from tilecheck.backends.profile import profile_of
+    from tilecheck.tilelang.shared_memory import unsized_reason
     from tilecheck.tilelang.sizing import NO_BUDGET, judged_layout, reason_kind, sized_class
 
     profile = profile_of(ctx.backend)
@@ -131,13 +132,9 @@ def _shared(ctx: Context) -> SharedCoverage | None:
     sized = 0
     for kernel in model.kernels:
         if kind is None:
-            reason = (
-                NO_BUDGET
-                if profile.shared_memory_per_block <= 0
-                else "tilecheck does not size this target class yet"
-            )
+            reason = NO_BUDGET if profile.shared_memory_per_block <= 0 else unsized_reason(profile.backend)
         else:
-            layout = judged_layout(kernel, model, kind)
+            layout = judged_layout(kernel, model, kind, profile)
             if layout.sized:
                 sized += 1
                 continue

@@ -1,4 +1,4 @@
-"""TileLang 0.1.15's arena planning for the cp.async class (sm_80, sm_86, sm_89), over
+"""TileLang 0.1.15's arena planning for the cp.async class (sm_80, sm_86, sm_87, sm_89, gfx950), over
 top-level statement lifetimes: each buffer at the lowest aligned offset where it fits among
 the buffers still live, so an epilogue tile reuses the pipeline's space (the TMA class packs
 differently: `linear_scan`).

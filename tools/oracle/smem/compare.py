@@ -5,6 +5,11 @@ Sizes both CUDA target classes (sm_80: cp.async; sm_90a: TMA, warp-specialised) 
 agreement per target, why the kernels not sized are not, and every disagreement (path,
 tilecheck, TileLang); writes
 `--report` as JSON. Exit status 0 when every sized kernel agrees, 1 otherwise.
+
+HIP targets (`hip:gfx942`, `hip:gfx950`) are sized as their profile sizes them
+(`tilecheck.tilelang.sizing.profile_layout`: gfx942 strips num_stages). Metal and WebGPU, which
+tilecheck does not size, are compared with the cp.async class as it is (`metal`, `webgpu`): the
+measurement behind their "not sized" reasons.
 """
 
 from __future__ import annotations
@@ -19,18 +24,26 @@ from typing import Any
 
 import libcst as cst
 
+from tilecheck.backends.profile import get_profile
 from tilecheck.tilelang.frontend import analyze
 from tilecheck.tilelang.shared_memory import TargetClass, unfollowed_calls
+from tilecheck.tilelang.sizing import profile_layout
 from tilecheck.tilelang.warp_specialized import kernel_layout
 
 ARCH_CLASSES = {
     "sm_80": TargetClass.CP_ASYNC,
     "sm_86": TargetClass.CP_ASYNC,
+    "sm_87": TargetClass.CP_ASYNC,
     "sm_89": TargetClass.CP_ASYNC,
     "sm_90a": TargetClass.WARP_SPECIALIZED,
     "sm_100a": TargetClass.WARP_SPECIALIZED,
     "sm_120": TargetClass.WARP_SPECIALIZED,
+    "hip:gfx942": TargetClass.CP_ASYNC,
+    "hip:gfx950": TargetClass.CP_ASYNC,
+    "metal": TargetClass.CP_ASYNC,
+    "webgpu": TargetClass.CP_ASYNC,
 }
+PROFILES = {"hip:gfx942": "hip-gfx942", "hip:gfx950": "hip-gfx950"}  # sized as the profile sizes them
 VERSION = "0.1.15"
 
 
@@ -76,7 +89,13 @@ def main() -> int:
                 counts[arch]["not one kernel"] += 1
                 continue
             kernel = model.kernels[0]
-            layout = kernel_layout(kernel, target_class, unfollowed=unfollowed_calls(kernel, model))
+            unfollowed = unfollowed_calls(kernel, model)
+            if arch in PROFILES:
+                layout = profile_layout(
+                    kernel, get_profile(PROFILES[arch]), target_class, unfollowed=unfollowed
+                )
+            else:
+                layout = kernel_layout(kernel, target_class, unfollowed=unfollowed)
             if not layout.sized:
                 counts[arch]["not sized"] += 1
                 reasons[arch][layout.undecided[0]] += 1

@@ -4,7 +4,9 @@
 Run with tilecheck's Python; TileLang's side runs in the oracle venv (`ORACLE_VENV`, default
 /work/oracle-venv), one process per file with a timeout, CUDA hidden (CPU only):
 
-1. tilecheck models each file and sizes every kernel build for the cp.async class (sm_80).
+1. tilecheck models each file and sizes every kernel build for the cp.async class (sm_80; with
+   `--target hip:gfx942` or `hip:gfx950`, as that HIP profile sizes it, and TileLang lowers
+   for that target).
    A build is a `@T.prim_func` at module level, or one built by a module-level factory (a plain
    function, `@tilelang.jit` or `@autotune` one) with the argument values tilecheck saw; it is
    sized as TL501 sizes it (`tilecheck.tilelang.sizing.judged_layout`).
@@ -38,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 ARCH = "sm_80"
+PROFILES = {"hip:gfx942": "hip-gfx942", "hip:gfx950": "hip-gfx950"}  # --target: sized as the profile does
 PLACEHOLDER = 256  # the value of an int parameter tilecheck does not know (its size does not depend on it)
 VERSION = "0.1.15"  # the oracle venv's release: part of the cache key
 HERE = Path(__file__).resolve().parent
@@ -46,15 +49,18 @@ HERE = Path(__file__).resolve().parent
 # --- tilecheck's side -----------------------------------------------------------------------
 
 
-def tilecheck_builds(path: Path) -> list[dict[str, Any]]:
+def tilecheck_builds(path: Path, target: str = ARCH) -> list[dict[str, Any]]:
     """Every kernel build tilecheck makes of `path`: where, its size or why not, and the
     request that rebuilds it in TileLang (None, with `unjudged`, when none can)."""
     import libcst as cst
     from libcst.metadata import MetadataWrapper, PositionProvider
 
+    from tilecheck.backends.profile import get_profile
     from tilecheck.tilelang.frontend import analyze
     from tilecheck.tilelang.shared_memory import TargetClass
     from tilecheck.tilelang.sizing import judged_layout
+
+    profile = get_profile(PROFILES[target]) if target in PROFILES else None
 
     try:
         module = cst.parse_module(path.read_text(encoding="utf-8"))
@@ -65,7 +71,7 @@ def tilecheck_builds(path: Path) -> list[dict[str, Any]]:
         return [{"error": f"{type(error).__name__}: {error}"}]
     builds = []
     for kernel in model.kernels:
-        layout = judged_layout(kernel, model, TargetClass.CP_ASYNC)  # what TL501 judges
+        layout = judged_layout(kernel, model, TargetClass.CP_ASYNC, profile)  # what TL501 judges
         build: dict[str, Any] = {"kernel": kernel.name, "line": positions[kernel.node].start.line}
         if layout.sized:
             build["bytes"] = layout.total_bytes
@@ -140,11 +146,16 @@ def reason_kind(reason: str) -> str:
 
 
 def judge_files(
-    requests: dict[Path, dict[str, Any]], cache: dict[str, Any], cache_path: Path, jobs: int, timeout: float
+    requests: dict[Path, dict[str, Any]],
+    cache: dict[str, Any],
+    cache_path: Path,
+    jobs: int,
+    timeout: float,
+    target: str = ARCH,
 ) -> None:
     """Run the worker on each file with requests not in `cache`; store the results."""
     python = os.path.join(os.environ.get("ORACLE_VENV", "/work/oracle-venv"), "bin", "python")
-    env = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "PYTHONDONTWRITEBYTECODE": "1", "SMEM_TARGET": target}
 
     def run(path: Path) -> tuple[Path, dict[str, Any]]:
         with tempfile.TemporaryDirectory() as scratch:
@@ -179,20 +190,22 @@ def _write_atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def compare(files: list[Path], jobs: int, timeout: float, cache_path: Path) -> dict[str, Any]:
+def compare(
+    files: list[Path], jobs: int, timeout: float, cache_path: Path, target: str = ARCH
+) -> dict[str, Any]:
     from tilecheck.tilelang import sizing
 
     cache: dict[str, Any] = json.loads(cache_path.read_text()) if cache_path.exists() else {}
-    per_file = {path: tilecheck_builds(path) for path in files}
+    per_file = {path: tilecheck_builds(path, target) for path in files}
     requests: dict[Path, dict[str, Any]] = {}
     for path, builds in per_file.items():
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
         for build in builds:
             if "bytes" in build and build.get("request") is not None:
-                key = f"{digest}:{json.dumps(build['request'], sort_keys=True)}:{ARCH}:{VERSION}"
+                key = f"{digest}:{json.dumps(build['request'], sort_keys=True)}:{target}:{VERSION}"
                 build["key"] = key
                 requests.setdefault(path, {})[key] = build["request"]
-    judge_files(requests, cache, cache_path, jobs, timeout)
+    judge_files(requests, cache, cache_path, jobs, timeout, target)
     counts: collections.Counter[str] = collections.Counter()
     reasons: collections.Counter[str] = collections.Counter()
     not_lowered: collections.Counter[str] = collections.Counter()
@@ -238,15 +251,16 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per file")
     parser.add_argument("--cache", type=Path, default=Path("build/oracle/smem/corpus_cache.json"))
     parser.add_argument("--report", type=Path, default=None)
+    parser.add_argument("--target", default=ARCH, choices=(ARCH, *PROFILES), help="lowered and sized for it")
     options = parser.parse_args()
     files: list[Path] = []
     for item in options.paths:
         path = Path(item)
         files.extend(sorted(path.rglob("*.py")) if path.is_dir() else [path])
-    report = compare(files, options.jobs, options.timeout, options.cache)
+    report = compare(files, options.jobs, options.timeout, options.cache, options.target)
     c = report["counts"]
     print(
-        f"[smem-corpus] {c['files']} files, {c['builds']} kernel builds, {c['sized']} sized by tilecheck (sm_80), "
+        f"[smem-corpus] {c['files']} files, {c['builds']} kernel builds, {c['sized']} sized by tilecheck ({options.target}), "
         f"{c['lowered']} of them lowered by TileLang {VERSION}, {c['agree']} byte-exact"
     )
     for item in report["disagreements"]:

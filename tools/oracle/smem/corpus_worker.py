@@ -2,8 +2,9 @@
 """corpus_judge.py's worker: TileLang's side, one corpus file per process, in the oracle venv.
 
 Usage: $ORACLE_VENV/bin/python corpus_worker.py FILE REQUESTS.json RESULT.json
-Imports FILE (never as `__main__`, under an sm_80 target, a failing helper import stubbed on a
-second try), rebuilds each requested build, lowers it for sm_80 and writes, per request,
+Imports FILE (never as `__main__`, under the target, a failing helper import stubbed on a
+second try), rebuilds each requested build, lowers it for the target (`SMEM_TARGET`: sm_80 unless
+set, or `hip:gfx942`, `hip:gfx950`, as judge.py names them) and writes, per request,
 `{"status": "ok", "kernels": {name: {"dynamic", "static", "static_arrays"}}}` or an error.
 Imports nothing of tilecheck.
 """
@@ -18,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-ARCH = "sm_80"
+ARCH = os.environ.get("SMEM_TARGET", "sm_80")
 HERE = Path(__file__).resolve().parent
 
 
@@ -26,7 +27,7 @@ def worker(path: str, requests_path: str, result_path: str) -> None:
     import importlib.util
 
     sys.path.insert(0, str(HERE.parent))
-    from smem.judge import static_arrays  # the generated family's reading of `__shared__` arrays
+    from smem.judge import static_arrays, target_for  # the generated family's reading of `__shared__` arrays
 
     requests = json.loads(Path(requests_path).read_text())
     results: dict[str, Any] = {}
@@ -34,14 +35,12 @@ def worker(path: str, requests_path: str, result_path: str) -> None:
     sys.path.insert(0, folder)
     os.chdir(folder)
 
-    from tilelang import tvm  # type: ignore[import-not-found]  # only in the oracle's venv
-
     def load() -> Any:
         spec = importlib.util.spec_from_file_location(Path(path).stem, path)
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         sys.modules[spec.name] = module
-        with tvm.target.Target({"kind": "cuda", "arch": ARCH}):  # a kernel built at import time
+        with target_for(ARCH)[0]:  # a kernel built at import time
             spec.loader.exec_module(module)
         return module
 
@@ -109,7 +108,7 @@ def _stub_failing_imports(stubbed: list[str]) -> Iterator[None]:
 
 
 def _lower(module: Any, request: dict[str, Any], static_arrays: Any) -> dict[str, Any]:
-    import tilelang
+    import tilelang  # type: ignore[import-not-found]  # only in the oracle's venv
     from tilelang import tvm
     from tilelang.transform.pass_config import normalize_pass_configs  # type: ignore[import-not-found]
 
@@ -117,7 +116,9 @@ def _lower(module: Any, request: dict[str, Any], static_arrays: Any) -> dict[str
     arguments = {name: _argument(value) for name, value in request["arguments"].items()}
     pass_configs: dict[str, Any] = {}
     jit = getattr(obj, "jit_impl", None) or obj  # `@autotune` wraps the `@tilelang.jit` function
-    target = tvm.target.Target({"kind": "cuda", "arch": ARCH})
+    from smem.judge import target_for
+
+    target, kind = target_for(ARCH)
     with target:  # a `@tilelang.jit` without `target=` would look for a GPU
         if isinstance(obj, tvm.tirx.PrimFunc):
             func = obj
@@ -144,7 +145,7 @@ def _lower(module: Any, request: dict[str, Any], static_arrays: Any) -> dict[str
         dynamic = int(attrs["dyn_shared_memory_buf"]) if attrs and "dyn_shared_memory_buf" in attrs else 0
         kernels[gvar.name_hint] = {"dynamic": dynamic}
     if len(kernels) == 1:  # the source holds every device kernel: with one, its arrays are its own
-        arrays = static_arrays(artifact.kernel_source)
+        arrays = static_arrays(artifact.kernel_source, kind)
         (only,) = kernels.values()
         only["static"] = sum(size for _, size in arrays)
         only["static_arrays"] = arrays
