@@ -214,7 +214,7 @@ def test_an_edit_inside_one_kernel_sizes_only_that_kernel(tmp_path, monkeypatch)
     ((span, text),) = hover_data.launches_at(edited.context, 18, 12)
     assert (span.line, span.column, span.end_line, span.end_column) == (18, 9, 18, 36)
     assert text.splitlines()[2] == (
-        "- shared memory per block, cp.async (sm_80, sm_86, sm_89): 131,072 bytes (131,072 dynamic + 0 static); "
+        "- shared memory per block, cp.async (sm_80, sm_86, sm_87, sm_89, gfx950): 131,072 bytes (131,072 dynamic + 0 static); "
         "the limit on cuda-sm86 is 101,376: EXCEEDS it"
     )
     assert sized == []  # sized for TL501 already: the hover reads the kernel's layouts

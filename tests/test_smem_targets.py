@@ -179,11 +179,12 @@ def test_explain_json_says_why_metal_and_webgpu_are_not_sized(project, capsys, b
 )
 def test_hover_on_kernel_launch_says_what_the_backend_gets(backend, row):
     from tilecheck.lint.context import Context
-    from tilecheck.server.hover_data import kernel_launches
+    from tilecheck.server.hover_data import launches_at
 
     source = "import tilelang\n" + THREE_STAGES
     ctx = Context("k.py", source, cst.parse_module(source), backend=get_profile(backend))
-    ((_, text),) = kernel_launches(ctx)
+    line, text = next((n, t) for n, t in enumerate(source.splitlines(), start=1) if "T.Kernel(" in t)
+    ((_, text),) = launches_at(ctx, line, text.index("T.Kernel(") + 1)
     rows = text.splitlines()
     assert row in rows
     assert [r for r in rows if "the limit on" in r] == ([row] if backend == "hip-gfx942" else [])

@@ -219,8 +219,8 @@ async def test_hover_on_a_kernel_launch_shows_its_shared_memory_and_the_limit():
         assert table.splitlines()[:5] == [
             "**`T.Kernel` of `main`**",
             "",
-            "- shared memory per block, cp.async (sm_80, sm_86, sm_89): 131,072 bytes (131,072 dynamic + "
-            "0 static); the limit on cuda-sm86 is 101,376: EXCEEDS it",
+            "- shared memory per block, cp.async (sm_80, sm_86, sm_87, sm_89, gfx950): 131,072 bytes "
+            "(131,072 dynamic + 0 static); the limit on cuda-sm86 is 101,376: EXCEEDS it",
             "  - `A_s`: (128 x 64) float16 x 4 versions = 65,536 bytes  (offset 0, statements 2-2)",
             "  - `B_s`: (64 x 128) float16 x 4 versions = 65,536 bytes  (offset 65,536, statements 2-2)",
         ]

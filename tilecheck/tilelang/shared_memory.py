@@ -292,6 +292,18 @@ def _check_modeled(item: Item, undecided: list[str], local: frozenset[int] = fro
                 "a loop of fewer than two iterations uses shared memory (its removal is not modeled)"
             )
             return
+        if (
+            isinstance(inner, Stmt)
+            and inner.kind is StmtKind.BLOCK
+            and any(b.scope.startswith("shared") for b in _touched(inner))
+        ):
+            # TileLang plans the arena inside a block statement statement by statement (measured:
+            # a write-only buffer of an inner `T.sblock` shares its space with a later buffer of
+            # the outer one, 16,384 B where top-level lifetimes give 32,768 B).
+            undecided.append(
+                f"a `T.{inner.api or 'sblock'}` block uses shared memory (planning inside blocks is not modeled)"
+            )
+            return
         if any(call.api == "annotate_ws_schedule" for call in getattr(inner, "calls", ())):
             # Measured: a pipeline TileLang versions twice keeps one version under it (sm_80).
             undecided.append(
