@@ -543,3 +543,12 @@ def main(A: T.Tensor((60, 60), "int32"), Out: T.Tensor((64, 64), "int32")):
     assert found.undecided == [
         "a `T.sblock` block uses shared memory (planning inside blocks is not modeled)"
     ]
+
+
+def test_a_shape_passed_by_keyword_is_sized_as_a_positional_one():
+    positional = gemm(bm=128, bn=128, bk=64, stages=3)
+    keyword = positional.replace(
+        'T.alloc_shared((128, 64), "float16"', 'T.alloc_shared(shape=(128, 64), dtype="float16"'
+    )
+    assert keyword != positional
+    assert layout(keyword).total_bytes == layout(positional).total_bytes == 98_304

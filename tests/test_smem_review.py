@@ -111,8 +111,8 @@ def test_a_statement_tilecheck_cannot_see_into_is_named_as_such(tmp_path, monkey
 
 
 WARNING = (
-    "tilecheck: warning: TL501 needs a backend with a shared-memory budget (e.g. `--backend cuda-sm80`; "
-    "`tilecheck backends` lists them): it checked no kernel\n"
+    "tilecheck: warning: TL501 needs a backend with a shared-memory budget whose kernels it sizes (e.g. "
+    "`--backend cuda-sm80`; `tilecheck backends` lists them): it checked no kernel\n"
 )
 
 
@@ -127,6 +127,16 @@ def test_selecting_tl501_without_a_budgeted_backend_says_so_once(tmp_path, monke
     assert run(capsys, ".", "--isolated").err == ""  # not selected: no warning
     assert run(capsys, ".", "--select", "TL501", "--backend", "cuda-sm80", "--isolated").err == ""
     assert run(capsys, ".", "--select", "TL501", "--silent", "--isolated").err == ""
+
+
+def test_selecting_tl501_on_a_budgeted_backend_it_does_not_size_says_why(tmp_path, monkeypatch, capsys):
+    from tilecheck.tilelang.shared_memory import UNSIZED_BACKENDS
+
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, {"k.py": GEMM.format(hint="")})
+    outcome = run(capsys, ".", "--select", "TL501", "--backend", "metal", "--isolated")
+    assert (outcome.status, outcome.out) == (0, "All checks passed!\n")
+    assert outcome.err == WARNING[:-1] + f"; not sized on metal: {UNSIZED_BACKENDS['metal']}\n"
 
 
 REDUCE = """

@@ -262,3 +262,33 @@ def test_explain_gives_gfx950_a_row_of_its_own_and_no_limit_on_the_class_row(pro
         "  not sized on hip-gfx950: a reduction on hip-gfx950: tilecheck proves a reduction takes no shared "
         "workspace only for CUDA's 32-thread warps and mma tiles, not for HIP's 64-thread wavefronts"
     ]
+
+
+def test_a_cuda_profile_that_strips_num_stages_is_explained_as_tl501_sizes_it(project, capsys):
+    """A configured CUDA profile with `num_stages = "stripped"`: `check` sizes one version per
+    buffer (65,536 B fits sm_86's 101,376), and `explain` must say the same, not the class's
+    196,608 B against the limit."""
+    config = '[backends.stripped86]\nbase = "cuda-sm86"\nnum_stages = "stripped"\n'
+    config += 'drop_reason = "configured"\ndrop_effect = "single-buffered"\n'
+    write(project, {"k.py": THREE_STAGES, "tilecheck.toml": config})
+    check = run(capsys, "k.py", "--backend", "stripped86", "--select", "TL501")
+    assert check.out.splitlines()[-1] == "All checks passed!"
+    lines = run(capsys, "explain", "k.py", "--backend", "stripped86").out.splitlines()
+    rows = [line for line in lines if "shared memory per block" in line]
+    assert rows == [
+        "  shared memory per block, cp.async (sm_80, sm_86, sm_87, sm_89, gfx950): 196,608 bytes "
+        "(196,608 dynamic + 0 static)",
+        "  shared memory per block, TMA, warp-specialised (sm_90a, sm_100a, sm_120): 196,656 bytes "
+        "(196,608 dynamic + 48 static)",
+        "  shared memory per block on stripped86 (cp.async, num_stages stripped: one version per buffer): "
+        "65,536 bytes (65,536 dynamic + 0 static); the limit on stripped86 is 101,376: fits",
+    ]
+
+
+def test_a_shape_with_a_dimension_that_is_not_positive_is_not_sized():
+    source = gemm(bm=128, bn=128, bk=64, stages=3).replace(
+        "T.alloc_shared((128, 64)", "T.alloc_shared((-128, 64)"
+    )
+    (kernel,) = analyze(cst.parse_module(source)).kernels
+    layout = profile_layout(kernel, get_profile("cuda-sm80"), TargetClass.CP_ASYNC)
+    assert layout.undecided == ["the shape of `A_s` has a dimension that is not positive"]

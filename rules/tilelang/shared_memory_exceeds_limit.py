@@ -104,7 +104,8 @@ class SharedMemoryExceedsLimit(Rule):
     change no byte count. A `T.reduce_*` across warps adds a shared workspace, so a reduction
     is sized only when it provably stays inside each warp: along the last axis of a 2-D
     accumulator that only `T.gemm(..., policy=T.GemmWarpPolicy.FullRow)` writes, with 16 rows
-    per warp (flash attention's row max and sum, sm_80 only).
+    per warp (flash attention's row max and sum; on the cp.async class: sm_80, sm_86, sm_87,
+    sm_89).
 
     On the warp-specialised targets (sm_90a, sm_100a, sm_120) TileLang lays the kernel out
     differently: a `T.copy` from global memory in the pipelined loop is a TMA load whose tile
@@ -125,6 +126,8 @@ class SharedMemoryExceedsLimit(Rule):
     Not reported: kernels whose size tilecheck cannot decide (a symbolic or unresolved shape
     or dtype, a manual schedule that is not a literal list, code it does not model, more than
     one `T.Kernel` in a function, a loop of fewer than two iterations, which TileLang removes,
+    shared memory used inside a block statement (`T.sblock`), where TileLang plans the arena
+    statement by statement, a shape with a dimension that is not positive,
     a pipeline filled by a tile op other than `T.copy`, such as `T.im2col`, or by a statement
     that also reads the tile it fills, such as a runtime `if` around the copy and the gemm, a
     manual `T.annotate_ws_schedule`, another reduction; on the warp-specialised targets also any other pipeline

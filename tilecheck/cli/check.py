@@ -150,11 +150,24 @@ def _warn_unbudgeted(workspace: Workspace, files: list[str]) -> None:
         for settings in map(workspace.file_settings, files)
         if any(code == r.CODE for r in settings.rules)
     ]
-    if judged and not any(s.backend is not None and s.backend.shared_memory_per_block > 0 for s in judged):
-        warn(
-            f"{code} needs a backend with a shared-memory budget (e.g. `--backend cuda-sm80`; "
-            "`tilecheck backends` lists them): it checked no kernel"
-        )
+    if not judged:
+        return
+    from tilecheck.tilelang.sizing import sized_class  # only with the rule selected by hand
+
+    if any(s.backend is not None and sized_class(s.backend) is not None for s in judged):
+        return
+    from tilecheck.tilelang.shared_memory import unsized_reason
+
+    unsized = {
+        s.backend.name: unsized_reason(s.backend.backend)
+        for s in judged
+        if s.backend is not None and s.backend.shared_memory_per_block > 0
+    }
+    why = "".join(f"; not sized on {name}: {reason}" for name, reason in unsized.items())
+    warn(
+        f"{code} needs a backend with a shared-memory budget whose kernels it sizes (e.g. `--backend "
+        f"cuda-sm80`; `tilecheck backends` lists them): it checked no kernel{why}"
+    )
 
 
 def run(args: argparse.Namespace) -> int:

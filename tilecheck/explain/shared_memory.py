@@ -20,7 +20,7 @@ STRIPPED_ROW = "num_stages stripped: one version per buffer"
 
 def _own_row(profile: Profile | None, selected: TargetClass | None) -> str:
     """`cp.async, num_stages stripped: ...` for a profile sized apart from its class; "" if not."""
-    if profile is None or selected is None or profile.backend == "cuda":
+    if profile is None or selected is None or (profile.backend == "cuda" and not strips_stages(profile)):
         return ""
     short = selected.value.split(" ")[0]
     return f"{short}, {STRIPPED_ROW}" if strips_stages(profile) else short

@@ -26,8 +26,17 @@ def allocated(api: str, node: cst.Call, args: list[Value], frame: Frame) -> Buff
     if scope_arg is not None:
         text = string_literal(scope_arg.value)
         scope = text if text is not None else "?"
-    if api != "alloc_var" and node.args and node.args[0].keyword is None:
-        shape_value = args[0]
+    at = next(
+        (
+            index
+            for index, arg in enumerate(node.args)
+            if (arg.keyword is None and index == 0)
+            or (arg.keyword is not None and arg.keyword.value == "shape")
+        ),
+        None,
+    )
+    if api != "alloc_var" and at is not None and at < len(args):
+        shape_value = args[at]
         if isinstance(shape_value, PyConst) and isinstance(shape_value.value, (tuple, list)):
             shape = tuple(v if isinstance(v, Value) else PyConst(v) for v in shape_value.value)
         elif isinstance(shape_value, (PyConst, PyValue, TirExpr)):

@@ -110,7 +110,8 @@ UNSIZED_BACKENDS = {
     "metal": "TileLang 0.1.15 lays out Metal threadgroup memory unlike the CUDA and HIP classes (of 97 "
     "measured kernels 73 lower and 21 of them differ: buffers kept out of the merged arena, padded arrays)",
     "webgpu": "TileLang 0.1.15 lowers few kernels for WebGPU (85 of 97 measured fail: no `T.gemm` "
-    "implementation, vectors wider than 4 lanes, bfloat16), and 2 of the 12 that lower declare more",
+    "implementation, vectors wider than 4 lanes, bfloat16), and 2 of the 12 that lower declare more "
+    "workgroup memory than TileLang counts",
 }
 
 
@@ -228,6 +229,9 @@ def _shared_buffer(buffer: Buffer, undecided: list[str]) -> SharedBuffer | None:
     dims = [int_value(v) for v in buffer.shape] if buffer.shape is not None else None
     if dims is None or any(d is None for d in dims):
         undecided.append(f"the shape of `{name}` is not a constant")
+        return None
+    if any(d is not None and d <= 0 for d in dims):
+        undecided.append(f"the shape of `{name}` has a dimension that is not positive")
         return None
     element = ELEMENT_BYTES.get(buffer.dtype or "")
     if element is None:
