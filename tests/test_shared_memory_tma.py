@@ -191,7 +191,7 @@ def test_static_buffers_stay_outside_the_arena() -> None:
     [
         (
             kernel(threads=256),
-            "`threads=` is not a literal 128 (the only block size measured for this class)",
+            "`threads=` is not known to be 128 (the only block size measured for this class)",
         ),
         (
             kernel(stages="0"),
@@ -472,3 +472,15 @@ def test_tl501_under_cp_async_stays_silent_when_the_file_disables_reuse(
     config = "\nkernel = tilelang.compile(main, pass_configs={tilelang.PassConfigKey.TL_DISABLE_SHARED_MEMORY_REUSE: True})\n"
     write(tmp_path, {"k.py": source + config})
     assert run(capsys, "k.py", "--backend", "cuda-sm86", "--select", "TL501", "--isolated").status == 0
+
+
+def test_a_block_size_held_in_a_name_is_sized_as_the_literal() -> None:
+    """`threads=` is the model's evaluated value: a module constant (or a factory's parameter)
+    holding 128 builds the kernel TileLang measured with `threads=128`."""
+    literal = kernel()
+    named = literal.replace("threads=128", "threads=THREADS").replace(
+        "M, N, K = 512, 512, 512", "M, N, K = 512, 512, 512\nTHREADS = 128"
+    )
+    assert named != literal
+    assert layout(named).sized and layout(named).total_bytes == layout(literal).total_bytes
+    assert not layout(named.replace("THREADS = 128", "THREADS = 256")).sized

@@ -36,7 +36,6 @@ from tilecheck.tilelang.measured import (
     MEASURED_THREADS,
     has_pass_configs,
     keywords,
-    threads,
     unmeasured_construct,
 )
 from tilecheck.tilelang.model import Item, Kernel, Loop, Request, Stmt, walk
@@ -95,8 +94,8 @@ def warp_specialized_layout(
     launches = _kernel_launches(kernel)
     if len(launches) != 1:
         undecided.append("the function does not launch exactly one `T.Kernel`")
-    elif threads(launches[0]) != MEASURED_THREADS:
-        undecided.append("`threads=` is not a literal 128 (the only block size measured for this class)")
+    elif kernel.threads != MEASURED_THREADS:  # evaluated: a factory's `threads=128` parameter too
+        undecided.append("`threads=` is not known to be 128 (the only block size measured for this class)")
     elif keywords(launches[0]) - {"threads"}:
         undecided.append("`T.Kernel` takes keywords besides `threads=` (not measured for this class)")
     unmeasured = unmeasured_construct(kernel)
