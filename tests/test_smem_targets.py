@@ -146,7 +146,7 @@ def test_metal_and_webgpu_carry_the_budget_but_tl501_says_nothing(project, capsy
     assert tl501(capsys, backend) == []
     lines = run(capsys, "explain", "k.py", "--backend", backend, "--isolated").out.splitlines()
     assert [line for line in lines if "not sized on" in line or "the limit on" in line] == [
-        f"  not sized on {backend}: {UNSIZED_BACKENDS[backend]}"
+        f"  not sized on {backend} (its limit: {limit:,} bytes): {UNSIZED_BACKENDS[backend]}"
     ]
 
 
@@ -168,8 +168,8 @@ def test_explain_json_says_why_metal_and_webgpu_are_not_sized(project, capsys, b
 @pytest.mark.parametrize(
     ("backend", "row"),
     [
-        ("metal", f"- not sized on metal: {UNSIZED_BACKENDS['metal']}"),
-        ("webgpu", f"- not sized on webgpu: {UNSIZED_BACKENDS['webgpu']}"),
+        ("metal", f"- not sized on metal (its limit: 32,768 bytes): {UNSIZED_BACKENDS['metal']}"),
+        ("webgpu", f"- not sized on webgpu (its limit: 16,384 bytes): {UNSIZED_BACKENDS['webgpu']}"),
         (
             "hip-gfx942",
             "- shared memory per block on hip-gfx942 (cp.async, num_stages stripped: one version per buffer): "

@@ -33,7 +33,10 @@ def table(kernel: Kernel, profile: Profile | None, unfollowed: int = 0) -> list[
         return rows
     selected = target_class(profile.backend, profile.warp_specialization) if profile is not None else None
     if profile is not None and selected is None and profile.shared_memory_per_block:
-        rows.append(f"not sized on {profile.name}: {unsized_reason(profile.backend)}")
+        budget = profile.shared_memory_per_block
+        rows.append(
+            f"not sized on {profile.name} (its limit: {budget:,} bytes): {unsized_reason(profile.backend)}"
+        )
     own = _own_row(profile, selected)
     for kind in TargetClass:
         layout = kernel_layout(kernel, kind, unfollowed=unfollowed)
