@@ -47,6 +47,7 @@ def parse_with_tree(
         if failure is not None:
             return None, None, failure, None
     tree: ast.Module | None = None
+    trees = chunks.trees if chunks is not None else None  # the buffer's previous tree, to reuse
     suspicious = guards.suspicious(text)
     if suspicious:
         shallow = None
@@ -54,7 +55,6 @@ def parse_with_tree(
             if len(chunks.shallow) > chunks.max_chunks:
                 chunks.shallow.clear()  # refilled from this text
             shallow = chunks.shallow
-        trees = chunks.trees if chunks is not None else None
         tree, refusal = guards.checked_tree(text, path, deep=True, shallow=shallow, trees=trees)
         failure = refusal_diagnostic(path, refusal)
         if failure is not None:  # also a syntax error: see `guards.refuse`
@@ -82,7 +82,7 @@ def parse_with_tree(
             raise MemoryError(str(error)) from None
         return None, text, _cpython_verdict(path, text) or _libcst_limitation(path, error), None
     # what libcst accepts and CPython refuses
-    tree, refusal = guards.compiler_verdict(text, tree, chunks.trees if chunks is not None else None)
+    tree, refusal = guards.compiler_verdict(text, tree, trees)
     failure = refusal_diagnostic(path, refusal)
     if failure is not None:
         return None, text, failure, None

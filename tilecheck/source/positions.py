@@ -140,8 +140,7 @@ class Locator:
         statement = blocks.get(id(node))
         if not isinstance(statement, (ast.For, ast.AsyncFor)):
             return None
-        start = _characters(lines, statement.lineno, statement.col_offset)
-        return Span(statement.lineno, start, *_end(lines, statement.iter))
+        return _header_span(lines, statement)
 
     def with_item(self, node: cst.BaseExpression, top: cst.CSTNode) -> Span | None:
         """What `span` gives for `node`, the expression of an item of a `with` statement of
@@ -157,9 +156,7 @@ class Locator:
         theirs = blocks.get(id(statement))
         if not isinstance(theirs, (ast.With, ast.AsyncWith)) or len(theirs.items) != len(statement.items):
             return None
-        expression = theirs.items[index].context_expr
-        start = _characters(lines, expression.lineno, expression.col_offset)
-        return Span(expression.lineno, start, *_end(lines, expression))
+        return _expression_span(lines, theirs.items[index].context_expr)
 
     def _aligned_blocks(self, top: cst.CSTNode) -> tuple[dict[int, ast.stmt], list[str]] | None:
         """The `for` and `with` statements of `top`, libcst's (by identity) to CPython's,
@@ -201,13 +198,11 @@ def block_heads(tree: ast.Module, source: str) -> tuple[list[Span], list[tuple[a
     items: list[tuple[ast.expr, Span]] = []
     for statement in python_ast.nested_statements(tree):
         if isinstance(statement, (ast.For, ast.AsyncFor)):
-            start = _characters(lines, statement.lineno, statement.col_offset)
-            headers.append(Span(statement.lineno, start, *_end(lines, statement.iter)))
+            headers.append(_header_span(lines, statement))
         elif isinstance(statement, (ast.With, ast.AsyncWith)):
-            for item in statement.items:
-                expression = item.context_expr
-                start = _characters(lines, expression.lineno, expression.col_offset)
-                items.append((expression, Span(expression.lineno, start, *_end(lines, expression))))
+            items += [
+                (item.context_expr, _expression_span(lines, item.context_expr)) for item in statement.items
+            ]
     return headers, items
 
 
@@ -237,10 +232,18 @@ def _cst_statements(node: cst.CSTNode) -> list[cst.CSTNode]:
     return found
 
 
-def _end(lines: list[str], node: ast.expr) -> tuple[int, int]:
-    """Where CPython's expression ends: its line, and its column in characters."""
-    line = node.end_lineno or node.lineno
-    return line, _characters(lines, line, node.end_col_offset or 0)
+def _header_span(lines: list[str], statement: ast.For | ast.AsyncFor) -> Span:
+    """From a `for` statement's start to the end of its iterable, columns in characters."""
+    iterable = _expression_span(lines, statement.iter)
+    start = _characters(lines, statement.lineno, statement.col_offset)
+    return Span(statement.lineno, start, iterable.end_line, iterable.end_column)
+
+
+def _expression_span(lines: list[str], node: ast.expr) -> Span:
+    """Where CPython's expression is, columns in characters."""
+    end_line = node.end_lineno or node.lineno
+    start = _characters(lines, node.lineno, node.col_offset)
+    return Span(node.lineno, start, end_line, _characters(lines, end_line, node.end_col_offset or 0))
 
 
 def _characters(lines: list[str], line: int, offset: int) -> int:
