@@ -12,7 +12,7 @@ from __future__ import annotations
 from tilecheck.backends.profile import Profile
 from tilecheck.tilelang.model import Kernel
 from tilecheck.tilelang.shared_memory import SharedLayout, TargetClass, target_class, unsized_reason
-from tilecheck.tilelang.sizing import profile_layout, strips_stages
+from tilecheck.tilelang.sizing import profile_layout, profile_wgmma, strips_stages
 from tilecheck.tilelang.warp_specialized import MBARRIER_BYTES, kernel_layout
 
 STRIPPED_ROW = "num_stages stripped: one version per buffer"
@@ -39,7 +39,9 @@ def table(kernel: Kernel, profile: Profile | None, unfollowed: int = 0) -> list[
         )
     own = _own_row(profile, selected)
     for kind in TargetClass:
-        layout = kernel_layout(kernel, kind, unfollowed=unfollowed)
+        layout = kernel_layout(
+            kernel, kind, unfollowed=unfollowed, wgmma=profile_wgmma(profile) if kind is selected else None
+        )
         rows += _rows(
             f"shared memory per block, {kind.value}",
             layout,
@@ -96,7 +98,9 @@ def records(kernel: Kernel, profile: Profile | None, unfollowed: int = 0) -> lis
     own = _own_row(profile, selected)
     found: list[dict[str, object]] = []
     for kind in TargetClass:
-        layout = kernel_layout(kernel, kind, unfollowed=unfollowed)
+        layout = kernel_layout(
+            kernel, kind, unfollowed=unfollowed, wgmma=profile_wgmma(profile) if kind is selected else None
+        )
         record: dict[str, object] = {"target_class": kind.name.lower(), "targets": kind.value}
         found.append(_record(record, layout, profile if kind is selected and not own else None))
     if profile is not None and selected is not None and own:

@@ -7,9 +7,6 @@ from tilecheck.source import python_ast
 from tilecheck.tilelang.model import Kernel, Loop, Stmt, StmtKind, walk
 from tilecheck.tilelang.shared_memory import TargetClass
 
-MEASURED_THREADS = 128  # the only `threads=` the layouts were measured with
-
-
 PACKING_CONFIGS = ("shared_memory_reuse", "aggressive_shared_memory_merge")  # tl.disable_..., tl.enable_...
 WARP_SPECIALIZATION_CONFIGS = (
     "warp_specialized",

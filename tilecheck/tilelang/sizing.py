@@ -32,7 +32,7 @@ from tilecheck.tilelang.shared_memory import (
     target_class,
     unfollowed_calls,
 )
-from tilecheck.tilelang.warp_specialized import kernel_layout
+from tilecheck.tilelang.warp_specialized import kernel_layout, wgmma_target
 
 if TYPE_CHECKING:
     from tilecheck.backends.profile import Profile
@@ -47,6 +47,14 @@ def sized_class(profile: Profile) -> TargetClass | None:
         return None
     kind = target_class(profile.backend, profile.warp_specialization)
     return kind if kind in SIZED_CLASSES else None
+
+
+def profile_wgmma(profile: Profile | None) -> bool | None:
+    """Whether a warp-specialised CUDA profile's target makes a `T.gemm` a wgmma (sm_90a), which
+    aligns its tiles apart from sm_100a's and sm_120's (None: not such a profile, or no arch)."""
+    if profile is None or profile.backend != "cuda" or not profile.warp_specialization:
+        return None
+    return wgmma_target(profile.target)
 
 
 def strips_stages(profile: Profile) -> bool:
@@ -82,7 +90,7 @@ def profile_layout(
             )
             return layout
         stages = {id(loop): 1 for loop in loops}
-        layout = kernel_layout(kernel, kind, stages, unfollowed)
+        layout = kernel_layout(kernel, kind, stages, unfollowed, profile_wgmma(profile))
         if layout.sized and _pipeline_reuses_earlier_space(kernel, layout):
             reused = SharedLayout(kind)
             reused.undecided.append(
@@ -91,7 +99,7 @@ def profile_layout(
             )
             return reused
         return layout
-    return kernel_layout(kernel, kind, stages, unfollowed)
+    return kernel_layout(kernel, kind, stages, unfollowed, profile_wgmma(profile))
 
 
 def _pipeline_reuses_earlier_space(kernel: Kernel, layout: SharedLayout) -> bool:

@@ -3,42 +3,61 @@
 TileLang 0.1.15 splits a `T.Pipelined` loop whose shared tiles are filled by TMA loads into a
 producer and a consumer warpgroup (`ProducerConsumerWarpSpecialized`), and packs the arena
 with per-buffer alignments (`MergeSharedMemoryAllocations`). The rules below were measured by
-lowering generated kernels for `{"kind": "cuda", "arch": "sm_90a"}` (sm_100a and sm_120 gave
-the same bytes) and reading the allocation plan; tools/oracle/smem checks them byte for byte.
+lowering generated kernels for `{"kind": "cuda", "arch": "sm_90a"}` (and sm_100a and sm_120)
+and reading the allocation plan; tools/oracle/smem checks them byte for byte.
 
 - A `T.copy(global, shared)` in the pipelined loop, of a 2-D tile whose rows are a multiple of
   16 bytes and whose dtype is the tensor's, is a TMA load: its tile keeps `num_stages` versions.
 - The mbarriers are a static `__shared__` array of 2 x `num_stages` barriers of 8 bytes (a full
   and an empty barrier per stage, shared by every TMA load the same statement consumes).
 - Alignment in the arena: a tile swizzled for `T.gemm` or for a fragment-to-global epilogue
-  copy is aligned to its swizzle atom (rows a multiple of 128 bytes: 1024; of 64: 512; of 32:
-  256; a transposed gemm operand alike, by its own rows); any other TMA destination to 128
-  (a gemm operand with 16-byte rows too); every other buffer to 16.
+  copy is aligned to its swizzle atom (a swizzled extent of a multiple of 128 bytes: 1024; of
+  64: 512; of 32: 256); any other TMA destination to 128 (a gemm operand with 16-byte rows
+  too); every other buffer to 16. A gemm operand's swizzled extent is its rows (an mma, and a
+  wgmma's K-major operand), except on sm_90a, where a `T.gemm` of at least 64 rows (float16 or
+  bfloat16 into float32, K a multiple of 16) is a wgmma: a transposed `A` is swizzled over 64
+  rows, a `B` that is not transposed over the wgmma's N, half its columns with 256 threads
+  (two warp groups side by side, `ComputeWgmmaWarpPartition`).
+- A loop TileLang does not warp-specialise — no pipelined loop, `num_stages=0` (the same bytes
+  as `T.serial`), or a pipeline with no `T.copy` to make a TMA load of (a `T.Parallel`
+  producer, versioned by the cp.async class's stage rule) — loads with plain or cp.async
+  copies: no mbarrier, one version of a tile outside a pipeline, every tile aligned to 16
+  except a wgmma operand on sm_90a (1024, the descriptor's worst case: no TMA load gives it
+  the swizzle's) and an epilogue tile (a TMA store: its swizzle atom).
 - The arena is packed as TileLang's linear scan does: buffers in order of first top-level
   statement (larger first, then by name), each into the best-fitting freed block, else at the
   aligned top; a buffer whose last statement is before another's first frees its space. With
   two or more buffers the arena is rounded up to 16 bytes.
+- `threads=128` and `256` lower alike but for the wgmma's N split; 512 narrows a swizzle
+  further (not sized).
+
+The wgmma rules hold on sm_90a only: sm_100a and sm_120 make the same `T.gemm` an mma. A
+caller that knows the arch says so (`wgmma`, from the profile's target: `wgmma_target`); one
+that does not gets a size only when both give the same bytes.
 
 Only what was measured is sized: `T.copy`, `T.gemm`, `T.clear`, `T.fill` and element
 statements, with a pipeline's consumers being gemms and element reads. Anything else (a manual
-`order=`/`stage=`, `num_stages` below 1, a second pipelined or copying loop, a producer that is
-not a TMA copy, gemm dtypes other than float16/bfloat16, `threads` other than a literal 128,
-`pass_configs`, other calls or keywords, ...) is not sized: the layout says why in `undecided`.
+`order=`/`stage=`, two pipelined loops, or a second copying loop beside one, a pipeline mixing
+TMA copies with a `T.Parallel` producer, gemm dtypes other than float16/bfloat16, `threads`
+other than a literal 128 or 256, `pass_configs`, other calls or keywords, ...) is not sized:
+the layout says why in `undecided`.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tilecheck.tilelang.autotuning import under_autotune
 from tilecheck.tilelang.linear_scan import pack
 from tilecheck.tilelang.measured import (
-    MEASURED_THREADS,
     has_pass_configs,
     keywords,
     unmeasured_construct,
 )
-from tilecheck.tilelang.model import Item, Kernel, Loop, Request, Stmt, walk
+from tilecheck.tilelang.model import Item, Kernel, Loop, OpCall, Request, Stmt, walk
 from tilecheck.tilelang.shared_memory import (
     ELEMENT_BYTES,
     SharedBuffer,
@@ -49,6 +68,7 @@ from tilecheck.tilelang.shared_memory import (
     _pipelines,
     _shared_buffer,
     _touched,
+    _version,
     shared_layout,
 )
 
@@ -58,6 +78,18 @@ if TYPE_CHECKING:
 MBARRIER_BYTES = 8  # one `uint64_t` per barrier
 GEMM_DTYPES = frozenset({"float16", "bfloat16"})
 TMA_MAX_BOX = 256  # elements per box dimension; larger tiles are split (not measured)
+BLOCK_SIZES = frozenset({128, 256})  # the `threads=` measured (512 narrows a gemm operand's swizzle)
+WARPGROUP = 128  # threads: a wgmma needs a multiple of it
+WGMMA_MIN_M = 64  # `T.gemm` rows below it are an mma even on sm_90a
+DESCRIPTOR_ALIGNMENT = 1024  # a wgmma operand no TMA load aligns (TileLang's worst case)
+
+
+def wgmma_target(target: str) -> bool | None:
+    """Whether a CUDA target string (`cuda -arch=sm_90a`) lowers a `T.gemm` as a wgmma (the
+    Hopper archs, 90 to 99); None when the string names no arch."""
+    _, _, arch = target.partition("-arch=sm_")
+    digits = "".join(c for c in arch.split(" ")[0] if c.isdigit())
+    return 90 <= int(digits) < 100 if digits else None
 
 
 def kernel_layout(
@@ -65,15 +97,17 @@ def kernel_layout(
     target_class: TargetClass,
     stages: dict[int, int] | None = None,
     unfollowed: int = 0,
+    wgmma: bool | None = None,
 ) -> SharedLayout:
     """The shared-memory layout of `kernel` for either CUDA target class (see shared_layout),
-    worked out once per kernel and arguments (callers do not change it)."""
-    key = ("layout", target_class, tuple(sorted(stages.items())) if stages else (), unfollowed)
+    worked out once per kernel and arguments (callers do not change it). `wgmma` says whether
+    the TMA-class target is sm_90a (`wgmma_target`); None: any target of the class."""
+    key = ("layout", target_class, tuple(sorted(stages.items())) if stages else (), unfollowed, wgmma)
     known = kernel.derived.get(key)
     if isinstance(known, SharedLayout):
         return known
     if target_class is TargetClass.WARP_SPECIALIZED:
-        layout = warp_specialized_layout(kernel, stages, unfollowed)
+        layout = warp_specialized_layout(kernel, stages, unfollowed, wgmma)
     else:
         layout = shared_layout(kernel, target_class, stages, unfollowed)
     kernel.derived[key] = layout
@@ -81,8 +115,30 @@ def kernel_layout(
 
 
 def warp_specialized_layout(
-    kernel: Kernel, stages: dict[int, int] | None = None, unfollowed: int = 0
+    kernel: Kernel, stages: dict[int, int] | None = None, unfollowed: int = 0, wgmma: bool | None = None
 ) -> SharedLayout:
+    if wgmma is not None:
+        return _layout(kernel, stages, unfollowed, wgmma)
+    hopper, other = (_layout(kernel, stages, unfollowed, arch) for arch in (True, False))
+    if (
+        hopper.sized
+        and other.sized
+        and (hopper.dynamic_bytes, hopper.static_bytes)
+        != (
+            other.dynamic_bytes,
+            other.static_bytes,
+        )
+    ):
+        unknown = SharedLayout(TargetClass.WARP_SPECIALIZED, hopper.buffers)
+        unknown.undecided.append(
+            f"a `T.gemm` is a wgmma on sm_90a ({hopper.total_bytes:,} bytes) but an mma on sm_100a and "
+            f"sm_120 ({other.total_bytes:,} bytes), which align its tiles differently: the arch is not known"
+        )
+        return unknown
+    return hopper
+
+
+def _layout(kernel: Kernel, stages: dict[int, int] | None, unfollowed: int, wgmma: bool) -> SharedLayout:
     layout = SharedLayout(TargetClass.WARP_SPECIALIZED)
     undecided = layout.undecided
     if unfollowed:
@@ -94,8 +150,11 @@ def warp_specialized_layout(
     launches = _kernel_launches(kernel)
     if len(launches) != 1:
         undecided.append("the function does not launch exactly one `T.Kernel`")
-    elif kernel.threads != MEASURED_THREADS:  # evaluated: a factory's `threads=128` parameter too
-        undecided.append("`threads=` is not known to be 128 (the only block size measured for this class)")
+    elif kernel.threads not in BLOCK_SIZES:  # evaluated: a factory's `threads=128` parameter too
+        undecided.append(
+            "`threads=` is not known to be 128 or 256 (the block sizes measured for this class; "
+            "512 narrows a gemm operand's swizzle)"
+        )
     elif keywords(launches[0]) - {"threads"}:
         undecided.append("`T.Kernel` takes keywords besides `threads=` (not measured for this class)")
     unmeasured = unmeasured_construct(kernel)
@@ -123,14 +182,24 @@ def warp_specialized_layout(
                 shared.live = (first, number)
     if undecided:
         return layout
-    loop = _the_pipeline(kernel, undecided)
+    staged = _staged_pipelines(kernel, stages, undecided)
+    if undecided:
+        return layout
+    if not staged:
+        return _unpipelined(kernel, layout, by_buffer, wgmma)
+    loop = _the_pipeline(kernel, staged, undecided)
     if loop is None:
         return layout
     depth = _depth(loop, stages, undecided)
+    if depth is not None and not any(_global_to_shared_copy(inner) for inner, _ in walk(loop.body)):
+        # No `T.copy` to make a TMA load of (a `T.Parallel` producer): TileLang pipelines the
+        # loop as the cp.async class does, not warp-specialised (measured: no mbarrier).
+        _version(loop, by_buffer, undecided, depth)
+        return layout if undecided else _unpipelined(kernel, layout, by_buffer, wgmma)
     tma = _tma_loads(loop, by_buffer, undecided)
     if depth is None or not tma:
         return layout
-    _consumers(loop, tma, by_buffer, undecided)
+    _consumers(loop, tma, by_buffer, undecided, _Gemms(kernel, wgmma))
     for shared in layout.buffers:
         if id(shared.buffer) in tma and shared.live != (_index(kernel, loop),) * 2:
             undecided.append(f"the TMA tile `{shared.name}` is used outside the pipeline (not measured)")
@@ -146,16 +215,25 @@ def warp_specialized_layout(
     return layout
 
 
-def _the_pipeline(kernel: Kernel, undecided: list[str]) -> Loop | None:
-    found = list(_pipelines(kernel.body))
-    if len(found) != 1:
+def _staged_pipelines(kernel: Kernel, stages: dict[int, int] | None, undecided: list[str]) -> list[Loop]:
+    """The pipelined loops TileLang warp-specialises: all but those of `num_stages=0`, which
+    lower as plain loops (measured: the same bytes as `T.serial`)."""
+    staged = []
+    for _, loop in _pipelines(kernel.body):
+        request = loop.pipeline
+        assert request is not None
+        depth = (stages or {}).get(id(loop), request.stages)
+        if request.state is Request.UNKNOWN or request.has_order or request.has_stage or depth != 0:
+            staged.append(loop)
+    if len(staged) > 1:
         undecided.append(
-            "the kernel has no pipelined loop (TileLang does not warp-specialise it; not measured)"
-            if not found
-            else "the kernel has more than one pipelined loop (a second one gets num_stages x num_stages versions)"
+            "the kernel has more than one pipelined loop (a second one gets num_stages x num_stages versions)"
         )
-        return None
-    _, loop = found[0]
+    return staged
+
+
+def _the_pipeline(kernel: Kernel, staged: list[Loop], undecided: list[str]) -> Loop | None:
+    (loop,) = staged
     if not any(item is loop for item in kernel.body):
         undecided.append("the pipelined loop is nested in another statement (not measured)")
         return None
@@ -186,7 +264,7 @@ def _depth(loop: Loop, stages: dict[int, int] | None, undecided: list[str]) -> i
         undecided.append("a pipeline's `num_stages` is not a constant")
         return None
     if depth < 1:
-        undecided.append("`num_stages` below 1: TileLang does not warp-specialise the loop (not measured)")
+        undecided.append("`num_stages` below 0 (not measured)")
         return None
     return depth
 
@@ -223,7 +301,7 @@ def _tma_loads(loop: Loop, by_buffer: dict[int, SharedBuffer], undecided: list[s
 
 
 def _consumers(
-    loop: Loop, tma: dict[int, int], by_buffer: dict[int, SharedBuffer], undecided: list[str]
+    loop: Loop, tma: dict[int, int], by_buffer: dict[int, SharedBuffer], undecided: list[str], gemms: _Gemms
 ) -> None:
     """Check the consumers and give each TMA destination its alignment."""
     readers: dict[int, list[int]] = {key: [] for key in tma}
@@ -250,26 +328,128 @@ def _consumers(
         return
     for key in tma:
         by_buffer[key].alignment = 128
-    for inner, _ in walk(loop.body):
-        for call in getattr(inner, "calls", ()):
-            if call.api != "gemm":
-                continue
-            found = [by_buffer.get(id(b)) for b in call.operands[:2] if b is not None]
-            operands = [o for o in found if o is not None]
-            if len(call.operands) != 3 or len(operands) != 2:
-                undecided.append("a `T.gemm` tilecheck does not size (operands or keywords not measured)")
+    for call in _gemm_calls(loop.body):
+        gemm = gemms.read(call, by_buffer, undecided)
+        if gemm is None:
+            return
+        for operand, continuity in ((gemm.a, gemm.a_continuity), (gemm.b, gemm.b_continuity)):
+            if id(operand.buffer) not in tma:
+                undecided.append(
+                    f"`T.gemm` on `{operand.name}` ({operand.dtype}) is not measured for this class"
+                )
                 return
-            for operand in operands:
-                if operand.dtype not in GEMM_DTYPES or id(operand.buffer) not in tma:
-                    undecided.append(
-                        f"`T.gemm` on `{operand.name}` ({operand.dtype}) is not measured for this class"
-                    )
-                    return
-                atom = _swizzle_atom(operand)
-                if atom is None and _row_bytes(operand) != 16:
-                    undecided.append(f"the swizzle of `{operand.name}` is not measured")
-                    return
-                operand.alignment = atom or 128  # 16-byte rows: not swizzled, a TMA tile's 128
+            row = continuity * ELEMENT_BYTES[operand.dtype]
+            atom = _atom(row)
+            if atom is None and row != 16:
+                undecided.append(f"the swizzle of `{operand.name}` is not measured")
+                return
+            operand.alignment = atom or 128  # 16-byte rows: not swizzled, a TMA tile's 128
+
+
+def _gemm_calls(items: list[Item]) -> Iterator[OpCall]:
+    return (c for inner, _ in walk(items) for c in getattr(inner, "calls", ()) if c.api == "gemm")
+
+
+@dataclass
+class _Gemm:
+    """A `T.gemm` of two shared tiles, and the extent of each tile's swizzled dimension (in
+    elements) that TileLang 0.1.15 gives it (tilelang/cuda/op/gemm/gemm_wgmma.py, gemm_mma.py)."""
+
+    a: SharedBuffer
+    b: SharedBuffer
+    wgmma: bool
+    a_continuity: int
+    b_continuity: int
+
+
+@dataclass
+class _Gemms:
+    kernel: Kernel
+    hopper: bool  # the target lowers a `T.gemm` it allows as a wgmma (sm_90a)
+
+    def read(self, call: OpCall, by_buffer: dict[int, SharedBuffer], undecided: list[str]) -> _Gemm | None:
+        found = [by_buffer.get(id(b)) for b in call.operands[:2] if b is not None]
+        operands = [o for o in found if o is not None]
+        accumulator = call.operands[2] if len(call.operands) == 3 else None
+        if len(operands) != 2 or accumulator is None or not accumulator.is_fragment:
+            undecided.append("a `T.gemm` tilecheck does not size (operands or keywords not measured)")
+            return None
+        a, b = operands
+        if any(o.dtype not in GEMM_DTYPES or len(o.shape) != 2 for o in operands) or a.dtype != b.dtype:
+            bad = next((o for o in operands if o.dtype not in GEMM_DTYPES), b)
+            undecided.append(f"`T.gemm` on `{bad.name}` ({bad.dtype}) is not measured for this class")
+            return None
+        transpose_a, transpose_b = (_flag(call, f"transpose_{n}") for n in "AB")
+        m = a.shape[1] if transpose_a else a.shape[0]
+        k = a.shape[0] if transpose_a else a.shape[1]
+        n = b.shape[0] if transpose_b else b.shape[1]
+        threads = self.kernel.threads or 0
+        wgmma = self.hopper and m >= WGMMA_MIN_M and k % 16 == 0 and threads % WARPGROUP == 0
+        if wgmma and accumulator.dtype != "float32":
+            undecided.append(
+                f"the accumulator `{accumulator.name}` of a wgmma is not float32 (not measured for this class)"
+            )
+            return None
+        if not wgmma:  # an mma: each tile swizzled by its own rows (make_swizzled_layout)
+            return _Gemm(a, b, False, a.shape[-1], b.shape[-1])
+        # Warp groups side by side along N (ComputeWgmmaWarpPartition, Square: 4 x 2 warps for 256).
+        groups = threads // WARPGROUP
+        if groups > 1 and (n % (groups * 8) or m % (4 * 16)):
+            undecided.append("a wgmma's warp partition is not measured for this shape")
+            return None
+        return _Gemm(a, b, True, 64 if transpose_a else k, k if transpose_b else _wgmma_n(n // groups))
+
+
+def _wgmma_n(columns: int) -> int:
+    """`select_wgmma_inst_n`: the widest wgmma N (a multiple of 16 up to 256) tiling `columns`."""
+    fallback = math.gcd(columns, 256)
+    if columns % 16:
+        return fallback
+    return next((c for c in range(256, fallback, -16) if columns % c == 0), fallback)
+
+
+def _flag(call: OpCall, keyword: str) -> bool:
+    import libcst as cst
+
+    node = call.site.node
+    for arg in node.args if isinstance(node, cst.Call) else ():
+        if arg.keyword is not None and arg.keyword.value == keyword:
+            return isinstance(arg.value, cst.Name) and arg.value.value == "True"
+    return False
+
+
+def _unpipelined(
+    kernel: Kernel, layout: SharedLayout, by_buffer: dict[int, SharedBuffer], hopper: bool
+) -> SharedLayout:
+    """A kernel TileLang does not warp-specialise (no pipelined loop, `num_stages=0`, or a
+    pipeline with no `T.copy`, versioned by the cp.async class's rule): its copies are not
+    TMA loads and no mbarrier is allocated; a tile is aligned to 16 bytes, a wgmma
+    operand to 1024 (sm_90a: its descriptor, with no TMA load to give the swizzle's), an epilogue
+    tile to its swizzle atom (a TMA store)."""
+    undecided = layout.undecided
+    described: set[int] = set()
+    gemms = _Gemms(kernel, hopper)
+    for call in _gemm_calls(kernel.body):
+        gemm = gemms.read(call, by_buffer, undecided)
+        if gemm is None:
+            return layout
+        if gemm.wgmma:
+            described |= {id(gemm.a.buffer), id(gemm.b.buffer)}
+    for shared in layout.buffers:
+        if shared.live is None:
+            continue
+        roles = _roles(shared, kernel)
+        atom = _swizzle_atom(shared)
+        if roles <= {"load", "element", "gemm"}:
+            shared.alignment = DESCRIPTOR_ALIGNMENT if id(shared.buffer) in described else 16
+        elif roles == {"from fragment", "to global"} and atom is not None and not shared.static:
+            shared.alignment = atom
+        else:
+            undecided.append(f"`{shared.name}` is used in a way not measured for this class")
+            return layout
+    layout.static_bytes = sum(s.bytes for s in layout.buffers if s.static)
+    layout.dynamic_bytes = pack([s for s in layout.buffers if not s.static and s.live is not None])
+    return layout
 
 
 def _outside_alignment(shared: SharedBuffer, kernel: Kernel, loop: Loop, undecided: list[str]) -> None:
@@ -278,6 +458,20 @@ def _outside_alignment(shared: SharedBuffer, kernel: Kernel, loop: Loop, undecid
     if any(b is shared.buffer for b in _touched(loop)):
         undecided.append(f"`{shared.name}` is used inside and outside the pipeline (not measured)")
         return
+    roles = _roles(shared, kernel)
+    if roles <= {"load", "element"}:
+        shared.alignment = 16
+        return
+    atom = _swizzle_atom(shared)
+    if roles == {"from fragment", "to global"} and atom is not None and not shared.static:
+        shared.alignment = atom
+        return
+    undecided.append(f"`{shared.name}` outside the pipeline is used in a way not measured for this class")
+
+
+def _roles(shared: SharedBuffer, kernel: Kernel) -> set[str]:
+    """How the kernel uses a buffer: `load` (a copy from global memory), `element` (loads and
+    stores), `from fragment`, `to global`, `gemm` (an operand), or another call's name."""
     roles: set[str] = set()
     for inner, _ in walk(kernel.body):
         if not isinstance(inner, Stmt):
@@ -287,14 +481,7 @@ def _outside_alignment(shared: SharedBuffer, kernel: Kernel, loop: Loop, undecid
         for call in inner.calls:
             if any(b is shared.buffer for b in call.operands):
                 roles.add(_role(call.api, call.operands, shared.buffer))
-    if roles <= {"load", "element"}:
-        shared.alignment = 16
-        return
-    atom = _swizzle_atom(shared)
-    if roles == {"from fragment", "to global"} and atom is not None and not shared.static:
-        shared.alignment = atom
-        return
-    undecided.append(f"`{shared.name}` outside the pipeline is used in a way not measured for this class")
+    return roles
 
 
 def _role(api: str, operands: tuple[Buffer | None, ...], buffer: Buffer) -> str:
@@ -315,7 +502,12 @@ def _row_bytes(shared: SharedBuffer) -> int:
 
 
 def _swizzle_atom(shared: SharedBuffer) -> int | None:
-    row = _row_bytes(shared)
+    return _atom(_row_bytes(shared))
+
+
+def _atom(row: int) -> int | None:
+    """The alignment of a tile swizzled over `row` bytes (SwizzleMode::SmemAlignment); None:
+    not swizzled."""
     for width, atom in ((128, 1024), (64, 512), (32, 256)):
         if row and row % width == 0:
             return atom

@@ -82,13 +82,16 @@ SMEM_OUT="build/oracle/smem/kernels"
 smem_status=0
 "$PY" "$HERE/smem/compare.py" --cache build/oracle/smem/cache.json --report build/oracle/smem/report.json \
     "$SMEM_OUT" || smem_status=$?
-# The warp-specialised family: only kernels of the TMA shape tilecheck sizes, judged on sm_90a.
-SMEM_TMA="build/oracle/smem/tma"
-"$PY" "$HERE/smem/generate.py" --family tma --seed "${ORACLE_SMEM_SEED:-20261202}" --count "${ORACLE_SMEM_COUNT:-200}" --out "$SMEM_TMA"
-"$VENV/bin/python" "$HERE/smem/judge.py" --jobs "$JOBS" --targets sm_90a --cache build/oracle/smem/cache.json \
-    --out build/oracle/smem/verdicts-tma.jsonl "$SMEM_TMA"
-"$PY" "$HERE/smem/compare.py" --targets sm_90a --cache build/oracle/smem/cache.json \
-    --report build/oracle/smem/report-tma.json "$SMEM_TMA" || smem_status=$?
+# The warp-specialised families, judged on sm_90a: `tma`, only kernels of the TMA shape tilecheck
+# sizes; `plain`, loops TileLang does not warp-specialise (`T.serial`, num_stages=0), 128 and 256 threads.
+for family in tma plain; do
+    "$PY" "$HERE/smem/generate.py" --family "$family" --seed "${ORACLE_SMEM_SEED:-20261202}" \
+        --count "${ORACLE_SMEM_COUNT:-200}" --out "build/oracle/smem/$family"
+    "$VENV/bin/python" "$HERE/smem/judge.py" --jobs "$JOBS" --targets sm_90a --cache build/oracle/smem/cache.json \
+        --out "build/oracle/smem/verdicts-$family.jsonl" "build/oracle/smem/$family"
+    "$PY" "$HERE/smem/compare.py" --targets sm_90a --cache build/oracle/smem/cache.json \
+        --report "build/oracle/smem/report-$family.json" "build/oracle/smem/$family" || smem_status=$?
+done
 corpus_status=0
 if [ "${ORACLE_CORPUS:-0}" = "1" ]; then
     # tilecheck's size of every kernel build of a real corpus against TileLang's lowering of it.

@@ -28,7 +28,7 @@ from tilecheck.backends.profile import get_profile
 from tilecheck.tilelang.frontend import analyze
 from tilecheck.tilelang.shared_memory import TargetClass, unfollowed_calls
 from tilecheck.tilelang.sizing import profile_layout
-from tilecheck.tilelang.warp_specialized import kernel_layout
+from tilecheck.tilelang.warp_specialized import kernel_layout, wgmma_target
 
 ARCH_CLASSES = {
     "sm_80": TargetClass.CP_ASYNC,
@@ -95,7 +95,13 @@ def main() -> int:
                     kernel, get_profile(PROFILES[arch]), target_class, unfollowed=unfollowed
                 )
             else:
-                layout = kernel_layout(kernel, target_class, unfollowed=unfollowed)
+                # the arch decides whether a `T.gemm` is a wgmma (sm_90a), which aligns its tiles
+                wgmma = (
+                    wgmma_target(f"cuda -arch={arch}")
+                    if target_class is TargetClass.WARP_SPECIALIZED
+                    else None
+                )
+                layout = kernel_layout(kernel, target_class, unfollowed=unfollowed, wgmma=wgmma)
             if not layout.sized:
                 counts[arch]["not sized"] += 1
                 reasons[arch][layout.undecided[0]] += 1

@@ -5,8 +5,8 @@ Run with tilecheck's Python; TileLang's side runs in the oracle venv (`ORACLE_VE
 /work/oracle-venv), one process per file with a timeout, CUDA hidden (CPU only):
 
 1. tilecheck models each file and sizes every kernel build for the cp.async class (sm_80; with
-   `--target hip:gfx942` or `hip:gfx950`, as that HIP profile sizes it, and TileLang lowers
-   for that target).
+   `--target hip:gfx942` or `hip:gfx950`, as that HIP profile sizes it, with `--target sm_90a`
+   for the warp-specialised class as cuda-sm90 sizes it, and TileLang lowers for that target).
    A build is a `@T.prim_func` at module level, or one built by a module-level factory (a plain
    function, `@tilelang.jit` or `@autotune` one) with the argument values tilecheck saw; it is
    sized as TL501 sizes it (`tilecheck.tilelang.sizing.judged_layout`).
@@ -40,7 +40,11 @@ from pathlib import Path
 from typing import Any
 
 ARCH = "sm_80"
-PROFILES = {"hip:gfx942": "hip-gfx942", "hip:gfx950": "hip-gfx950"}  # --target: sized as the profile does
+PROFILES = {
+    "hip:gfx942": "hip-gfx942",
+    "hip:gfx950": "hip-gfx950",
+    "sm_90a": "cuda-sm90",  # the warp-specialised class, as TL501 sizes it on cuda-sm90
+}  # --target: sized as the profile does
 PLACEHOLDER = 256  # the value of an int parameter tilecheck does not know (its size does not depend on it)
 VERSION = "0.1.15"  # the oracle venv's release: part of the cache key
 HERE = Path(__file__).resolve().parent
@@ -57,10 +61,12 @@ def tilecheck_builds(path: Path, target: str = ARCH) -> list[dict[str, Any]]:
 
     from tilecheck.backends.profile import get_profile
     from tilecheck.tilelang.frontend import analyze
-    from tilecheck.tilelang.shared_memory import TargetClass
+    from tilecheck.tilelang.shared_memory import TargetClass, target_class
     from tilecheck.tilelang.sizing import judged_layout
 
     profile = get_profile(PROFILES[target]) if target in PROFILES else None
+    kind = target_class(profile.backend, profile.warp_specialization) if profile else TargetClass.CP_ASYNC
+    assert kind is not None
 
     try:
         module = cst.parse_module(path.read_text(encoding="utf-8"))
@@ -71,7 +77,7 @@ def tilecheck_builds(path: Path, target: str = ARCH) -> list[dict[str, Any]]:
         return [{"error": f"{type(error).__name__}: {error}"}]
     builds = []
     for kernel in model.kernels:
-        layout = judged_layout(kernel, model, TargetClass.CP_ASYNC, profile)  # what TL501 judges
+        layout = judged_layout(kernel, model, kind, profile)  # what TL501 judges
         build: dict[str, Any] = {"kernel": kernel.name, "line": positions[kernel.node].start.line}
         if layout.sized:
             build["bytes"] = layout.total_bytes

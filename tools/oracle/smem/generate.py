@@ -5,7 +5,8 @@ Each kernel varies what decides the size: tile shapes, dtypes, `num_stages`, man
 `scope="shared"` buffers, odd-sized buffers (alignment) and a second pipelined loop.
 Every file is a module with one `KERNEL` (a PrimFunc); the seed fixes the output.
 
-`--family tma` writes only kernels of the warp-specialised shape tilecheck sizes for sm_90a.
+`--family tma` writes only kernels of the warp-specialised shape tilecheck sizes for sm_90a;
+`--family plain` the same kernels with a loop TileLang does not warp-specialise.
 
 Usage: python tools/oracle/smem/generate.py --seed 7 --count 200 --out build/oracle/smem/kernels
 """
@@ -124,19 +125,25 @@ def kernel_source(rng: random.Random) -> str:
     return "\n".join(lines)
 
 
-def tma_kernel_source(rng: random.Random) -> str:
+def tma_kernel_source(rng: random.Random, plain: bool = False) -> str:
     """A kernel of the shape tilecheck sizes for the warp-specialised class (one `T.Pipelined`
-    loop fed by TMA copies, `threads=128`), varying what decides its layout: tile shapes and
+    loop fed by TMA copies), varying what decides its layout: tile shapes and
     dtypes (swizzle atoms), transposed gemm operands, `num_stages` 1-4 (versions, mbarriers), an epilogue tile, plain
     and never-used buffers, static arrays, a buffer filled before the loop, and a copy-only
-    pipeline of one or two tiles read by a `T.Parallel`; one in ten uses 256 threads (not sized)."""
-    mode = rng.choice(["gemm", "gemm", "gemm", "copy", "copy2"])
-    dtype = rng.choice(DTYPES if mode == "gemm" else COPY_DTYPES)
+    pipeline of one or two tiles read by a `T.Parallel`; one in ten uses 256 threads.
+
+    `plain` (`--family plain`): the same kernels with a loop TileLang does not warp-specialise
+    (`T.serial`, or `num_stages=0`), 128 or 256 threads, and a `T.Parallel` producer too."""
+    modes = ["gemm", "gemm", "gemm", "copy", "copy2"] + (
+        ["parallel-producer", "parallel-gemm"] if plain else []
+    )
+    mode = rng.choice(modes)
+    dtype = rng.choice(DTYPES if mode in ("gemm", "parallel-gemm") else COPY_DTYPES)
     element = {"float16": 2, "bfloat16": 2, "float32": 4, "int8": 1}[dtype]
     bm, bn = rng.choice([32, 64, 128]), rng.choice([32, 64, 128, 256])
-    bk = rng.choice([b for b in (8, 16, 32, 64) if b * element >= 16])
-    stages = rng.choice(["1", "2", "3", "4"])
-    threads = 256 if rng.random() < 0.1 else 128
+    bk = rng.choice([b for b in (8, 16, 32, 64) if b * element >= 16 or (plain and "gemm" not in mode)])
+    stages = rng.choice(["none", "0"] if plain else ["1", "2", "3", "4"])
+    threads = rng.choice([128, 256]) if plain else 256 if rng.random() < 0.1 else 128
     epilogue, unused, odd, prelude = (rng.random() < p for p in (0.35, 0.2, 0.3, 0.15))
     static = rng.choice(["none", "none", "none", "pipeline", "extra"])
     acc = "int32" if dtype == "int8" else "float32"
@@ -162,7 +169,7 @@ def tma_kernel_source(rng: random.Random) -> str:
         f"    with T.Kernel(N // {bn}, M // {bm}, threads={threads}) as (bx, by):",
         f'        A_s = T.alloc_shared({a_tile}, "{dtype}"{", scope=" + repr("shared") if static == "pipeline" else ""})',
     ]
-    if mode != "copy":
+    if mode not in ("copy", "parallel-producer"):
         lines.append(f'        B_s = T.alloc_shared({b_tile}, "{dtype}")')
     lines.append(f'        C_l = T.alloc_fragment(({bm}, {bn}), "{acc}")')
     if unused:
@@ -182,9 +189,20 @@ def tma_kernel_source(rng: random.Random) -> str:
             lines.append(f"        T.copy(B[0, bx * {bn}], {name})")
     if odd:
         lines.append(f"        T.copy(A[by * {bm}, 0], O_s)")
-    lines.append(f"        for k in T.Pipelined(K // {bk}, num_stages={stages}):")
-    lines.append(f"            T.copy(A[{a_at}], A_s)")
-    if mode == "gemm":
+    if stages == "none":
+        lines.append(f"        for k in T.serial(K // {bk}):")
+    else:
+        lines.append(f"        for k in T.Pipelined(K // {bk}, num_stages={stages}):")
+    if mode.startswith("parallel"):
+        lines += [
+            f"            for i, j in T.Parallel({bm}, {bk}):",
+            f"                A_s[i, j] = A[by * {bm} + i, k * {bk} + j]",
+        ]
+    else:
+        lines.append(f"            T.copy(A[{a_at}], A_s)")
+    if mode == "parallel-gemm":
+        lines += [f"            T.copy(B[{b_at}], B_s)", "            T.gemm(A_s, B_s, C_l)"]
+    elif mode == "gemm":
         transposes = "".join(f", transpose_{n}=True" for n, t in (("A", ta), ("B", tb)) if t)
         lines += [f"            T.copy(B[{b_at}], B_s)", f"            T.gemm(A_s, B_s, C_l{transposes})"]
     else:
@@ -211,7 +229,11 @@ def tma_kernel_source(rng: random.Random) -> str:
     return "\n".join(lines)
 
 
-FAMILIES = {"mixed": kernel_source, "tma": tma_kernel_source}
+def plain_kernel_source(rng: random.Random) -> str:
+    return tma_kernel_source(rng, plain=True)
+
+
+FAMILIES = {"mixed": kernel_source, "tma": tma_kernel_source, "plain": plain_kernel_source}
 
 
 def write_atomic(path: Path, text: str) -> None:
