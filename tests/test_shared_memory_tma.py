@@ -200,8 +200,12 @@ def test_static_buffers_stay_outside_the_arena() -> None:
             "the copy into `A_s` is not a TMA load measured (8-byte rows)",
         ),
         (
-            kernel(header="for k in T.Pipelined(K // 32, num_stages=2, order=[0, 1, 2], stage=[0, 0, 1]):"),
-            "a manual `order=`/`stage=` schedule (not measured for this class)",
+            kernel(header="for k in T.Pipelined(K // 32, order=[0, 1, 2], stage=[0, 0, 1]):"),
+            "a manual `order=`/`stage=` schedule without a literal `num_stages` >= 1 (not measured for this class)",
+        ),
+        (
+            kernel().replace("T.gemm(A_s, B_s, C_l)", "T.gemm(B_s, A_s, C_l)"),
+            "a `T.gemm` whose operand shapes do not match (TileLang rejects it)",
         ),
     ],
 )
@@ -680,3 +684,26 @@ def test_a_pipeline_with_a_parallel_producer_is_not_warp_specialised(
     assert layout(mixed).undecided[0] == (
         "a pipeline statement other than a `T.copy` from global memory writes shared memory"
     )
+
+
+@pytest.mark.parametrize(
+    ("order", "stage"),
+    [
+        ("[0, 1, 2]", "[0, 0, 1]"),
+        ("[0, 1, 2]", "[0, 0, 2]"),
+        ("[1, 0, 2]", "[0, 0, 1]"),
+        ("[0, 1, 2]", "[0, 0, 0]"),
+    ],
+)
+@pytest.mark.parametrize(("stages", "total"), [("1", 9232), ("2", 17440), ("3", 25648)])
+def test_a_manual_schedule_beside_num_stages_is_ignored(
+    order: str, stage: str, stages: str, total: int
+) -> None:
+    # TileLang (sm_90a, sm_100a and sm_120 alike): the warp-specialised pipeline keeps num_stages
+    # versions and 2 x num_stages mbarriers whatever the literal order/stage: 9,216 + 16,
+    # 17,408 + 32, 25,600 + 48 B (O_s at 0, A_s at 512, B_s after it, C_s reusing 0).
+    header = f"for k in T.Pipelined(K // 32, num_stages={stages}, order={order}, stage={stage}):"
+    sized = layout(kernel(header=header, epilogue=True, odd=True))
+    assert sized.sized, sized.undecided
+    assert sized.total_bytes == total
+    assert sized.total_bytes == layout(kernel(stages=stages, epilogue=True, odd=True)).total_bytes

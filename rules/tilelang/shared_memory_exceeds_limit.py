@@ -122,9 +122,10 @@ class SharedMemoryExceedsLimit(Rule):
     where it is a wgmma (at least 64 rows): 1,024; nor is a pipeline filled by a `T.Parallel`
     producer, whose tiles are versioned as on the cp.async targets. With 256 threads a wgmma's
     two warp groups split N, so on sm_90a a `B` tile not transposed is swizzled over half its
-    columns. Only the kernels whose layout was measured are sized there: one `T.Pipelined`
-    loop with `num_stages` >= 1 fed by TMA copies or by `T.Parallel` producers only, or no
-    pipelined loop; float16/bfloat16 gemms; `threads=128` or `256`.
+    columns. A manual `order=`/`stage=` beside `num_stages` >= 1 changes nothing there. Only
+    the kernels whose layout was measured are sized there: one `T.Pipelined` loop with
+    `num_stages` >= 1 fed by TMA copies or by `T.Parallel` producers only, or no pipelined
+    loop; float16/bfloat16 gemms; `threads=128` or `256`.
 
     HIP lays LDS out as the cp.async class does (measured with TileLang 0.1.15 on 97 generated
     and hand-written kernels and on TileLang's own examples and tests): gfx950 byte for byte; gfx942, which
@@ -141,9 +142,9 @@ class SharedMemoryExceedsLimit(Rule):
     a pipeline filled by a tile op other than `T.copy`, such as `T.im2col`, or by a statement
     that also reads the tile it fills, such as a runtime `if` around the copy and the gemm, a
     manual `T.annotate_ws_schedule`, another reduction; on the warp-specialised targets also any other pipeline
-    shape, a `T.Parallel` producer beside a TMA copy, a manual schedule, another block size,
-    `pass_configs` on the kernel, or, when the profile names no arch, a kernel whose size
-    differs between sm_90a and the other two),
+    shape, a `T.Parallel` producer beside a TMA copy, a manual schedule without `num_stages`,
+    another block size, `pass_configs` on the kernel, or, when the profile names no arch, a
+    kernel whose size differs between sm_90a and the other two),
     files that pass a pass config changing the layout (`tl.disable_shared_memory_reuse`,
     `tl.enable_aggressive_shared_memory_merge`; on the warp-specialised targets also
     `tl.disable_warp_specialized`, `tl.disable_tma_lower`), kernels under `@autotune` (the

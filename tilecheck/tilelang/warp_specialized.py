@@ -30,6 +30,10 @@ and reading the allocation plan; tools/oracle/smem checks them byte for byte.
   two or more buffers the arena is rounded up to 16 bytes.
 - `threads=128` and `256` lower alike but for the wgmma's N split; 512 narrows a swizzle
   further (not sized).
+- A literal manual `order=`/`stage=` beside `num_stages` >= 1 changes nothing: the
+  warp-specialised pipeline keeps num_stages versions and barriers (measured with four
+  schedules, reordered and all-in-one-stage ones too). Without `num_stages` TileLang plans the
+  manual schedule itself (cp.async, not measured).
 
 The wgmma rules hold on sm_90a only: sm_100a and sm_120 make the same `T.gemm` an mma. A
 caller that knows the arch says so (`wgmma`, from the profile's target: `wgmma_target`); one
@@ -37,10 +41,11 @@ that does not gets a size only when both give the same bytes.
 
 Only what was measured is sized: `T.copy`, `T.gemm`, `T.clear`, `T.fill` and element
 statements, with a pipeline's consumers being gemms and element reads. Anything else (a manual
-`order=`/`stage=`, two pipelined loops, or a second copying loop beside one, a pipeline mixing
-TMA copies with a `T.Parallel` producer, gemm dtypes other than float16/bfloat16, `threads`
-other than a literal 128 or 256, `pass_configs`, other calls or keywords, ...) is not sized:
-the layout says why in `undecided`.
+`order=`/`stage=` without `num_stages`, two pipelined loops, or a second copying loop beside
+one, a pipeline mixing TMA copies with a `T.Parallel` producer, gemm dtypes other than
+float16/bfloat16 or operand shapes that do not match, `threads` other than a literal 128 or
+256, `pass_configs`, other calls or keywords, ...) is not sized: the layout says why in
+`undecided`.
 """
 
 from __future__ import annotations
@@ -71,6 +76,7 @@ from tilecheck.tilelang.shared_memory import (
     _version,
     shared_layout,
 )
+from tilecheck.tilelang.values import int_value
 
 if TYPE_CHECKING:
     from tilecheck.tilelang.values import Buffer
@@ -120,15 +126,9 @@ def warp_specialized_layout(
     if wgmma is not None:
         return _layout(kernel, stages, unfollowed, wgmma)
     hopper, other = (_layout(kernel, stages, unfollowed, arch) for arch in (True, False))
-    if (
-        hopper.sized
-        and other.sized
-        and (hopper.dynamic_bytes, hopper.static_bytes)
-        != (
-            other.dynamic_bytes,
-            other.static_bytes,
-        )
-    ):
+    if not hopper.sized or not other.sized:
+        return hopper if not hopper.sized else other  # not sized on one arch: not sized for the class
+    if (hopper.dynamic_bytes, hopper.static_bytes) != (other.dynamic_bytes, other.static_bytes):
         unknown = SharedLayout(TargetClass.WARP_SPECIALIZED, hopper.buffers)
         unknown.undecided.append(
             f"a `T.gemm` is a wgmma on sm_90a ({hopper.total_bytes:,} bytes) but an mma on sm_100a and "
@@ -194,6 +194,10 @@ def _layout(kernel: Kernel, stages: dict[int, int] | None, unfollowed: int, wgmm
     if depth is not None and not any(_global_to_shared_copy(inner) for inner, _ in walk(loop.body)):
         # No `T.copy` to make a TMA load of (a `T.Parallel` producer): TileLang pipelines the
         # loop as the cp.async class does, not warp-specialised (measured: no mbarrier).
+        assert loop.pipeline is not None
+        if loop.pipeline.has_order or loop.pipeline.has_stage:
+            undecided.append("a manual `order=`/`stage=` schedule of a `T.Parallel` producer (not measured)")
+            return layout
         _version(loop, by_buffer, undecided, depth)
         return layout if undecided else _unpipelined(kernel, layout, by_buffer, wgmma)
     tma = _tma_loads(loop, by_buffer, undecided)
@@ -256,15 +260,26 @@ def _depth(loop: Loop, stages: dict[int, int] | None, undecided: list[str]) -> i
     if request.state is Request.UNKNOWN:
         undecided.append("a pipeline's schedule is not known statically")
         return None
-    if request.has_order or request.has_stage:
-        undecided.append("a manual `order=`/`stage=` schedule (not measured for this class)")
+    manual = request.has_order or request.has_stage
+    if manual and not (
+        request.num_stages is not None
+        and request.stages
+        and request.order_values is not None
+        and request.stage_values is not None
+        and len(request.order_values) == len(request.stage_values) == len(loop.body)
+    ):
+        undecided.append(
+            "a manual `order=`/`stage=` schedule without a literal `num_stages` >= 1 (not measured for this class)"
+        )
         return None
+    # Measured (sm_90a, sm_100a, sm_120): beside `num_stages` >= 1 the warp-specialised pipeline
+    # ignores a literal `order=`/`stage=`: the bytes and barriers are num_stages'.
     depth = (stages or {}).get(id(loop), request.stages)
     if depth is None:
         undecided.append("a pipeline's `num_stages` is not a constant")
         return None
     if depth < 1:
-        undecided.append("`num_stages` below 0 (not measured)")
+        undecided.append("`num_stages` below 1 in a warp-specialised pipeline (not measured)")
         return None
     return depth
 
@@ -383,6 +398,11 @@ class _Gemms:
         m = a.shape[1] if transpose_a else a.shape[0]
         k = a.shape[0] if transpose_a else a.shape[1]
         n = b.shape[0] if transpose_b else b.shape[1]
+        k_b = b.shape[1] if transpose_b else b.shape[0]
+        c_shape = tuple(int_value(v) for v in accumulator.shape or ())
+        if k_b != k or c_shape != (m, n):
+            undecided.append("a `T.gemm` whose operand shapes do not match (TileLang rejects it)")
+            return None
         threads = self.kernel.threads or 0
         wgmma = self.hopper and m >= WGMMA_MIN_M and k % 16 == 0 and threads % WARPGROUP == 0
         if wgmma and accumulator.dtype != "float32":

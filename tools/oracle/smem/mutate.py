@@ -7,7 +7,7 @@ and comparing (compare.py --targets sm_90a) tests that what tilecheck sizes, Til
 the same: the model's refusals are what keeps its sizes exact.
 
 Usage: python tools/oracle/smem/mutate.py --seed 2 --count 100 --out build/oracle/smem/fuzz \
-    build/oracle/smem/tma build/oracle/smem/kernels
+    build/oracle/smem/tma build/oracle/smem/kernels [build/oracle/smem/plain]
 """
 
 from __future__ import annotations
@@ -63,8 +63,8 @@ def sized(source: str) -> bool:
         return False
     kernel = model.kernels[0]
     return kernel_layout(
-        kernel, TargetClass.WARP_SPECIALIZED, unfollowed=unfollowed_calls(kernel, model)
-    ).sized
+        kernel, TargetClass.WARP_SPECIALIZED, unfollowed=unfollowed_calls(kernel, model), wgmma=True
+    ).sized  # as sm_90a lowers it
 
 
 def main() -> int:
