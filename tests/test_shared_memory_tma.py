@@ -224,8 +224,12 @@ def test_a_second_pipelined_loop_is_not_sized() -> None:
         "            T.gemm(A_s, B_s, C_l)\n"
         "        T.copy(C_l, C[",
     )
-    assert layout(source).undecided == [
-        "the kernel has more than one pipelined loop (a second one gets num_stages x num_stages versions)"
+    assert layout(source, wgmma=True).undecided == [
+        "the second pipeline's tile `A_s` is not one of its own (not measured)"
+    ]
+    assert layout(source, wgmma=False).undecided == [
+        "the kernel has more than one pipelined loop (a second one gets num_stages x num_stages versions; "
+        "measured on sm_90a only, for two)"
     ]
 
 
@@ -707,3 +711,58 @@ def test_a_manual_schedule_beside_num_stages_is_ignored(
     assert sized.sized, sized.undecided
     assert sized.total_bytes == total
     assert sized.total_bytes == layout(kernel(stages=stages, epilogue=True, odd=True)).total_bytes
+
+
+def two_pipelines(first: str, second: str, bm: int = 64, bn: int = 64, bk: int = 32, bk2: int = 16) -> str:
+    """The generated family's kernel with a second pipelined gemm loop on tiles of its own."""
+    source = kernel(bm=bm, bn=bn, bk=bk, stages=first, epilogue=True, odd=True)
+    tiles = f'        D_s = T.alloc_shared(({bm}, {bk2}), "float16")\n        E_s = T.alloc_shared(({bk2}, {bn}), "float16")\n'
+    loop = (
+        f"        for k in T.Pipelined(K // {bk2}, num_stages={second}):\n"
+        f"            T.copy(A[by * {bm}, k * {bk2}], D_s)\n"
+        f"            T.copy(B[k * {bk2}, bx * {bn}], E_s)\n"
+        "            T.gemm(D_s, E_s, C_l)\n"
+    )
+    source = source.replace("        T.clear(C_l)\n", tiles + "        T.clear(C_l)\n")
+    return source.replace(
+        f"        for i, j in T.Parallel({bm}, {bn}):\n",
+        loop + f"        for i, j in T.Parallel({bm}, {bn}):\n",
+        1,
+    )
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "total", "second_bytes"),
+    # TileLang, sm_90a: the second loop is pipelined with cp.async (no mbarrier of its own), its
+    # tiles keep num_stages x num_stages versions at 1,024 (wgmma operands): 9,232, 17,424,
+    # 37,904, 17,440, 25,648 and 37,936 B.
+    [
+        ("1", "1", 9232, 2048),
+        ("1", "2", 17424, 8192),
+        ("1", "3", 37904, 18432),
+        ("2", "2", 17440, 8192),
+        ("3", "1", 25648, 2048),
+        ("3", "3", 37936, 18432),
+    ],
+)
+def test_a_second_pipelined_loop_on_sm_90a(first: str, second: str, total: int, second_bytes: int) -> None:
+    source = two_pipelines(first, second)
+    sized = layout(source, wgmma=True)
+    assert sized.sized, sized.undecided
+    assert (sized.total_bytes, sized.mbarrier_bytes) == (total, 16 * int(first))
+    by_name = {b.name: b for b in sized.buffers}
+    assert [(by_name[n].bytes, by_name[n].alignment) for n in ("D_s", "E_s")] == [(second_bytes, 1024)] * 2
+    assert not layout(source).sized  # sm_100a and sm_120 were not measured
+
+
+def test_a_software_pipeline_fills_its_tiles_in_statement_order() -> None:
+    # TileLang, sm_90a: an mma second loop (32 rows, 3 stages): D_s (32, 32) x 9 = 18,432 B is first
+    # used before E_s (32, 128) x 9 = 73,728 B, so it is placed first though smaller: D_s at 32,
+    # E_s at 18,464 (both aligned to 16); 92,192 B + 32 B of mbarriers.
+    sized = layout(two_pipelines("2", "3", bm=32, bn=128, bk2=32), wgmma=True)
+    by_name = {b.name: b for b in sized.buffers}
+    assert [(by_name[n].offset, by_name[n].alignment, by_name[n].bytes) for n in ("D_s", "E_s")] == [
+        (32, 16, 18432),
+        (18464, 16, 73728),
+    ]
+    assert (sized.dynamic_bytes, sized.static_bytes) == (92192, 32)

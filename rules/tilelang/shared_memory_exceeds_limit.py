@@ -122,10 +122,12 @@ class SharedMemoryExceedsLimit(Rule):
     where it is a wgmma (at least 64 rows): 1,024; nor is a pipeline filled by a `T.Parallel`
     producer, whose tiles are versioned as on the cp.async targets. With 256 threads a wgmma's
     two warp groups split N, so on sm_90a a `B` tile not transposed is swizzled over half its
-    columns. A manual `order=`/`stage=` beside `num_stages` >= 1 changes nothing there. Only
-    the kernels whose layout was measured are sized there: one `T.Pipelined` loop with
-    `num_stages` >= 1 fed by TMA copies or by `T.Parallel` producers only, or no pipelined
-    loop; float16/bfloat16 gemms; `threads=128` or `256`.
+    columns. A manual `order=`/`stage=` beside `num_stages` >= 1 changes nothing there; on
+    sm_90a a second pipelined gemm loop is not warp-specialised, its tiles keeping num_stages x
+    num_stages versions. Only the kernels whose layout was measured are sized there: one
+    `T.Pipelined` loop with `num_stages` >= 1 fed by TMA copies or by `T.Parallel` producers
+    only (on sm_90a a second one of copies and gemms), or no pipelined loop; float16/bfloat16
+    gemms; `threads=128` or `256`.
 
     HIP lays LDS out as the cp.async class does (measured with TileLang 0.1.15 on 97 generated
     and hand-written kernels and on TileLang's own examples and tests): gfx950 byte for byte; gfx942, which

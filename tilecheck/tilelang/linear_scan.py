@@ -1,10 +1,10 @@
 """TileLang 0.1.15's arena packing for the TMA class (`LinearScanPack` in
 src/transform/merge_shared_memory_allocations.cc), over top-level statement lifetimes.
 
-Buffers are taken in order of their first statement (the larger first, then by name); each
-goes into the best-fitting freed block (least waste) at its alignment, else extends a freed
-block at the top of the arena, else is bumped to the aligned top (the gap is freed). A buffer
-whose last statement comes before another's first has freed its space by then.
+Buffers are taken in order of their first statement (then of `order`, the larger first, then
+by name); each goes into the best-fitting freed block (least waste) at its alignment, else
+extends a freed block at the top of the arena, else is bumped to the aligned top (the gap is
+freed). A buffer whose last statement comes before another's first has freed its space by then.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def pack(buffers: list[SharedBuffer]) -> int:
     if len(buffers) == 1:  # one allocation is not merged: its own size
         buffers[0].offset = 0
         return buffers[0].bytes
-    order = sorted(buffers, key=lambda b: ((b.live or (0, 0))[0], -b.bytes, b.name))
+    order = sorted(buffers, key=lambda b: ((b.live or (0, 0))[0], b.order, -b.bytes, b.name))
     free: list[_Block] = []
     active: list[SharedBuffer] = []
     top = 0

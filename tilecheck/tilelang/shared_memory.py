@@ -74,6 +74,9 @@ class SharedBuffer:
     live: tuple[int, int] | None = None  # first and last top-level statement; None: never used
     offset: int | None = None  # in the arena (dynamic buffers that are used)
     alignment: int = 16  # of its offset in the arena (the TMA class aligns swizzled tiles more)
+    # Its rank among the buffers first used in the same top-level statement, for the TMA class's
+    # packing: a software-pipelined loop's prologue fills its tiles one statement after another.
+    order: int = 0
 
     @property
     def bytes(self) -> int:

@@ -24,10 +24,15 @@ and reading the allocation plan; tools/oracle/smem checks them byte for byte.
   copies: no mbarrier, one version of a tile outside a pipeline, every tile aligned to 16
   except a wgmma operand on sm_90a (1024, the descriptor's worst case: no TMA load gives it
   the swizzle's) and an epilogue tile (a TMA store: its swizzle atom).
+- A second pipelined loop after the warp-specialised one (sm_90a; sm_100a and sm_120 not
+  measured) is pipelined with cp.async, not warp-specialised, and adds no mbarrier: its tiles
+  keep num_stages x num_stages versions (1-3 stages measured), a wgmma operand aligned to 1024,
+  an mma's to 16.
 - The arena is packed as TileLang's linear scan does: buffers in order of first top-level
-  statement (larger first, then by name), each into the best-fitting freed block, else at the
-  aligned top; a buffer whose last statement is before another's first frees its space. With
-  two or more buffers the arena is rounded up to 16 bytes.
+  statement (larger first, then by name; the tiles of a cp.async-pipelined loop in the order of
+  the statements that fill them, as its prologue does), each into the best-fitting freed
+  block, else at the aligned top; a buffer whose last statement is before another's first
+  frees its space. With two or more buffers the arena is rounded up to 16 bytes.
 - `threads=128` and `256` lower alike but for the wgmma's N split; 512 narrows a swizzle
   further (not sized).
 - A literal manual `order=`/`stage=` beside `num_stages` >= 1 changes nothing: the
@@ -41,8 +46,8 @@ that does not gets a size only when both give the same bytes.
 
 Only what was measured is sized: `T.copy`, `T.gemm`, `T.clear`, `T.fill` and element
 statements, with a pipeline's consumers being gemms and element reads. Anything else (a manual
-`order=`/`stage=` without `num_stages`, two pipelined loops, or a second copying loop beside
-one, a pipeline mixing TMA copies with a `T.Parallel` producer, gemm dtypes other than
+`order=`/`stage=` without `num_stages`, three pipelined loops, or two on sm_100a and sm_120, a
+copying loop beside a pipelined one, a pipeline mixing TMA copies with a `T.Parallel` producer, gemm dtypes other than
 float16/bfloat16 or operand shapes that do not match, `threads` other than a literal 128 or
 256, `pass_configs`, other calls or keywords, ...) is not sized: the layout says why in
 `undecided`.
@@ -187,6 +192,12 @@ def _layout(kernel: Kernel, stages: dict[int, int] | None, unfollowed: int, wgmm
         return layout
     if not staged:
         return _unpipelined(kernel, layout, by_buffer, wgmma)
+    if len(staged) > 2 or (len(staged) == 2 and not wgmma):
+        undecided.append(
+            "the kernel has more than one pipelined loop (a second one gets num_stages x num_stages versions; "
+            "measured on sm_90a only, for two)"
+        )
+        return layout
     loop = _the_pipeline(kernel, staged, undecided)
     if loop is None:
         return layout
@@ -195,22 +206,33 @@ def _layout(kernel: Kernel, stages: dict[int, int] | None, unfollowed: int, wgmm
         # No `T.copy` to make a TMA load of (a `T.Parallel` producer): TileLang pipelines the
         # loop as the cp.async class does, not warp-specialised (measured: no mbarrier).
         assert loop.pipeline is not None
-        if loop.pipeline.has_order or loop.pipeline.has_stage:
-            undecided.append("a manual `order=`/`stage=` schedule of a `T.Parallel` producer (not measured)")
+        if loop.pipeline.has_order or loop.pipeline.has_stage or len(staged) > 1:
+            undecided.append(
+                "a manual `order=`/`stage=` schedule or a second pipeline beside a `T.Parallel` producer (not measured)"
+            )
             return layout
         _version(loop, by_buffer, undecided, depth)
+        _prologue_order(kernel, loop, by_buffer)
         return layout if undecided else _unpipelined(kernel, layout, by_buffer, wgmma)
+    gemms = _Gemms(kernel, wgmma)
+    second: set[int] | None = set()
+    if len(staged) > 1:
+        second = _second_pipeline(kernel, staged[1], stages, by_buffer, gemms, undecided)
     tma = _tma_loads(loop, by_buffer, undecided)
-    if depth is None or not tma:
+    if depth is None or not tma or second is None:
         return layout
-    _consumers(loop, tma, by_buffer, undecided, _Gemms(kernel, wgmma))
+    _consumers(loop, tma, by_buffer, undecided, gemms)
     for shared in layout.buffers:
         if id(shared.buffer) in tma and shared.live != (_index(kernel, loop),) * 2:
             undecided.append(f"the TMA tile `{shared.name}` is used outside the pipeline (not measured)")
         elif id(shared.buffer) in tma:
             shared.versions = depth
-        elif shared.live is not None:
+        elif shared.live is not None and id(shared.buffer) not in second:
             _outside_alignment(shared, kernel, loop, undecided)
+            if len(staged) > 1 and any(b is shared.buffer for b in _touched(staged[1])):
+                undecided.append(
+                    f"`{shared.name}` is used inside and outside the second pipeline (not measured)"
+                )
     if undecided:
         return layout
     layout.mbarrier_bytes = 2 * depth * MBARRIER_BYTES
@@ -229,25 +251,99 @@ def _staged_pipelines(kernel: Kernel, stages: dict[int, int] | None, undecided: 
         depth = (stages or {}).get(id(loop), request.stages)
         if request.state is Request.UNKNOWN or request.has_order or request.has_stage or depth != 0:
             staged.append(loop)
-    if len(staged) > 1:
-        undecided.append(
-            "the kernel has more than one pipelined loop (a second one gets num_stages x num_stages versions)"
-        )
     return staged
 
 
 def _the_pipeline(kernel: Kernel, staged: list[Loop], undecided: list[str]) -> Loop | None:
-    (loop,) = staged
-    if not any(item is loop for item in kernel.body):
+    """The warp-specialised loop: the first of `staged` (a second is `_second_pipeline`'s)."""
+    loop = staged[0]
+    if not all(any(item is s for item in kernel.body) for s in staged):
         undecided.append("the pipelined loop is nested in another statement (not measured)")
         return None
     for item in kernel.body:
-        if item is not loop and any(
+        if all(item is not s for s in staged) and any(
             _writes_shared_from_global(inner) for inner, _ in walk([item]) if isinstance(inner, Loop)
         ):
             undecided.append("a second loop fills shared memory from global memory (not measured)")
             return None
     return loop
+
+
+MEASURED_SECOND_STAGES = 3  # the deepest second pipeline measured
+
+
+def _second_pipeline(
+    kernel: Kernel,
+    loop: Loop,
+    stages: dict[int, int] | None,
+    by_buffer: dict[int, SharedBuffer],
+    gemms: _Gemms,
+    undecided: list[str],
+) -> set[int] | None:
+    """A second pipelined loop after the warp-specialised one (sm_90a): TileLang pipelines it
+    with cp.async, not warp-specialised (no mbarrier of its own), and its tiles keep num_stages
+    x num_stages versions (measured for 1-3 stages); a gemm operand is aligned to 1024 if a
+    wgmma (its descriptor), else 16; the prologue fills them one statement after another. Only
+    `T.copy` loads of tiles of its own, consumed by `T.gemm`, were measured."""
+    request = loop.pipeline
+    assert request is not None
+    index = _index(kernel, loop)
+    depth = (stages or {}).get(id(loop), request.stages)
+    if request.has_order or request.has_stage or depth is None or not 1 <= depth <= MEASURED_SECOND_STAGES:
+        undecided.append(
+            "a second pipelined loop with a manual schedule or `num_stages` other than 1-3 (not measured)"
+        )
+        return None
+    tiles: dict[int, int] = {}
+    for number, item in enumerate(loop.body):
+        target = _global_to_shared_copy(item)
+        shared = by_buffer.get(id(target)) if target is not None else None
+        if target is None and not (isinstance(item, Stmt) and item.calls and item.calls[0].api == "gemm"):
+            undecided.append(
+                "a second pipelined loop holds statements other than copies and gemms (not measured)"
+            )
+            return None
+        if target is not None and (shared is None or shared.static or shared.live != (index, index)):
+            undecided.append(
+                f"the second pipeline's tile `{target.name}` is not one of its own (not measured)"
+            )
+            return None
+        if shared is not None and id(shared.buffer) not in tiles:
+            tiles[id(shared.buffer)] = number
+    operands: set[int] = set()
+    for call in _gemm_calls(loop.body):
+        gemm = gemms.read(call, by_buffer, undecided)
+        if gemm is None:
+            return None
+        for operand in (gemm.a, gemm.b):
+            if id(operand.buffer) not in tiles:
+                undecided.append(f"`T.gemm` on `{operand.name}` in the second pipeline is not measured")
+                return None
+            operand.alignment = DESCRIPTOR_ALIGNMENT if gemm.wgmma else 16
+            operands.add(id(operand.buffer))
+    if operands != set(tiles):
+        undecided.append("a tile of the second pipeline no `T.gemm` reads (not measured)")
+        return None
+    for key, number in tiles.items():
+        by_buffer[key].versions = depth * depth
+        by_buffer[key].order = number
+    return set(tiles)
+
+
+def _prologue_order(kernel: Kernel, loop: Loop, by_buffer: dict[int, SharedBuffer]) -> None:
+    """A software-pipelined loop's tiles, first used in the order of their statements
+    (measured: the prologue's copies are apart in TileLang's liveness)."""
+    index = _index(kernel, loop)
+    for number, item in enumerate(loop.body):
+        for buffer in _touched(item):
+            shared = by_buffer.get(id(buffer))
+            if (
+                shared is not None
+                and shared.live is not None
+                and shared.live[0] == index
+                and not shared.order
+            ):
+                shared.order = number + 1
 
 
 def _index(kernel: Kernel, loop: Loop) -> int:
