@@ -713,9 +713,11 @@ def test_a_manual_schedule_beside_num_stages_is_ignored(
     assert sized.total_bytes == layout(kernel(stages=stages, epilogue=True, odd=True)).total_bytes
 
 
-def two_pipelines(first: str, second: str, bm: int = 64, bn: int = 64, bk: int = 32, bk2: int = 16) -> str:
+def two_pipelines(
+    first: str, second: str, bm: int = 64, bn: int = 64, bk: int = 32, bk2: int = 16, header: str = ""
+) -> str:
     """The generated family's kernel with a second pipelined gemm loop on tiles of its own."""
-    source = kernel(bm=bm, bn=bn, bk=bk, stages=first, epilogue=True, odd=True)
+    source = kernel(bm=bm, bn=bn, bk=bk, stages=first, header=header, epilogue=True, odd=True)
     tiles = f'        D_s = T.alloc_shared(({bm}, {bk2}), "float16")\n        E_s = T.alloc_shared(({bk2}, {bn}), "float16")\n'
     loop = (
         f"        for k in T.Pipelined(K // {bk2}, num_stages={second}):\n"
@@ -766,3 +768,51 @@ def test_a_software_pipeline_fills_its_tiles_in_statement_order() -> None:
         (18464, 16, 73728),
     ]
     assert (sized.dynamic_bytes, sized.static_bytes) == (92192, 32)
+
+
+@pytest.mark.parametrize(
+    ("first", "header", "second", "shape", "expected", "total"),
+    [
+        # TileLang, sm_90a: warp specialisation splits the body from the copying loop on, so the
+        # TMA tiles D_s and E_s are live from it and placed first; the loop's wgmma tiles after
+        # them at 1,024: 13,312 + 16 B (T.serial and num_stages=0 alike), with 3 stages 21,504 + 48.
+        (
+            "0",
+            "",
+            "1",
+            {},
+            [
+                ("A_s", 5120, 1024, 4096),
+                ("B_s", 9216, 1024, 4096),
+                ("D_s", 256, 256, 2048),
+                ("E_s", 3072, 1024, 2048),
+            ],
+            13328,
+        ),
+        ("", SERIAL, "1", {}, None, 13328),
+        ("0", "", "3", {}, None, 21552),
+        ("", SERIAL, "3", {}, None, 21552),
+        # mma tiles (32 rows) at 16, the larger first among each group: 31,744 + 32 B.
+        (
+            "",
+            "for k in T.serial(K // 32):",
+            "2",
+            {"bm": 32, "bn": 128, "bk2": 32},
+            [
+                ("A_s", 29696, 16, 2048),
+                ("B_s", 21504, 16, 8192),
+                ("D_s", 17408, 512, 4096),
+                ("E_s", 1024, 1024, 16384),
+            ],
+            31776,
+        ),
+    ],
+)
+def test_a_copying_loop_before_the_pipelined_one(first, header, second, shape, expected, total) -> None:
+    source = two_pipelines(first, second, header=header, **shape)
+    sized = layout(source, wgmma=True)
+    assert sized.sized, sized.undecided
+    assert sized.total_bytes == total
+    if expected is not None:
+        assert [p for p in plan(sized) if p[0] in ("A_s", "B_s", "D_s", "E_s")] == expected
+    assert not layout(source, wgmma=False).sized  # not measured on sm_100a and sm_120

@@ -126,8 +126,9 @@ class SharedMemoryExceedsLimit(Rule):
     sm_90a a second pipelined gemm loop is not warp-specialised, its tiles keeping num_stages x
     num_stages versions. Only the kernels whose layout was measured are sized there: one
     `T.Pipelined` loop with `num_stages` >= 1 fed by TMA copies or by `T.Parallel` producers
-    only (on sm_90a a second one of copies and gemms), or no pipelined loop; float16/bfloat16
-    gemms; `threads=128` or `256`.
+    only (on sm_90a a second one of copies and gemms, or a plain copying loop before it, whose
+    TMA tiles then live from that loop on), or no pipelined loop; float16/bfloat16 gemms;
+    `threads=128` or `256`.
 
     HIP lays LDS out as the cp.async class does (measured with TileLang 0.1.15 on 97 generated
     and hand-written kernels and on TileLang's own examples and tests): gfx950 byte for byte; gfx942, which

@@ -28,6 +28,10 @@ and reading the allocation plan; tools/oracle/smem checks them byte for byte.
   measured) is pipelined with cp.async, not warp-specialised, and adds no mbarrier: its tiles
   keep num_stages x num_stages versions (1-3 stages measured), a wgmma operand aligned to 1024,
   an mma's to 16.
+- A plain copying loop (`T.serial`, `num_stages=0`) before the warp-specialised one (sm_90a;
+  sm_100a and sm_120 not measured): warp specialisation splits the body from that loop on
+  into a producer and a consumer branch, so the TMA tiles are live from the copying loop on
+  and placed before its tiles, which are aligned as with no pipeline.
 - The arena is packed as TileLang's linear scan does: buffers in order of first top-level
   statement (larger first, then by name; the tiles of a cp.async-pipelined loop in the order of
   the statements that fill them, as its prologue does), each into the best-fitting freed
@@ -47,7 +51,8 @@ that does not gets a size only when both give the same bytes.
 Only what was measured is sized: `T.copy`, `T.gemm`, `T.clear`, `T.fill` and element
 statements, with a pipeline's consumers being gemms and element reads. Anything else (a manual
 `order=`/`stage=` without `num_stages`, three pipelined loops, or two on sm_100a and sm_120, a
-copying loop beside a pipelined one, a pipeline mixing TMA copies with a `T.Parallel` producer, gemm dtypes other than
+copying loop after the pipelined one or two before it, a pipeline mixing TMA copies with a
+`T.Parallel` producer, gemm dtypes other than
 float16/bfloat16 or operand shapes that do not match, `threads` other than a literal 128 or
 256, `pass_configs`, other calls or keywords, ...) is not sized: the layout says why in
 `undecided`.
@@ -201,12 +206,25 @@ def _layout(kernel: Kernel, stages: dict[int, int] | None, unfollowed: int, wgmm
     loop = _the_pipeline(kernel, staged, undecided)
     if loop is None:
         return layout
+    copying = _copying_loops(kernel, staged)
+    if copying and not (
+        wgmma
+        and len(staged) == 1
+        and len(copying) == 1
+        and isinstance(kernel.body[copying[0]], Loop)
+        and copying[0] < _index(kernel, loop)
+    ):
+        undecided.append(
+            "a second loop fills shared memory from global memory (measured only as one loop before the "
+            "pipelined one, on sm_90a)"
+        )
+        return layout
     depth = _depth(loop, stages, undecided)
     if depth is not None and not any(_global_to_shared_copy(inner) for inner, _ in walk(loop.body)):
         # No `T.copy` to make a TMA load of (a `T.Parallel` producer): TileLang pipelines the
         # loop as the cp.async class does, not warp-specialised (measured: no mbarrier).
         assert loop.pipeline is not None
-        if loop.pipeline.has_order or loop.pipeline.has_stage or len(staged) > 1:
+        if loop.pipeline.has_order or loop.pipeline.has_stage or len(staged) > 1 or copying:
             undecided.append(
                 "a manual `order=`/`stage=` schedule or a second pipeline beside a `T.Parallel` producer (not measured)"
             )
@@ -222,7 +240,10 @@ def _layout(kernel: Kernel, stages: dict[int, int] | None, unfollowed: int, wgmm
     if depth is None or not tma or second is None:
         return layout
     _consumers(loop, tma, by_buffer, undecided, gemms)
+    plain = {id(s.buffer) for s in layout.buffers if copying and s.live == (copying[0],) * 2}
     for shared in layout.buffers:
+        if id(shared.buffer) in plain:
+            continue
         if id(shared.buffer) in tma and shared.live != (_index(kernel, loop),) * 2:
             undecided.append(f"the TMA tile `{shared.name}` is used outside the pipeline (not measured)")
         elif id(shared.buffer) in tma:
@@ -233,6 +254,9 @@ def _layout(kernel: Kernel, stages: dict[int, int] | None, unfollowed: int, wgmm
                 undecided.append(
                     f"`{shared.name}` is used inside and outside the second pipeline (not measured)"
                 )
+    if copying and not undecided:
+        reason = _copying_loop_first(kernel, copying[0], loop, tma, by_buffer)
+        undecided += [reason] if reason else []
     if undecided:
         return layout
     layout.mbarrier_bytes = 2 * depth * MBARRIER_BYTES
@@ -260,13 +284,39 @@ def _the_pipeline(kernel: Kernel, staged: list[Loop], undecided: list[str]) -> L
     if not all(any(item is s for item in kernel.body) for s in staged):
         undecided.append("the pipelined loop is nested in another statement (not measured)")
         return None
-    for item in kernel.body:
-        if all(item is not s for s in staged) and any(
-            _writes_shared_from_global(inner) for inner, _ in walk([item]) if isinstance(inner, Loop)
-        ):
-            undecided.append("a second loop fills shared memory from global memory (not measured)")
-            return None
     return loop
+
+
+def _copying_loops(kernel: Kernel, staged: list[Loop]) -> list[int]:
+    """The top-level statements besides the pipelines that hold a loop filling shared memory
+    from global memory."""
+    return [
+        number
+        for number, item in enumerate(kernel.body)
+        if all(item is not s for s in staged)
+        and any(_writes_shared_from_global(inner) for inner, _ in walk([item]) if isinstance(inner, Loop))
+    ]
+
+
+def _copying_loop_first(
+    kernel: Kernel, number: int, loop: Loop, tma: dict[int, int], by_buffer: dict[int, SharedBuffer]
+) -> str | None:
+    """A plain copying loop (`T.serial`, `num_stages=0`) before the warp-specialised one
+    (measured on sm_90a): warp specialisation splits the body from that loop on into a producer
+    and a consumer branch, so the TMA tiles are live from the copying loop to the pipeline and
+    taken before the loop's own tiles (used in it alone); those, loaded with plain copies, are
+    aligned as in a kernel with no pipeline. Returns why it is not sized, if it is not."""
+    own = [s for s in by_buffer.values() if s.live == (number, number)]
+    if any(s.live is not None and s.live[0] == number and s not in own for s in by_buffer.values()):
+        return "a tile of the copying loop before the pipeline is used after it (not measured)"
+    undecided: list[str] = []
+    described = _wgmma_operands([kernel.body[number]], _Gemms(kernel, True), by_buffer, undecided)
+    if described is None or not all(_plain_alignment(s, kernel, described, undecided) for s in own):
+        return undecided[0]
+    for key in tma:
+        by_buffer[key].live = (number, _index(kernel, loop))
+        by_buffer[key].order = -1
+    return None
 
 
 MEASURED_SECOND_STAGES = 3  # the deepest second pipeline measured
@@ -543,29 +593,43 @@ def _unpipelined(
     operand to 1024 (sm_90a: its descriptor, with no TMA load to give the swizzle's), an epilogue
     tile to its swizzle atom (a TMA store)."""
     undecided = layout.undecided
-    described: set[int] = set()
-    gemms = _Gemms(kernel, hopper)
-    for call in _gemm_calls(kernel.body):
-        gemm = gemms.read(call, by_buffer, undecided)
-        if gemm is None:
-            return layout
-        if gemm.wgmma:
-            described |= {id(gemm.a.buffer), id(gemm.b.buffer)}
+    described = _wgmma_operands(kernel.body, _Gemms(kernel, hopper), by_buffer, undecided)
+    if described is None:
+        return layout
     for shared in layout.buffers:
-        if shared.live is None:
-            continue
-        roles = _roles(shared, kernel)
-        atom = _swizzle_atom(shared)
-        if roles <= {"load", "element", "gemm"}:
-            shared.alignment = DESCRIPTOR_ALIGNMENT if id(shared.buffer) in described else 16
-        elif roles == {"from fragment", "to global"} and atom is not None and not shared.static:
-            shared.alignment = atom
-        else:
-            undecided.append(f"`{shared.name}` is used in a way not measured for this class")
+        if shared.live is not None and not _plain_alignment(shared, kernel, described, undecided):
             return layout
     layout.static_bytes = sum(s.bytes for s in layout.buffers if s.static)
     layout.dynamic_bytes = pack([s for s in layout.buffers if not s.static and s.live is not None])
     return layout
+
+
+def _wgmma_operands(
+    items: list[Item], gemms: _Gemms, by_buffer: dict[int, SharedBuffer], undecided: list[str]
+) -> set[int] | None:
+    """The tiles (`id(buffer)`) the gemms of `items` read as a wgmma; None: a gemm not sized."""
+    described: set[int] = set()
+    for call in _gemm_calls(items):
+        gemm = gemms.read(call, by_buffer, undecided)
+        if gemm is None:
+            return None
+        if gemm.wgmma:
+            described |= {id(gemm.a.buffer), id(gemm.b.buffer)}
+    return described
+
+
+def _plain_alignment(shared: SharedBuffer, kernel: Kernel, described: set[int], undecided: list[str]) -> bool:
+    """A tile no TMA load fills: 16, a wgmma operand 1024, an epilogue tile its swizzle atom."""
+    roles = _roles(shared, kernel)
+    atom = _swizzle_atom(shared)
+    if roles <= {"load", "element", "gemm"}:
+        shared.alignment = DESCRIPTOR_ALIGNMENT if id(shared.buffer) in described else 16
+    elif roles == {"from fragment", "to global"} and atom is not None and not shared.static:
+        shared.alignment = atom
+    else:
+        undecided.append(f"`{shared.name}` is used in a way not measured for this class")
+        return False
+    return True
 
 
 def _outside_alignment(shared: SharedBuffer, kernel: Kernel, loop: Loop, undecided: list[str]) -> None:
