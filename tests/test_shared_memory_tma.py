@@ -191,9 +191,8 @@ def test_static_buffers_stay_outside_the_arena() -> None:
     ("source", "reason"),
     [
         (
-            kernel(threads=512),
-            "`threads=` is not known to be 128 or 256 (the block sizes measured for this class; "
-            "512 narrows a gemm operand's swizzle)",
+            kernel(threads=64),
+            "`threads=` is not known to be 128, 256 or 512 (the block sizes measured for this class)",
         ),
         (
             kernel(mode="copy", bk=8, dtype="int8"),
@@ -314,9 +313,9 @@ def test_tl501_at_the_limit_and_one_byte_over(
 
 
 def test_tl501_stays_silent_on_a_kernel_that_is_not_sized(tmp_path, monkeypatch, capsys) -> None:
-    # 512 threads: that block size was not measured (it narrows a gemm operand's swizzle).
+    # 64 threads: that block size was not measured.
     monkeypatch.chdir(tmp_path)
-    source = BOUNDARY.format(pad=52161, **SMALL).replace("threads=128", "threads=512")
+    source = BOUNDARY.format(pad=52161, **SMALL).replace("threads=128", "threads=64")
     write(tmp_path, {"k.py": source})
     outcome = run(capsys, "k.py", "--backend", "cuda-sm120", "--select", "TL501", "--isolated")
     assert outcome.status == 0, outcome.out
@@ -481,7 +480,7 @@ def test_a_block_size_held_in_a_name_is_sized_as_the_literal() -> None:
     )
     assert named != literal
     assert layout(named).sized and layout(named).total_bytes == layout(literal).total_bytes
-    assert not layout(named.replace("THREADS = 128", "THREADS = 512")).sized
+    assert not layout(named.replace("THREADS = 128", "THREADS = 64")).sized
 
 
 SERIAL = "for k in T.serial(K // 32):"
@@ -755,6 +754,10 @@ def test_a_second_pipelined_loop_on_sm_90a(first: str, second: str, total: int, 
     by_name = {b.name: b for b in sized.buffers}
     assert [(by_name[n].bytes, by_name[n].alignment) for n in ("D_s", "E_s")] == [(second_bytes, 1024)] * 2
     assert not layout(source).sized  # sm_100a and sm_120 were not measured
+    twice = source.replace("E_s)\n", "E_s)\n            T.copy(B[k * 16, bx * 64], E_s)\n")
+    assert layout(twice, wgmma=True).undecided == [
+        "the second pipeline fills `E_s` twice (TileLang rejects it)"
+    ]
 
 
 def test_a_software_pipeline_fills_its_tiles_in_statement_order() -> None:
@@ -816,3 +819,24 @@ def test_a_copying_loop_before_the_pipelined_one(first, header, second, shape, e
     if expected is not None:
         assert [p for p in plan(sized) if p[0] in ("A_s", "B_s", "D_s", "E_s")] == expected
     assert not layout(source, wgmma=False).sized  # not measured on sm_100a and sm_120
+
+
+def test_512_threads_split_n_four_ways_on_sm_90a() -> None:
+    # TileLang, sm_90a: 16 warps as 4 x 4, so B_s (32, 128) is swizzled over 32 columns (512,
+    # where 128 and 256 threads give 1,024): 49,664 B + 48 B of mbarriers.
+    source = kernel(bm=128, bn=128, bk=32, threads=512, epilogue=True, odd=True)
+    sized = layout(source, wgmma=True)
+    # A_s, B_s, C_s, O_s: (offset, alignment)
+    assert [(b.offset, b.alignment) for b in sized.buffers] == [(512, 512), (25088, 512), (0, 1024), (0, 16)]
+    assert sized.total_bytes == 49712
+    assert layout(source.replace("threads=512", "threads=256"), wgmma=True).total_bytes == 50224
+    # TileLang rejects a wgmma whose B would not be swizzled (N = 32 over four warp groups: 8
+    # columns, "Not a canonical GMMA_MN layout") and a gemm no warp partition covers (M = N = 32).
+    narrow = kernel(bm=64, bn=32, bk=16, threads=512)
+    assert layout(narrow, wgmma=True).undecided == [
+        "the wgmma tile `B_s` would not be swizzled (TileLang rejects it)"
+    ]
+    small = kernel(bm=32, bn=32, bk=32, threads=512)
+    assert layout(small, wgmma=True).undecided == [
+        "no warp partition covers the `T.gemm` (TileLang rejects it)"
+    ]

@@ -16,8 +16,8 @@ and reading the allocation plan; tools/oracle/smem checks them byte for byte.
   too); every other buffer to 16. A gemm operand's swizzled extent is its rows (an mma, and a
   wgmma's K-major operand), except on sm_90a, where a `T.gemm` of at least 64 rows (float16 or
   bfloat16 into float32, K a multiple of 16) is a wgmma: a transposed `A` is swizzled over 64
-  rows, a `B` that is not transposed over the wgmma's N, half its columns with 256 threads
-  (two warp groups side by side, `ComputeWgmmaWarpPartition`).
+  rows, a `B` that is not transposed over the wgmma's N, which is the tile's columns over the
+  number of warp groups (side by side along N, `ComputeWgmmaWarpPartition`).
 - A loop TileLang does not warp-specialise — no pipelined loop, `num_stages=0` (the same bytes
   as `T.serial`), or a pipeline with no `T.copy` to make a TMA load of (a `T.Parallel`
   producer, versioned by the cp.async class's stage rule) — loads with plain or cp.async
@@ -37,8 +37,9 @@ and reading the allocation plan; tools/oracle/smem checks them byte for byte.
   the statements that fill them, as its prologue does), each into the best-fitting freed
   block, else at the aligned top; a buffer whose last statement is before another's first
   frees its space. With two or more buffers the arena is rounded up to 16 bytes.
-- `threads=128` and `256` lower alike but for the wgmma's N split; 512 narrows a swizzle
-  further (not sized).
+- `threads=128`, `256` and `512` lower alike but for the wgmma's N split (4 x 1, 4 x 2, 4 x 4
+  warps: a `B` tile not transposed swizzled over N, N/2, N/4); TileLang rejects a wgmma whose
+  `B` would not be swizzled and a gemm no warp partition covers (not sized).
 - A literal manual `order=`/`stage=` beside `num_stages` >= 1 changes nothing: the
   warp-specialised pipeline keeps num_stages versions and barriers (measured with four
   schedules, reordered and all-in-one-stage ones too). Without `num_stages` TileLang plans the
@@ -53,8 +54,8 @@ statements, with a pipeline's consumers being gemms and element reads. Anything 
 `order=`/`stage=` without `num_stages`, three pipelined loops, or two on sm_100a and sm_120, a
 copying loop after the pipelined one or two before it, a pipeline mixing TMA copies with a
 `T.Parallel` producer, gemm dtypes other than
-float16/bfloat16 or operand shapes that do not match, `threads` other than a literal 128 or
-256, `pass_configs`, other calls or keywords, ...) is not sized: the layout says why in
+float16/bfloat16 or operand shapes that do not match, `threads` other than a literal 128, 256
+or 512, `pass_configs`, other calls or keywords, ...) is not sized: the layout says why in
 `undecided`.
 """
 
@@ -94,7 +95,7 @@ if TYPE_CHECKING:
 MBARRIER_BYTES = 8  # one `uint64_t` per barrier
 GEMM_DTYPES = frozenset({"float16", "bfloat16"})
 TMA_MAX_BOX = 256  # elements per box dimension; larger tiles are split (not measured)
-BLOCK_SIZES = frozenset({128, 256})  # the `threads=` measured (512 narrows a gemm operand's swizzle)
+BLOCK_SIZES = frozenset({128, 256, 512})  # the `threads=` measured
 WARPGROUP = 128  # threads: a wgmma needs a multiple of it
 WGMMA_MIN_M = 64  # `T.gemm` rows below it are an mma even on sm_90a
 DESCRIPTOR_ALIGNMENT = 1024  # a wgmma operand no TMA load aligns (TileLang's worst case)
@@ -162,8 +163,7 @@ def _layout(kernel: Kernel, stages: dict[int, int] | None, unfollowed: int, wgmm
         undecided.append("the function does not launch exactly one `T.Kernel`")
     elif kernel.threads not in BLOCK_SIZES:  # evaluated: a factory's `threads=128` parameter too
         undecided.append(
-            "`threads=` is not known to be 128 or 256 (the block sizes measured for this class; "
-            "512 narrows a gemm operand's swizzle)"
+            "`threads=` is not known to be 128, 256 or 512 (the block sizes measured for this class)"
         )
     elif keywords(launches[0]) - {"threads"}:
         undecided.append("`T.Kernel` takes keywords besides `threads=` (not measured for this class)")
@@ -358,7 +358,11 @@ def _second_pipeline(
                 f"the second pipeline's tile `{target.name}` is not one of its own (not measured)"
             )
             return None
-        if shared is not None and id(shared.buffer) not in tiles:
+        if shared is not None and id(shared.buffer) in tiles:
+            # TileLang: "Multiple writes to overlapping buffer regions detected" (a mutant)
+            undecided.append(f"the second pipeline fills `{shared.name}` twice (TileLang rejects it)")
+            return None
+        if shared is not None:
             tiles[id(shared.buffer)] = number
     operands: set[int] = set()
     for call in _gemm_calls(loop.body):
@@ -556,14 +560,28 @@ class _Gemms:
                 f"the accumulator `{accumulator.name}` of a wgmma is not float32 (not measured for this class)"
             )
             return None
+        warps = threads // 32
         if not wgmma:  # an mma: each tile swizzled by its own rows (make_swizzled_layout)
+            if not any(
+                warps % w == 0 and m % (16 * w) == 0 and n % (8 * warps // w) == 0
+                for w in range(1, warps + 1)
+            ):
+                # ComputeDefaultWarpPartition: "No valid warp partition for T.gemm"
+                undecided.append("no warp partition covers the `T.gemm` (TileLang rejects it)")
+                return None
             return _Gemm(a, b, False, a.shape[-1], b.shape[-1])
-        # Warp groups side by side along N (ComputeWgmmaWarpPartition, Square: 4 x 2 warps for 256).
+        # Warp groups side by side along N (ComputeWgmmaWarpPartition, Square: 4 x 2 warps for 256,
+        # 4 x 4 for 512).
         groups = threads // WARPGROUP
         if groups > 1 and (n % (groups * 8) or m % (4 * 16)):
             undecided.append("a wgmma's warp partition is not measured for this shape")
             return None
-        return _Gemm(a, b, True, 64 if transpose_a else k, k if transpose_b else _wgmma_n(n // groups))
+        gemm = _Gemm(a, b, True, 64 if transpose_a else k, k if transpose_b else _wgmma_n(n // groups))
+        if _atom(gemm.b_continuity * ELEMENT_BYTES[b.dtype]) is None:
+            # measured with 512 threads and N=32: "Not a canonical GMMA_MN layout"
+            undecided.append(f"the wgmma tile `{b.name}` would not be swizzled (TileLang rejects it)")
+            return None
+        return gemm
 
 
 def _wgmma_n(columns: int) -> int:
