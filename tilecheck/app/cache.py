@@ -39,7 +39,7 @@ from tilecheck.lint.coverage import Coverage, SharedCoverage
 if TYPE_CHECKING:
     from tilecheck.config.resolver import FileSettings
     from tilecheck.core.catalogue import RuleEntry
-    from tilecheck.lint.engine import FileAnalysis
+    from tilecheck.lint.analysis import FileAnalysis
 
 __all__ = [
     "CACHEDIR_TAG",
@@ -228,9 +228,13 @@ class ResultCache:
         return self._usable
 
     # reading -----------------------------------------------------------------------------
-    def load(self, path: str, settings: FileSettings, data: bytes) -> FileAnalysis | None:
-        """The stored result of checking `data` as `path`, or None (a miss; never raises)."""
-        from tilecheck.lint.engine import FileAnalysis
+    def load(
+        self, path: str, settings: FileSettings, data: bytes, digests: dict[str, str | None] | None = None
+    ) -> FileAnalysis | None:
+        """The stored result of checking `data` as `path`, or None (a miss; never raises).
+        `digests` remembers the dependencies' digests across the loads of one run: the files of
+        a directory share most of them (the places their imports could resolve to)."""
+        from tilecheck.lint.analysis import FileAnalysis
 
         key, location = self._entry(path, settings)
         if not os.path.isdir(self.directory):
@@ -246,8 +250,11 @@ class ResultCache:
                 return None
             if entry["path"] != os.path.abspath(path):
                 return None
+            digests = digests if digests is not None else {}
             for dependency, digest in entry["dependencies"]:
-                if _file_digest(dependency) != digest:
+                if dependency not in digests:
+                    digests[dependency] = _file_digest(dependency)
+                if digests[dependency] != digest:
                     return None
             diagnostics = [codec.decode(item, path) for item in entry["diagnostics"]]
             text = entry["text"]
@@ -313,9 +320,10 @@ class ResultCache:
         """
         results: dict[str, FileAnalysis] = {}
         missed: list[Task] = []
+        digests: dict[str, str | None] = {}  # this run's view of the dependencies
         for path, settings in tasks:
             data = _read(path)
-            found = self.load(path, settings, data) if data is not None else None
+            found = self.load(path, settings, data, digests) if data is not None else None
             if found is not None:
                 results[path] = found
                 self.hits += 1

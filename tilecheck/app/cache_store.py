@@ -18,9 +18,7 @@ import hmac
 import json
 import os
 import re
-import secrets
 import stat
-import tempfile
 from typing import Any
 
 from tilecheck.source.reading import ReadFailure, read_bytes
@@ -102,6 +100,9 @@ def _private_key(path: str) -> bytes | None:
 
 
 def _make_key(path: str) -> None:
+    import secrets
+    import tempfile
+
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-key-")  # 0600
     try:
@@ -146,6 +147,7 @@ def unseal(secret: bytes, key: str, path: str) -> dict[str, Any] | None:
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _NOT_BRACKETS = bytes(byte for byte in range(256) if byte not in b"[]{}")
 MAX_BRACKETS = 1_000_000  # an entry has a few dozen per diagnostic
+_INNERMOST = re.compile(rb"\[\]|\{\}")
 
 
 def _nesting(payload: bytes) -> int:
@@ -154,6 +156,16 @@ def _nesting(payload: bytes) -> int:
     brackets = _STRING.sub(b"", payload).translate(None, _NOT_BRACKETS)
     if len(brackets) > MAX_BRACKETS:
         return MAX_NESTING + 1
+    # Well-nested brackets lose one level to each pass that drops the innermost pairs: a few
+    # passes in C for an entry (5 deep), not a Python loop over its hundreds of brackets.
+    inner, passes = brackets, 0
+    while inner and passes <= MAX_NESTING:
+        shorter = _INNERMOST.sub(b"", inner)
+        if len(shorter) == len(inner):
+            break  # mismatched: counted below
+        inner, passes = shorter, passes + 1
+    if not inner:
+        return passes
     depth = deepest = 0
     for byte in brackets:
         depth += 1 if byte in b"[{" else -1
@@ -165,6 +177,8 @@ def _nesting(payload: bytes) -> int:
 
 
 def write_atomic(path: str, data: bytes | str) -> None:
+    import tempfile  # only to write: a fully cached run writes nothing
+
     directory = os.path.dirname(path)
     handle, temporary = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".json")
     try:
@@ -213,6 +227,7 @@ def _create(directory: str) -> None:
     """A new cache directory appears with its tag in it (made aside, renamed into place), so a
     concurrent run never sees it untagged and refuses it."""
     import shutil
+    import tempfile
 
     parent = os.path.dirname(os.path.abspath(directory))
     os.makedirs(parent, exist_ok=True)
