@@ -48,7 +48,7 @@ def test_an_entry_is_sealed_with_the_format_and_a_mac(project):
     assert checked(project)[:3] == (FINDINGS, 0, 1)
     (entry,) = entries(project)
     header = entry.read_bytes().split(b"\n", 1)[0].split(b" ")
-    assert header[:2] == [b"tilecheck-cache", b"4"]
+    assert header[:2] == [b"tilecheck-cache", b"5"]
     assert len(header[2]) == 64
     assert checked(project)[:3] == (FINDINGS, 1, 0)
     key = (project / "user-cache" / "tilecheck" / "cache-key").stat()
