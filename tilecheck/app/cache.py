@@ -116,10 +116,12 @@ class SeenFiles:
             self._digests[path] = _file_digest(path)
         return self._digests[path]
 
-    def exists(self, path: str) -> bool:
-        if path not in self._exists:
-            self._exists[path] = os.path.lexists(path)
-        return self._exists[path]
+    def any_exists(self, paths: list[str]) -> bool:
+        known = self._exists
+        for path in paths:
+            if path not in known:
+                known[path] = os.path.lexists(path)
+        return any(map(known.__getitem__, paths))  # an entry lists dozens: no call per path
 
 
 def tool_fingerprint() -> str:
@@ -291,7 +293,7 @@ class ResultCache:
             for dependency, digest in entry["dependencies"]:
                 if seen.digest(dependency) != digest:
                     return None
-            if any(seen.exists(place) for place in entry["absent"]):
+            if seen.any_exists(entry["absent"]):
                 return None
             diagnostics = [codec.decode(item, path) for item in entry["diagnostics"]]
             text = entry["text"]
