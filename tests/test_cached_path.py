@@ -55,7 +55,8 @@ RELEASE_DATA = ("tilecheck.tilelang.versions", "tilecheck.tilelang.versions_data
 
 # What only a file that is checked (or a notebook, a rewrite, an error message, a new cache
 # entry) needs: each was once imported by every cached run. `report.statistics` only with
-# `--statistics`; `tomllib` only where a configuration file is read (none here).
+# `--statistics`; `tomllib` only where a configuration file is read, the requirements reader
+# where a requirements file is (none here).
 DEFERRED = (
     "tilecheck.lint.engine",
     "tilecheck.core.registry",
@@ -66,6 +67,7 @@ DEFERRED = (
     "tilecheck.source.guards",
     "tilecheck.source.python_ast",
     "tilecheck.source.kernel_code",
+    "tilecheck.config.requirements",
     "tomllib",
     "datetime",
     "difflib",

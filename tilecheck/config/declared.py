@@ -16,7 +16,6 @@ import re
 from dataclasses import dataclass
 
 from tilecheck.config.file import CONFIG_FILES, read_bytes
-from tilecheck.config.requirements import read_requirements
 from tilecheck.core.errors import ConfigError
 from tilecheck.report import display_path
 
@@ -71,6 +70,8 @@ def _from_pyproject(path: str) -> Declaration | None:
 
 def _from_requirements(directory: str, root: str) -> Declaration | None:
     for path in sorted(glob.glob(os.path.join(glob.escape(directory), "requirements*.txt"))):
+        from tilecheck.config.requirements import read_requirements  # only where there is one
+
         found = read_requirements(path, root, requirement_spec)
         if found is not None:
             spec, origins = found
