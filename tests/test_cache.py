@@ -303,3 +303,23 @@ def test_results_that_gave_up_on_a_file_are_checked_again(project):
     assert [f[3] for f in found] == ["TL004"] and misses == 1
     _, hits, misses, _ = check(project, "deep.py")
     assert (hits, misses) == (0, 1)
+
+
+def _entry_of(cache: Path) -> dict:
+    (entry,) = cache.rglob("*.json")
+    return json.loads(entry.read_bytes().split(b"\n", 1)[1])
+
+
+def test_an_absent_package_is_recorded_once_and_anything_made_in_it_invalidates(tmp_path):
+    source = "import tilelang.language as T\nfrom deep.pkg.mod import X\n"
+    write(tmp_path, {"pyproject.toml": "[tool.tilecheck]\n", "k.py": source})
+    check(tmp_path)
+    entry = _entry_of(tmp_path / ".tilecheck_cache")
+    deep = str(tmp_path / "deep")
+    assert deep in entry["absent"]  # not deep/pkg/mod.py, deep/pkg/mod/__init__.py, ...
+    assert not [
+        p for p in [*entry["absent"], *(d for d, _ in entry["dependencies"])] if p.startswith(deep + os.sep)
+    ]
+    assert check(tmp_path)[1:3] == (1, 0)
+    (tmp_path / "deep" / "other").mkdir(parents=True)  # not the module, but on its way: a miss
+    assert check(tmp_path)[1:3] == (0, 1)

@@ -48,7 +48,7 @@ def test_an_entry_is_sealed_with_the_format_and_a_mac(project):
     assert checked(project)[:3] == (FINDINGS, 0, 1)
     (entry,) = entries(project)
     header = entry.read_bytes().split(b"\n", 1)[0].split(b" ")
-    assert header[:2] == [b"tilecheck-cache", b"4"]
+    assert header[:2] == [b"tilecheck-cache", b"5"]
     assert len(header[2]) == 64
     assert checked(project)[:3] == (FINDINGS, 1, 0)
     key = (project / "user-cache" / "tilecheck" / "cache-key").stat()
@@ -165,6 +165,11 @@ def test_a_hostile_entry_is_a_miss(project, how):
 def test_nesting_is_measured_outside_strings():
     assert cache_store._nesting(b'{"a":[1,{"b":"[[[[\\"[["}]}') == 3
     assert cache_store._nesting(b"[" * 65 + b"]" * 65) == 65
+    assert cache_store._nesting(b'["\\\\", "[", "]]", ""]') == 1  # an escaped backslash ends no string
+    assert cache_store._nesting(b'{"k": "\\\\\\"[[["}') == 1  # a backslash, then an escaped quote
+    assert cache_store._nesting(b'[{"a":[]},[[]],{}]') == 3
+    assert cache_store._nesting(b"[{]}") == 2  # mismatched: counted as the brackets come
+    assert cache_store._nesting(b'[["[[') == 4  # an unterminated string's brackets count
 
 
 @pytest.mark.parametrize("kind", ["fifo", "file", "unwritable", "someone-elses"])

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from tilecheck.config.resolver import Resolver
 from tilecheck.core.codec import encode
-from tilecheck.lint.engine import FileAnalysis, lint_source
+from tilecheck.lint.analysis import FileAnalysis
+from tilecheck.lint.engine import lint_source
 from tilecheck.source.chunks import ChunkCache, parse_module
 from tilecheck.tilelang.reuse import KernelMemo
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from tilecheck.app.workspace import Workspace, check_task
-from tilecheck.lint.engine import FileAnalysis, lint_source
+from tilecheck.lint.analysis import FileAnalysis
+from tilecheck.lint.engine import lint_source
 from tilecheck.lint.prefilter import cannot_have_findings
 from tilecheck.report import Run
 from tilecheck.report.json import render

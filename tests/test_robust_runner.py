@@ -15,7 +15,7 @@ import tilecheck.app.workspace
 from tilecheck.app.supervisor import Budget, run_isolated
 from tilecheck.app.workspace import Options, Workspace
 from tilecheck.cli.main import main
-from tilecheck.lint.engine import FileAnalysis
+from tilecheck.lint.analysis import FileAnalysis
 
 KERNEL = """import tilelang.language as T
 

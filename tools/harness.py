@@ -18,7 +18,7 @@ from tilecheck.app.supervisor import Budget, run_isolated
 from tilecheck.app.workspace import Options, Workspace, check_task
 from tilecheck.cli.lower import run as run_lower
 from tilecheck.cli.main import build_parser
-from tilecheck.lint.engine import FileAnalysis
+from tilecheck.lint.analysis import FileAnalysis
 
 LOWER_CAP = 2_000_000  # characters: the README's promise for `lower` output
 # How the command line reports its own failure (a diagnostic's message may quote PyPTO's

@@ -9,7 +9,7 @@ import pytest
 from tests.pypto.helpers import lower_notes, program, run_lower_command
 from tilecheck.cli.lower import compiles
 from tilecheck.pypto import lower_source
-from tilecheck.source import guards
+from tilecheck.source import recursion
 
 _LIMIT = "this pipeline loop was left as it is: stage={} is more than the 64 stages `tilecheck lower` unrolls"
 _DEEP = "this pipeline loop was left as it is: it is nested too deeply to lower (Python's recursion limit)"
@@ -47,11 +47,11 @@ def test_output_size_budget_leaves_a_large_body_unlowered():
 @pytest.fixture
 def library_recursion_limit(monkeypatch):
     """The interpreter's default limit, as a library caller has it, for the whole test:
-    `cli.main` raises the limit of its process to `guards.RECURSION_LIMIT`, so an earlier CLI
+    `cli.main` raises the limit of its process to `recursion.RECURSION_LIMIT`, so an earlier CLI
     test in the same process, or this test's own CLI run, would change the answer."""
     saved = sys.getrecursionlimit()
     sys.setrecursionlimit(1000)
-    monkeypatch.setattr(guards, "RECURSION_LIMIT", 1000)
+    monkeypatch.setattr(recursion, "RECURSION_LIMIT", 1000)
     yield
     sys.setrecursionlimit(saved)
 

@@ -27,10 +27,11 @@ from tilecheck.app.scheduling import file_size, largest_first, worker_count
 from tilecheck.app.supervisor import Budget, run_isolated
 from tilecheck.core.codec import cell_record
 from tilecheck.core.types import NotebookCell, Span
+from tilecheck.lint.analysis import FileAnalysis
 from tilecheck.lint.context import Context
-from tilecheck.lint.engine import FileAnalysis
 from tilecheck.report import data_path, display_path, where
-from tilecheck.source.notebook import Notebook, is_notebook, read_notebook
+from tilecheck.source.notebook import Notebook, read_notebook
+from tilecheck.source.notebook_path import is_notebook
 from tilecheck.source.parsing import parse
 from tilecheck.source.reading import read_source
 from tilecheck.tilelang.model import Item, Kernel, Loop, LoopKind, Request, Stmt, StmtKind

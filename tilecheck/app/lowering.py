@@ -16,10 +16,10 @@ from tilecheck.app.scheduling import file_size, largest_first, worker_count
 from tilecheck.app.supervisor import run_isolated
 from tilecheck.core import meta
 from tilecheck.core.meta import ALWAYS_REPORTED, Problem
-from tilecheck.lint.engine import FileAnalysis
+from tilecheck.lint.analysis import FileAnalysis
 from tilecheck.lint.suppressions import Suppressions, may_have_suppressions
 from tilecheck.pypto.api import LowerResult, lower_source
-from tilecheck.source.notebook import is_notebook
+from tilecheck.source.notebook_path import is_notebook
 from tilecheck.source.reading import read_source
 
 if TYPE_CHECKING:

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tilecheck.lint.engine import FileAnalysis, lint_source
+from tilecheck.lint.analysis import FileAnalysis
+from tilecheck.lint.engine import lint_source
 from tilecheck.source.notebook import Notebook, read_notebook
 
 if TYPE_CHECKING:

@@ -18,9 +18,10 @@ from tilecheck.app.notebooks import located
 from tilecheck.app.scheduling import file_size, largest_first, worker_count
 from tilecheck.app.supervisor import run_isolated
 from tilecheck.core.types import Diagnostic
-from tilecheck.lint.engine import FileAnalysis
+from tilecheck.lint.analysis import FileAnalysis
 from tilecheck.lint.prefilter import cannot_have_findings
-from tilecheck.source.notebook import Notebook, is_notebook, read_notebook
+from tilecheck.source.notebook import Notebook, read_notebook
+from tilecheck.source.notebook_path import is_notebook
 from tilecheck.source.reading import read_source
 
 if TYPE_CHECKING:

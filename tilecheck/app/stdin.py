@@ -15,11 +15,11 @@ import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, BinaryIO
 
-from tilecheck.source.notebook import is_notebook
+from tilecheck.source.notebook_path import is_notebook
 
 if TYPE_CHECKING:
     from tilecheck.app.workspace import Workspace
-    from tilecheck.lint.engine import FileAnalysis
+    from tilecheck.lint.analysis import FileAnalysis
 
 STDIN_PATH = "-"
 
@@ -41,7 +41,7 @@ def _check_notebook(
 
     notebook = read_notebook(data, name)
     if not isinstance(notebook, Notebook):
-        from tilecheck.lint.engine import FileAnalysis
+        from tilecheck.lint.analysis import FileAnalysis
 
         return StdinCheck(FileAnalysis(name, [notebook]), output=data if fix else None)
     first = located(workspace.check_text(notebook.text, name), notebook)
@@ -82,7 +82,7 @@ def check_stdin(
     if len(data) > MAX_FILE_BYTES:
         from tilecheck.core import meta
         from tilecheck.core.meta import Problem
-        from tilecheck.lint.engine import FileAnalysis
+        from tilecheck.lint.analysis import FileAnalysis
 
         message = f"File is too large to check (more than {MAX_FILE_BYTES} bytes)"
         return StdinCheck(FileAnalysis(name, [meta.at_start(Problem.UNREADABLE_FILE, name, message)]))

@@ -23,11 +23,9 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any, TypeVar, cast
 
+from tilecheck.app.budget import DEFAULT_MEMORY, DEFAULT_TIMEOUT, Budget
 from tilecheck.app.workers import (
-    DEFAULT_MEMORY,
-    DEFAULT_TIMEOUT,
     OUT_OF_MEMORY_EXIT,
-    Budget,
     WorkerProcess,
     crashed,
     die_with_parent,
@@ -35,7 +33,7 @@ from tilecheck.app.workers import (
     out_of_memory,
     timed_out,
 )
-from tilecheck.lint.engine import FileAnalysis
+from tilecheck.lint.analysis import FileAnalysis
 
 __all__ = ["DEFAULT_MEMORY", "DEFAULT_TIMEOUT", "Budget", "isolation_available", "run_isolated"]
 

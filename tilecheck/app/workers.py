@@ -18,28 +18,16 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from tilecheck.app.budget import Budget
 from tilecheck.core import meta
 from tilecheck.core.meta import Problem
-from tilecheck.lint.engine import FileAnalysis
+from tilecheck.lint.analysis import FileAnalysis
 
 if TYPE_CHECKING:  # multiprocessing is imported by the supervisor, when a file needs a worker
     from multiprocessing.connection import Connection
 
-DEFAULT_TIMEOUT = 60.0  # seconds; a 2,000-line kernel takes well under 2 s
-DEFAULT_MEMORY = 2048  # MiB beyond the worker's size at start; a 2,000-line kernel needs < 150
 OUT_OF_MEMORY_EXIT = 86  # a worker's exit code when it ran out of memory past answering
 _PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-
-
-@dataclass(frozen=True)
-class Budget:
-    """Per-file limits: wall-clock seconds and MiB of memory (None: unlimited)."""
-
-    seconds: float | None = DEFAULT_TIMEOUT
-    memory: int | None = DEFAULT_MEMORY
-
-    def describe_memory(self) -> str:
-        return f"{self.memory} MiB" if self.memory else "unlimited"
 
 
 @dataclass(frozen=True)

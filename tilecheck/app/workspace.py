@@ -15,16 +15,15 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from tilecheck.app.budget import DEFAULT_MEMORY, DEFAULT_TIMEOUT, Budget
 from tilecheck.app.discover import discover
-from tilecheck.app.notebooks import check_notebook
 from tilecheck.app.scheduling import file_size, largest_first, worker_count
-from tilecheck.app.workers import DEFAULT_MEMORY, DEFAULT_TIMEOUT, Budget
 from tilecheck.config.resolver import CLI_NAMES, OptionNames, Overrides, Resolver, Settings
 from tilecheck.config.selection import SelectionError, validate
 from tilecheck.core.errors import UsageError
 from tilecheck.core.types import Diagnostic, Grade
-from tilecheck.lint.engine import FileAnalysis, lint_source
-from tilecheck.source.notebook import is_notebook
+from tilecheck.lint.analysis import FileAnalysis
+from tilecheck.source.notebook_path import is_notebook
 from tilecheck.source.reading import read_source
 
 if TYPE_CHECKING:
@@ -84,6 +83,7 @@ class CheckRun:
 
     files: list[str]
     analyses: dict[str, FileAnalysis] = field(default_factory=dict)
+    settings: list[FileSettings] = field(default_factory=list)  # each file's, in the same order
 
     @property
     def diagnostics(self) -> list[Diagnostic]:
@@ -129,8 +129,13 @@ class Workspace:
         with self._lock:
             return self.resolver.for_path(path).for_file(path)
 
-    def enabled_rules(self, paths: Iterable[str]) -> tuple[RuleEntry, ...]:
-        found = {rule for path in paths for rule in self.file_settings(path).rules}
+    def enabled_rules(
+        self, paths: Iterable[str], settings: Iterable[FileSettings] | None = None
+    ) -> tuple[RuleEntry, ...]:
+        """The rules enabled for any of `paths` (whose settings, when known, are `settings`)."""
+        chosen = settings if settings is not None else map(self.file_settings, paths)
+        distinct = {id(each): each for each in chosen}  # the files of a directory share one
+        found = {rule for each in distinct.values() for rule in each.rules}
         return tuple(sorted(found, key=lambda rule: rule.CODE))
 
     def is_excluded(self, path: str, explicit: bool = False) -> bool:
@@ -207,6 +212,8 @@ class Workspace:
         if failure is not None or data is None:
             return FileAnalysis(path, [failure] if failure else [])
         if is_notebook(path):
+            from tilecheck.app.notebooks import check_notebook
+
             return check_notebook(data, path, self.file_settings(path))
         return self.check_text(data, path)
 
@@ -226,7 +233,8 @@ class Workspace:
         if jobs is not None and jobs < 1:
             raise ValueError("jobs must be at least 1")
         run = CheckRun(list(files))
-        tasks = [(path, self.file_settings(path)) for path in run.files]
+        run.settings = [self.file_settings(path) for path in run.files]
+        tasks = list(zip(run.files, run.settings, strict=True))
         budget = self.budget()
         cache = self.result_cache()
         if cache is not None:
@@ -318,6 +326,14 @@ class Workspace:
         return lower_configured(text, path, settings)
 
 
+def lint_source(data: bytes | str, path: str, settings: FileSettings) -> FileAnalysis:
+    """The engine's `lint_source`, imported when a file is checked (the rule loop is no part
+    of a run the cache answers); the one place the workspace and its workers check a text."""
+    from tilecheck.lint import engine
+
+    return engine.lint_source(data, path, settings)
+
+
 def check_tasks(
     tasks: Sequence[Task], jobs: int | None, progress: Progress | None = None, budget: Budget | None = None
 ) -> list[FileAnalysis]:
@@ -353,6 +369,8 @@ def check_task(task: Task) -> FileAnalysis:
         if failure is not None or data is None:
             return FileAnalysis(path, [failure] if failure else [])
     if is_notebook(path):  # its JSON is not the text to prefilter
+        from tilecheck.app.notebooks import check_notebook
+
         return check_notebook(data, path, settings).detached()
     from tilecheck.lint.prefilter import cannot_have_findings
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import io
 import sys
 from types import TracebackType
@@ -15,14 +14,14 @@ from tilecheck.cli.progress import wanted as progress_wanted
 from tilecheck.cli.style import add_color_option, wants_color
 from tilecheck.core.catalogue import builtin_entries
 from tilecheck.core.errors import UsageError
-from tilecheck.core.types import Diagnostic
-from tilecheck.lint.engine import FileAnalysis
-from tilecheck.report import OUTPUT_FORMATS, Run, display_path, fails, plural, statistics
-from tilecheck.source.notebook import Notebook, is_notebook, read_notebook
+from tilecheck.report import OUTPUT_FORMATS, Run, display_path, fails, plural
 from tilecheck.source.reading import read_text
 
 if TYPE_CHECKING:
     from tilecheck.app.workspace import Workspace
+    from tilecheck.config.resolver import FileSettings
+    from tilecheck.core.types import Diagnostic
+    from tilecheck.lint.analysis import FileAnalysis
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -206,6 +205,7 @@ def run(args: argparse.Namespace) -> int:
     changed = 0  # diagnostics fixed, or suppression comments added
     fixes: list[Diagnostic] = []  # the diagnostics --fix fixed
     progress = ProgressLine(len(files)) if progress_wanted(output_format) else None
+    settings: list[FileSettings] | None = None  # the files' settings, when the check resolved them
     if rewriting:
         from tilecheck.app.rewrites import RewriteRequest, plan_rewrites
 
@@ -232,6 +232,7 @@ def run(args: argparse.Namespace) -> int:
             if progress is not None:
                 progress.close()
         analyses = [checked.analyses[path] for path in files]
+        settings = checked.settings
     internal_error = any(analysis.internal_error for analysis in analyses)
     coverage = {analysis.path: analysis.coverage for analysis in analyses}
     for analysis in analyses:
@@ -253,6 +254,8 @@ def run(args: argparse.Namespace) -> int:
     if args.diff:
         with Output(args.output_file) as out:
             if args.statistics:  # what the diff is about, per rule
+                from tilecheck.report import statistics
+
                 diagnostics.sort(key=lambda d: (display_path(d.path), d.span.line, d.span.column, d.code))
                 statistics.render(
                     Run(
@@ -279,7 +282,7 @@ def run(args: argparse.Namespace) -> int:
         diagnostics,
         sources,
         len(files),
-        rules=workspace.enabled_rules(files),
+        rules=workspace.enabled_rules(files, settings),
         fixed=changed,
         unsafe_fixes=bool(args.unsafe_fixes),
         show_fix_hint=not args.fix,
@@ -311,6 +314,8 @@ def _render(report: Run, args: argparse.Namespace, output_format: str, stream: T
     report.color = wants_color(args.color, target)
     with Output(args.output_file, stream) as out:
         if args.statistics:
+            from tilecheck.report import statistics  # only with --statistics
+
             statistics.render(report, output_format, out)
         else:
             reporter = __import__(f"tilecheck.report.{output_format.replace('-', '_')}", fromlist=["render"])
@@ -408,6 +413,11 @@ class Rewrite:
         if not isinstance(plan, PlannedRewrite) or plan.rewritten is None or plan.text is None:
             return
         if args.diff:
+            import difflib
+
+            from tilecheck.source.notebook import Notebook, read_notebook
+            from tilecheck.source.notebook_path import is_notebook
+
             name = display_path(plan.path)
             notebook = read_notebook(plan.data, plan.path) if is_notebook(plan.path) else None
             if isinstance(notebook, Notebook):  # its cells as written, not the Python text tilecheck checks

@@ -9,7 +9,7 @@ import json
 import os
 import re
 
-from tilecheck.config.file import check_values, tomllib
+from tilecheck.config.file import check_values
 from tilecheck.config.selection import split
 from tilecheck.core.errors import ConfigError, UsageError
 
@@ -53,6 +53,8 @@ def config_arguments(given: list[str] | None) -> tuple[str | None, list[str]]:
 
 def parse_assignment(text: str) -> dict[str, object]:
     """One `--config KEY=VALUE`, validated: UsageError naming it and the key otherwise."""
+    from tilecheck.config.toml import tomllib
+
     label = f"--config `{text}`"
     try:
         table = dict(tomllib.loads(text))
@@ -75,6 +77,8 @@ def _quoted(key: str, value: str) -> str:
     takes an array (`select=TL101`), as an array of its comma-separated parts, whichever the key accepts."""
     string = f'{key} = "{value}"'
     array = f"{key} = [{', '.join(json.dumps(part.strip()) for part in value.split(','))}]"
+    from tilecheck.config.toml import tomllib
+
     for assignment, kind in ((string, "a TOML string needs quotes"), (array, "a TOML array of strings")):
         try:
             check_values("<command line>", dict(tomllib.loads(assignment)), key)

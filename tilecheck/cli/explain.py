@@ -12,9 +12,10 @@ from tilecheck.cli.check import Output
 from tilecheck.cli.options import add_config_options, dump_json, require_paths, workspace_from
 from tilecheck.core.errors import UsageError
 from tilecheck.explain.attach import explain, split_target
-from tilecheck.lint.engine import FileAnalysis
+from tilecheck.lint.analysis import FileAnalysis
 from tilecheck.report import data_path, display_path, fails
-from tilecheck.source.notebook import Notebook, is_notebook, read_notebook
+from tilecheck.source.notebook import Notebook, read_notebook
+from tilecheck.source.notebook_path import is_notebook
 from tilecheck.source.reading import read_source
 
 if TYPE_CHECKING:

@@ -34,7 +34,7 @@ from tilecheck.app.workspace import Workspace
 from tilecheck.cli.options import add_budget_options, add_config_options, require_paths, workspace_from
 from tilecheck.core.errors import UsageError
 from tilecheck.core.types import Diagnostic, Grade, Severity
-from tilecheck.lint.engine import FileAnalysis
+from tilecheck.lint.analysis import FileAnalysis
 from tilecheck.pypto.api import LowerResult
 from tilecheck.report import OUTPUT_FORMATS, Run, display_path
 

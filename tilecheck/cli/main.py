@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import difflib
 import importlib
 import os
 import sys
-import traceback
 from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import NoReturn
@@ -80,6 +78,8 @@ def _with_suggestions(message: str, options: list[str]) -> str:
     prefix = "unrecognized arguments: "
     if not message.startswith(prefix):
         return message
+    import difflib  # only for a mistyped flag
+
     hints = []
     for word in message[len(prefix) :].split():
         flag = word.split("=", 1)[0]
@@ -120,12 +120,14 @@ def _typo_of_command(word: str) -> str | None:
     """The subcommand `word` was probably meant to be (`rulez` -> `rule`), unless it is a path."""
     if os.path.lexists(word) or word.startswith("-") or any(c in word for c in "/\\.:"):
         return None
+    import difflib  # only for a word that is neither a path nor a command
+
     close = difflib.get_close_matches(word, list(COMMANDS), n=1, cutoff=0.75)
     return close[0] if close else None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from tilecheck.source.guards import RECURSION_LIMIT
+    from tilecheck.source.recursion import RECURSION_LIMIT
 
     sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
     args_list = list(sys.argv[1:] if argv is None else argv)
@@ -168,6 +170,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _origin(error: BaseException) -> str:
+    import traceback  # only for an internal error
+
     frames = traceback.extract_tb(error.__traceback__)
     if not frames:
         return "?"

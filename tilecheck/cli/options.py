@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
-from tilecheck.app.workers import DEFAULT_MEMORY, DEFAULT_TIMEOUT
+from tilecheck.app.budget import DEFAULT_MEMORY, DEFAULT_TIMEOUT
 from tilecheck.app.workspace import Options, Workspace
 from tilecheck.cli.config_flags import add_config_value_options, config_arguments, config_values
 from tilecheck.config.resolver import GRADES

@@ -15,8 +15,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from tilecheck.config.file import CONFIG_FILES, read_bytes, tomllib
-from tilecheck.config.requirements import read_requirements
+from tilecheck.config.file import CONFIG_FILES, read_bytes
 from tilecheck.core.errors import ConfigError
 from tilecheck.report import display_path
 
@@ -48,6 +47,8 @@ def requirement_spec(line: str) -> str | None:
 
 
 def _from_pyproject(path: str) -> Declaration | None:
+    from tilecheck.config.toml import tomllib
+
     try:
         data = tomllib.loads(read_bytes(path).decode("utf-8"))
     except (ConfigError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):  # not ours to judge
@@ -69,6 +70,8 @@ def _from_pyproject(path: str) -> Declaration | None:
 
 def _from_requirements(directory: str, root: str) -> Declaration | None:
     for path in sorted(glob.glob(os.path.join(glob.escape(directory), "requirements*.txt"))):
+        from tilecheck.config.requirements import read_requirements  # only where there is one
+
         found = read_requirements(path, root, requirement_spec)
         if found is not None:
             spec, origins = found
@@ -76,14 +79,20 @@ def _from_requirements(directory: str, root: str) -> Declaration | None:
     return None
 
 
-def project_root(directory: str, roots: tuple[str, ...] = ()) -> str | None:
+def project_root(
+    directory: str, roots: tuple[str, ...] = (), marked: dict[str, bool] | None = None
+) -> str | None:
     """The nearest directory at or above `directory` with a root marker (or one of `roots`, the
-    directory of a `--config` file), not above $HOME."""
+    directory of a `--config` file), not above $HOME. `marked` remembers which directories have
+    a marker (sibling directories share their ancestors)."""
     home = os.path.expanduser("~")
     home = os.path.abspath(home) if home != "~" else ""
     current = os.path.abspath(directory)
+    marked = marked if marked is not None else {}
     while True:
-        if current in roots or any(os.path.lexists(os.path.join(current, m)) for m in ROOT_MARKERS):
+        if current not in marked:
+            marked[current] = any(os.path.lexists(os.path.join(current, m)) for m in ROOT_MARKERS)
+        if current in roots or marked[current]:
             return current
         parent = os.path.dirname(current)
         if current == home or parent == current:
@@ -92,13 +101,18 @@ def project_root(directory: str, roots: tuple[str, ...] = ()) -> str | None:
 
 
 def find_declaration(
-    directory: str, cache: dict[str, Declaration | None] | None = None, roots: tuple[str, ...] = ()
+    directory: str,
+    cache: dict[str, Declaration | None] | None = None,
+    roots: tuple[str, ...] = (),
+    marked: dict[str, bool] | None = None,
 ) -> Declaration | None:
     """The nearest declaration of `tilelang` at or above `directory`, inside its project
-    (None: none declared)."""
+    (None: none declared); `marked` as `project_root` has it."""
     cache = cache if cache is not None else {}
     current = os.path.abspath(directory)
-    root = project_root(current, roots) or current
+    if current in cache:  # before the walk up to the project root: that is a stat per level
+        return cache[current]
+    root = project_root(current, roots, marked) or current
     visited: list[str] = []
     found: Declaration | None = None
     while True:

@@ -7,11 +7,9 @@ error, never a blocking read), with a size bound that holds while reading.
 
 from __future__ import annotations
 
-import difflib
 import errno
 import os
 import stat
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -19,12 +17,7 @@ from typing import Any
 from tilecheck.core.errors import ConfigError
 from tilecheck.report import OUTPUT_FORMATS, display_path
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
-
-__all__ = ["CONFIG_FILES", "KEYS", "ConfigFile", "config_in", "load", "read_bytes", "read_table", "tomllib"]
+__all__ = ["CONFIG_FILES", "KEYS", "ConfigFile", "config_in", "load", "read_bytes", "read_table"]
 
 CONFIG_FILES = (".tilecheck.toml", "tilecheck.toml", "pyproject.toml")
 MAX_CONFIG_BYTES = 64 * 1024 * 1024
@@ -200,6 +193,8 @@ def read_bytes(path: str) -> bytes:
 
 def read_table(path: str) -> dict[str, object] | None:
     """The tilecheck table of `path`; None for a pyproject.toml without one."""
+    from tilecheck.config.toml import tomllib
+
     data = read_bytes(path)
     label = display_path(path)
     try:
@@ -229,6 +224,8 @@ def check_values(path: str, table: dict[str, object], label: str = "") -> dict[s
     label = label or display_path(path)
     for key, value in table.items():
         if key not in SCHEMA:
+            import difflib  # only for an unknown key
+
             close = difflib.get_close_matches(key, KEYS, n=1)
             hint = f" (did you mean `{close[0]}`?)" if close else ""
             raise ConfigError(f"{label}: unknown key `{key}`{hint}; known keys: {', '.join(KEYS)}")

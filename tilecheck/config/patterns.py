@@ -63,6 +63,11 @@ class PathPatterns:
 
     def match(self, path: str, *, whole: bool = True) -> bool:
         """Does `path` (absolute) match? `whole=False` tests only the last component."""
+        name = os.path.basename(path)
+        if not whole and self._relative is None and name not in ("", ".", "..") and path != self.root:
+            # the component is the path's own name, inside the root or not: no relative path to
+            # compute (a directory walk asks this of every entry it meets)
+            return self._name is not None and self._name.match(name) is not None
         relative = os.path.relpath(path, self.root).replace(os.sep, "/")
         inside = not relative.startswith("../") and relative != ".."
         parts = relative.split("/") if inside else [os.path.basename(path)]

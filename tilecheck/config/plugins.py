@@ -146,7 +146,8 @@ def _roots() -> list[str]:
     path = trust_file()
     if not os.path.isfile(path):
         return []
-    from tilecheck.config.file import read_bytes, tomllib
+    from tilecheck.config.file import read_bytes
+    from tilecheck.config.toml import tomllib
 
     try:
         roots = tomllib.loads(read_bytes(path).decode("utf-8")).get("roots", [])

@@ -106,6 +106,7 @@ class Resolver:
         self._fixed: Settings | None = None
         self._tables: dict[str, dict[str, object]] = {}  # pyproject tables read while searching
         self.declarations: dict[str, Declaration | None] = {}  # directory -> its TileLang declaration
+        self.root_markers: dict[str, bool] = {}  # directory -> whether it has a project root marker
         # A `--config` file's directory is a project root for the declaration search.
         self.declaration_roots = (os.path.dirname(os.path.abspath(config_path)),) if config_path else ()
         self.command_line = self._command_line()

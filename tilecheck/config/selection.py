@@ -7,7 +7,6 @@ adds, `ignore` removes; within a layer the most specific selector wins.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -58,6 +57,8 @@ def suggest(word: str, rules: Iterable[RuleEntry | type[Rule]]) -> str | None:
             candidate = letters + number
             if number.isdigit() and candidate != word and any(code.startswith(candidate) for code in codes):
                 return candidate
+    import difflib  # only for an unknown selector
+
     close = difflib.get_close_matches(word, [rule.NAME for rule in rules], n=1, cutoff=0.8)
     return close[0] if close else None
 

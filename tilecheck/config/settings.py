@@ -20,7 +20,7 @@ from tilecheck.core.catalogue import RuleEntry, code_reporting
 from tilecheck.core.errors import ConfigError
 from tilecheck.core.meta import Problem
 from tilecheck.core.types import Grade, Severity
-from tilecheck.source.notebook import SUFFIX as NOTEBOOK_SUFFIX
+from tilecheck.source.notebook_path import SUFFIX as NOTEBOOK_SUFFIX
 from tilecheck.tilelang.versions import (
     MEASURED,
     SUPPORTED,
@@ -275,7 +275,10 @@ class Settings:
         if self.resolver.isolated:  # no project files are read
             return VersionRange.default()
         directory = os.path.dirname(os.path.abspath(path)) if not os.path.isdir(path) else path
-        declaration = find_declaration(directory, self.resolver.declarations, self.resolver.declaration_roots)
+        resolver = self.resolver
+        declaration = find_declaration(
+            directory, resolver.declarations, resolver.declaration_roots, resolver.root_markers
+        )
         if declaration is None:
             return VersionRange.default()
         if not declaration.spec:

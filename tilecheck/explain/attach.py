@@ -12,8 +12,8 @@ from tilecheck.core.types import Diagnostic
 from tilecheck.explain.merge import walk_nodes
 from tilecheck.explain.node import Node
 from tilecheck.explain.tree import Builder
+from tilecheck.lint.analysis import FileAnalysis
 from tilecheck.lint.context import ModelError
-from tilecheck.lint.engine import FileAnalysis
 from tilecheck.tilelang.model import Kernel
 from tilecheck.tilelang.scope import ModelTooLarge
 

@@ -22,8 +22,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tilecheck.source.kernel_code import may_hold_pypto, may_hold_tilelang
-
 if TYPE_CHECKING:
     from tilecheck.lint.context import Context
 
@@ -100,6 +98,7 @@ def shared_totals(coverages: list[Coverage]) -> list[SharedCoverage]:
 
 
 def _tilelang(ctx: Context) -> Coverage:
+    from tilecheck.source.kernel_code import may_hold_tilelang  # measured where a file is checked
     from tilecheck.tilelang.model import Loop, walk
 
     if not may_hold_tilelang(ctx.source):  # the model is empty: do not build it
@@ -145,6 +144,8 @@ def _shared(ctx: Context) -> SharedCoverage | None:
 
 
 def _pypto(ctx: Context) -> Coverage:
+    from tilecheck.source.kernel_code import may_hold_pypto
+
     if not may_hold_pypto(ctx.source):
         return NONE
     from tilecheck.pypto.dsl import body_statements, dsl_functions, find_aliases, iter_loops, loop_header

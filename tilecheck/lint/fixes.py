@@ -22,8 +22,8 @@ from tilecheck.source.lines import line_starts, newline_of, to_offset
 from tilecheck.source.python_ast import LINE_BREAK
 
 if TYPE_CHECKING:
+    from tilecheck.lint.analysis import FileAnalysis
     from tilecheck.lint.context import Context
-    from tilecheck.lint.engine import FileAnalysis
 
 MAX_ROUNDS = 10
 

@@ -29,7 +29,7 @@ from tilecheck.server.positions import minimal_edit, overlaps
 from tilecheck.server.session import Checked, Session
 
 if TYPE_CHECKING:
-    from tilecheck.lint.engine import FileAnalysis
+    from tilecheck.lint.analysis import FileAnalysis
 
 FIX_ALL = "source.fixAll.tilecheck"
 SHOW_DOCUMENTATION = "tilecheck.showRuleDocumentation"
@@ -230,7 +230,7 @@ def _workspace_edit(
 
 def _only(checked: Checked, diagnostic: Diagnostic) -> FileAnalysis:
     """The analysis reduced to one diagnostic: what `add_ignores` suppresses."""
-    from tilecheck.lint.engine import FileAnalysis
+    from tilecheck.lint.analysis import FileAnalysis
 
     return FileAnalysis(checked.path, [diagnostic], text=checked.text)
 

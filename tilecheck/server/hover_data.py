@@ -13,8 +13,8 @@ if TYPE_CHECKING:  # the worker imports them at its first check; the server neve
     from tilecheck.config.resolver import FileSettings
     from tilecheck.core.rule import Rule
     from tilecheck.explain.tree import Builder
+    from tilecheck.lint.analysis import FileAnalysis
     from tilecheck.lint.context import Context
-    from tilecheck.lint.engine import FileAnalysis
     from tilecheck.tilelang.model import Item, Kernel, Loop
 
 

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer
 
     from tilecheck.core.types import Span
-    from tilecheck.lint.engine import FileAnalysis
+    from tilecheck.lint.analysis import FileAnalysis
     from tilecheck.pypto.api import LowerResult
     from tilecheck.source.notebook import Notebook
 

@@ -27,8 +27,8 @@ import threading
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any
 
+from tilecheck.app.budget import Budget
 from tilecheck.app.workers import (
-    Budget,
     Failure,
     WorkerProcess,
     crashed,
@@ -42,7 +42,7 @@ from tilecheck.app.workers import (
 from tilecheck.core.errors import Abandoned
 from tilecheck.core.meta import Problem
 from tilecheck.core.types import Span
-from tilecheck.lint.engine import FileAnalysis
+from tilecheck.lint.analysis import FileAnalysis
 from tilecheck.server.worker_answers import CheckAnswer, ModelHovers, Request, WorkerState
 
 if TYPE_CHECKING:
@@ -265,7 +265,7 @@ def serve(connection: Connection, memory: int | None, shared: Any = None) -> Non
     question being asked and the one the parent abandoned (see `AnalysisWorker.abandon`)."""
     import sys
 
-    from tilecheck.source.guards import RECURSION_LIMIT
+    from tilecheck.source.recursion import RECURSION_LIMIT
 
     leave_working_directory()
     die_with_parent(by_signal=False)  # restarts start it from the server's executor threads

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 from tilecheck.app.workspace import Options, Workspace
 from tilecheck.core.meta import Problem
 from tilecheck.core.types import Span
-from tilecheck.lint.engine import FileAnalysis
-from tilecheck.source.notebook import is_notebook
+from tilecheck.lint.analysis import FileAnalysis
+from tilecheck.source.notebook_path import is_notebook
 
 if TYPE_CHECKING:
     from tilecheck.pypto.api import LowerResult

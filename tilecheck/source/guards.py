@@ -20,9 +20,6 @@ from tilecheck.source import python_ast
 if TYPE_CHECKING:
     from tilecheck.source.tree_cache import TreeCache
 
-# The stack every entry point allows (once, for its process): libcst and the kernel model
-# recurse once per nesting level, and deep kernels nest deeply.
-RECURSION_LIMIT = 6000
 MAX_BRACKETS = 100  # CPython's own limit is 200; flag well below it
 MAX_LOGICAL_LINE = 2000  # characters: chains of operators or calls need long logical lines
 MAX_DEPTH = 1000  # syntax-tree depth libcst parses safely (it crashes beyond about 8,000)

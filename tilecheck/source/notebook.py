@@ -25,7 +25,6 @@ from tilecheck.core import meta
 from tilecheck.core.meta import Problem
 from tilecheck.core.types import Diagnostic, NotebookCell
 
-SUFFIX = ".ipynb"
 # `%magic`, `!cmd`, `??name`, `name?`, and an assignment from a magic or a shell escape.
 _IPYTHON_LINE = re.compile(r"\s*(?:[%!]|\?\?|[\w.]+\?\??\s*$|[\w.,\s()\[\]]+=\s*[%!])")
 _MASK = "pass  # IPython syntax, masked"
@@ -40,10 +39,6 @@ _PYTHON_CELL_MAGICS = frozenset(
 # `line 9` or `line 9, column 5` in a message; group 3: already named in its cell
 _LINE_REFERENCE = re.compile(r"\bline (\d+)(, column \d+)?( of cell)?")
 _OTHER_FILE = re.compile(r"\.pyi?, $")  # `(in macro `m`, kernels/m.py, line 7)`: that file's line
-
-
-def is_notebook(path: str) -> bool:
-    return path.endswith(SUFFIX)
 
 
 @dataclass(frozen=True)

@@ -47,10 +47,11 @@ def read_bytes(
             return ReadFailure(problem)
         descriptor = os.open(path, flags)
         with open(descriptor, "rb", buffering=0, closefd=True) as handle:
-            problem = _not_regular(os.fstat(descriptor).st_mode)  # it may have been swapped meanwhile
+            opened = os.fstat(descriptor)
+            problem = _not_regular(opened.st_mode)  # it may have been swapped meanwhile
             if problem:
                 return ReadFailure(problem)
-            data = read_at_most(handle.read, limit)
+            data = read_at_most(handle.read, limit, opened.st_size)
     except BlockingIOError:
         return ReadFailure("reading it would block")
     except OSError as error:
@@ -60,16 +61,21 @@ def read_bytes(
     return data
 
 
-def read_at_most(read: Callable[[int], bytes], limit: int) -> bytes:
+def read_at_most(read: Callable[[int], bytes], limit: int, expected: int | None = None) -> bytes:
     """What `read` gives, up to one byte more than `limit` (so that too much is known without
-    reading the rest: an endless stream, a file that grows)."""
+    reading the rest: an endless stream, a file that grows). Each read allocates what it asks
+    for: the first asks for one byte more than the `expected` size, if known, and after a short
+    read a small one confirms the end (a warm run reads two small files per file it checks)."""
     chunks, size = [], 0
+    want = expected + 1 if expected is not None else 1 << 20
     while size <= limit:
-        chunk = read(min(1 << 20, limit + 1 - size))
+        asked = max(1, min(want, 1 << 20, limit + 1 - size))
+        chunk = read(asked)
         if not chunk:
             break
         chunks.append(chunk)
         size += len(chunk)
+        want = 1 << 20 if len(chunk) >= asked else 1 << 12
     return b"".join(chunks)
 
 
