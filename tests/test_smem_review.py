@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import libcst as cst
+from tilecheck.rules.tilelang import shared_memory_exceeds_limit as tl501
 
 from tests.support import run, write
 from tilecheck.tilelang.frontend import analyze
@@ -108,6 +109,39 @@ def test_a_statement_tilecheck_cannot_see_into_is_named_as_such(tmp_path, monkey
         in outcome.out.splitlines()
     )
     assert "`unknown`" not in outcome.out and "Python-level condition" not in outcome.out
+    outcome = run(capsys, "explain", "k.py", "--backend", "cuda-sm90", "--isolated")
+    assert (  # the reason once, not again as "(not measured for this class)"
+        "  shared memory per block, TMA, warp-specialised (sm_90a, sm_100a, sm_120): not sized (a statement "
+        "tilecheck cannot see into)" in outcome.out.splitlines()
+    )
+
+
+def test_explain_prints_each_builds_table_and_tl501_names_the_build(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, {"k.py": tl501.FACTORY})  # make(101376) and make(101377)
+    outcome = run(capsys, "explain", "k.py", "--backend", "cuda-sm86", "--isolated")
+    assert outcome.status == 0, outcome.err
+    lines = outcome.out.splitlines()
+    start = lines.index("kernel main  (line 6)") + 1
+    shown = [line for line in lines[start : start + 12] if "TMA" not in line]  # the other class's rows
+    assert shown[:7] == [
+        "  built by 2 factory calls: make(n=101376); make(n=101377)",
+        "  shared memory of make(n=101376):",
+        "    shared memory per block, cp.async (sm_80, sm_86, sm_87, sm_89, gfx950): 101,376 bytes (101,376 "
+        "dynamic + 0 static); the limit on cuda-sm86 is 101,376: fits",
+        "      `S`: (1 x 101376) int8 = 101,376 bytes  (offset 0, statements 1-2)",
+        "  shared memory of make(n=101377):",
+        "    shared memory per block, cp.async (sm_80, sm_86, sm_87, sm_89, gfx950): 101,377 bytes (101,377 "
+        "dynamic + 0 static); the limit on cuda-sm86 is 101,376: EXCEEDS it",
+        "      `S`: (1 x 101377) int8 = 101,377 bytes  (offset 0, statements 1-2)",
+    ]
+    outcome = run(
+        capsys, "check", "k.py", "--backend", "cuda-sm86", "--isolated", "--output-format", "concise"
+    )
+    assert outcome.out.splitlines()[0] == (
+        "k.py:7:14: error: TL501 [contract] `T.Kernel` of `main` built by `make(n=101377)` needs 101,377 bytes of shared "
+        "memory per block on cuda-sm86, the limit is 101,376 (101,377 dynamic)"
+    )
 
 
 WARNING = (

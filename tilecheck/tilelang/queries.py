@@ -6,7 +6,20 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from tilecheck.tilelang.model import Access, Guard, Item, Kernel, Loop, Stmt, walk
-from tilecheck.tilelang.values import Var
+from tilecheck.tilelang.values import PyConst, Var
+
+
+def factory_call_text(kernel: Kernel) -> str | None:
+    """`make(block_M=128, dtype='float16')`: the factory call that built `kernel` (`?` for a
+    value tilecheck does not know), None when no factory call built it."""
+    if kernel.factory_call is None:
+        return None
+    name, arguments = kernel.factory_call
+    shown = (
+        f"{parameter}={repr(value.value) if isinstance(value, PyConst) else '?'}"
+        for parameter, value in arguments
+    )
+    return f"{name}({', '.join(shown)})"
 
 
 def parallel_ancestors(ancestors: tuple[Item, ...]) -> list[Loop]:

@@ -204,6 +204,26 @@ def shared_layout(
     return layout
 
 
+# The operands a tile op reads in full, with thread-dependent indices (`T.copy`'s source,
+# `T.gemm`'s A and B).
+_READ_IN_FULL = {"copy": (0,), "gemm": (0, 1)}
+
+
+def compiled_static_bytes(kernel: Kernel, layout: SharedLayout) -> int:
+    """The static `__shared__` bytes the CUDA compiler must keep: the mbarriers and each static
+    array a tile op reads in full. The compiler may shrink an array read only at constant
+    indices (ptxas then sees less than the source declares), so the others count as 0."""
+    read = {
+        id(call.operands[index])
+        for item, _ in walk(kernel.body)
+        for call in getattr(item, "calls", ())
+        for index in _READ_IN_FULL.get(call.api, ())
+        if index < len(call.operands) and call.operands[index] is not None
+    }
+    arrays = sum(shared.bytes for shared in layout.buffers if shared.static and id(shared.buffer) in read)
+    return arrays + layout.mbarrier_bytes
+
+
 def _kernel_launches(kernel: Kernel) -> tuple[cst.Call, ...]:
     """The `T.Kernel(...)` calls in `kernel`'s definition, found once per kernel."""
     known = kernel.derived.get("launches")
