@@ -295,3 +295,54 @@ def test_an_eager_kernel_is_not_said_to_be_under_a_python_condition() -> None:
         "the shape of `B_shared` is not a constant",
         "a statement tilecheck cannot see into",
     ]
+
+
+BOOL_TILE = """
+import tilelang.language as T
+
+
+@T.prim_func
+def main(A: T.Tensor((1024, 1024), "bool"), B: T.Tensor((1024, 1024), "float16"), C: T.Tensor((1024, 1024), "float16")):
+    with T.Kernel(8, threads=128) as bx:
+        M = T.alloc_shared((128, 64), "bool")
+        S = T.alloc_shared((128, 64), "float16")
+        E = T.alloc_shared((128, 128), "float16")
+        tx = T.get_thread_binding()
+        for j in T.serial(64):
+            M[tx, j] = A[bx * 128 + tx, j]
+        T.copy(B[bx * 128, 0], S)
+        for j in T.serial(64):
+            C[bx * 128 + tx, j] = T.if_then_else(M[tx, j], S[tx, j], T.float16(0))
+        T.copy(B[bx * 128, 128], E)
+        T.copy(E, C[bx * 128, 128])
+"""
+
+
+def test_a_bool_tile_is_a_static_array_outside_the_arena() -> None:
+    # TileLang 0.1.15, sm_80 and sm_90a: dyn_shared_memory_buf 32,768 and `bool M[8192]`; the
+    # epilogue tile E reuses S's space, not M's.
+    (kernel,) = analyze(cst.parse_module(BOOL_TILE)).kernels
+    layout = shared_layout(kernel, TargetClass.CP_ASYNC)
+    assert (layout.dynamic_bytes, layout.static_bytes) == (32768, 8192)
+    assert [(b.name, b.static, b.offset) for b in layout.buffers] == [
+        ("M", True, None),
+        ("S", False, 0),
+        ("E", False, 0),
+    ]
+
+
+def test_a_build_is_named_by_the_arguments_that_tell_it_apart() -> None:
+    from tilecheck.tilelang.queries import factory_call_text
+
+    source = tl501.FACTORY.replace("def make(n):", "def make(n, dtype='int8'):") + "other = make(1, 'int8')\n"
+    builds = analyze(cst.parse_module(source)).kernels
+    assert [factory_call_text(kernel) for kernel in builds] == [
+        "make(n=101376, dtype='int8')",
+        "make(n=101377, dtype='int8')",
+        "make(n=1, dtype='int8')",
+    ]
+    assert [factory_call_text(kernel, builds) for kernel in builds] == [
+        "make(..., n=101376)",
+        "make(..., n=101377)",
+        "make(..., n=1)",
+    ]

@@ -134,9 +134,9 @@ class SharedMemoryExceedsLimit(Rule):
     `S` versions (a manual `stage=` list: one per stage between its writer and its last
     reader); a buffer never accessed takes nothing; buffers whose lifetimes (in top-level
     statements) do not overlap share space, so an epilogue tile reuses the pipeline's; with
-    two or more buffers each offset and the arena's end are aligned to 16 bytes. `scope="shared"` buffers are
-    static arrays and count against the same limit. `T.use_swizzle` and `T.annotate_layout`
-    change no byte count. A `T.reduce_*` across warps adds a shared workspace, so a reduction
+    two or more buffers each offset and the arena's end are aligned to 16 bytes.
+    `scope="shared"` buffers and bool tiles are static arrays outside the arena and count
+    against the same limit. `T.use_swizzle` and `T.annotate_layout` change no byte count. A `T.reduce_*` across warps adds a shared workspace, so a reduction
     is sized only when it provably stays inside each warp: along the last axis of a 2-D
     accumulator that only `T.gemm(..., policy=T.GemmWarpPolicy.FullRow)` writes, with 16 rows
     per warp (flash attention's row max and sum; on the cp.async class: sm_80, sm_86, sm_87,
@@ -356,8 +356,8 @@ class SharedMemoryExceedsLimit(Rule):
             layout = profile_layout(kernel, profile, kind, unfollowed=unfollowed)
             if not layout.sized:
                 continue
-            builds = sum(1 for other in ctx.model.kernels if other.node is kernel.node)
-            call = factory_call_text(kernel) if builds > 1 else None
+            builds = [other for other in ctx.model.kernels if other.node is kernel.node]
+            call = factory_call_text(kernel, builds) if len(builds) > 1 else None
             what = f"`T.Kernel` of `{kernel.name}`" + (f" built by `{call}`" if call else "")
             if layout.total_bytes > profile.shared_memory_per_block:
                 _report_total(ctx, kernel, kind, layout, profile, launch, what)

@@ -2,7 +2,8 @@
 
 `shared_layout(kernel, target_class)` predicts what TileLang's lowering leaves in the
 device kernel: the `dyn_shared_memory_buf` arena (every `T.alloc_shared` of the default
-scope, merged) and the static `__shared__` arrays (`scope="shared"` buffers, not merged).
+scope, merged) and the static `__shared__` arrays (`scope="shared"` buffers and bool tiles,
+not merged).
 The rules, measured by lowering generated kernels (tools/oracle/smem):
 
 - A buffer takes `prod(shape) x element bytes` per version; a buffer never accessed takes 0.
@@ -260,9 +261,11 @@ def _shared_buffer(buffer: Buffer, undecided: list[str]) -> SharedBuffer | None:
         )
         return None
     shape = tuple(d for d in dims if d is not None)
-    return SharedBuffer(
-        buffer, name, buffer.dtype or "", shape, math.prod(shape) * element, static=buffer.scope == "shared"
-    )
+    # TileLang 0.1.15 leaves `scope="shared"` buffers and bool tiles out of the merged arena: each
+    # is a static `__shared__` array (measured: a (128, 64) bool tile is `bool M[8192]`, and an
+    # epilogue tile after it does not reuse its space).
+    static = buffer.scope == "shared" or buffer.dtype == "bool"
+    return SharedBuffer(buffer, name, buffer.dtype or "", shape, math.prod(shape) * element, static=static)
 
 
 def _touched(item: Item) -> Iterator[Buffer]:
