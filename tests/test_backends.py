@@ -350,7 +350,7 @@ def test_shared_memory_budget_per_block(name, budget):
         ("cuda-sm86", 49152),
         ("cuda-sm87", 49152),
         ("cuda-sm89", 49152),
-        ("cuda-sm120", 49152),
+        ("cuda-sm120", 0),  # TileLang compiles an sm_120 GPU for sm_120a, which takes more
         ("cuda-sm90", 0),  # sm_90a: ptxas accepted static arrays up to the whole budget
         ("cuda-sm100", 0),
         ("hip-gfx942", 0),

@@ -97,6 +97,21 @@ def main(A: T.Tensor((1024, 1024), "float16"), B: T.Tensor((1024, 1024), "float1
         T.copy(A[bx * ROWS, 0], S)
         T.copy(S, B[bx * ROWS, 0])
 """
+# Two static arrays whose lifetimes do not overlap: TileLang 0.1.15 keeps both (`half_t S1[16384]`,
+# `half_t S2[16384]`), and tilelang.compile for sm_80 fails: "0x10000 bytes, 0xc000 max".
+_STATIC_TWICE = """import tilelang.language as T
+
+
+@T.prim_func
+def main(A: T.Tensor((1024, 1024), "float16"), B: T.Tensor((1024, 1024), "float16")):
+    with T.Kernel(8, threads=128) as bx:
+        S1 = T.alloc_shared((128, 128), "float16", scope="shared")
+        S2 = T.alloc_shared((128, 128), "float16", scope="shared")
+        T.copy(A[bx * 128, 0], S1)
+        T.copy(S1, B[bx * 128, 0])
+        T.copy(B[bx * 128, 128], S2)
+        T.copy(S2, A[bx * 128, 128])
+"""
 _STATIC_SCALAR = _ONE_BUFFER.replace('"int8")', '"int8", scope="shared")')
 
 # A factory built twice, once too large (tests/test_smem_review.py draws its explain tables).
@@ -153,11 +168,13 @@ class SharedMemoryExceedsLimit(Rule):
 
     Static `__shared__` arrays have a limit of their own that the CUDA compiler enforces:
     49,152 bytes on the targets TileLang compiles with a plain `-arch=sm_XY` (sm_80, sm_86,
-    sm_87, sm_89, sm_120). A kernel whose `scope="shared"` buffers (with the mbarriers) exceed it
-    is reported even when the block's budget holds them: ptxas rejects it ("uses too much
-    shared data (0xc100 bytes, 0xc000 max)"). Only arrays a tile op reads in full (`T.copy`'s
-    source, `T.gemm`'s operands) count there, since the compiler shrinks an array read only at
-    constant indices.
+    sm_87, sm_89; from compute capability 9.0 TileLang compiles for the arch-specific `sm_90a`,
+    `sm_100a`, `sm_120a`, which take more). A kernel whose static arrays (`scope="shared"`
+    buffers, bool tiles) exceed it is reported even when the block's budget holds them: ptxas
+    rejects it ("uses too much shared data (0xc100 bytes, 0xc000 max)"). Two static arrays
+    are two arrays even when their lifetimes do not overlap (TileLang 0.1.15 does not reuse
+    them). Only arrays a tile op reads in full (`T.copy`'s source, `T.gemm`'s operands) count
+    there, since the compiler shrinks an array read only at constant indices.
 
     HIP lays LDS out as the cp.async class does (measured with TileLang 0.1.15 on 97 generated
     and hand-written kernels and on TileLang's own examples and tests): gfx950 byte for byte; gfx942, which
@@ -228,8 +245,8 @@ class SharedMemoryExceedsLimit(Rule):
     `cuda-sm120`, for the kernels whose layout is sized); and on `hip-gfx942` (one version per
     buffer) and `hip-gfx950`. Not on `metal` and `webgpu` (a budget, but not sized), nor on
     `cpu` and `ascend` (no budget in their profiles).
-    The static-array limit is checked under `cuda-sm80`, `cuda-sm86`, `cuda-sm87`, `cuda-sm89`
-    and `cuda-sm120` (`static_shared_memory_per_block` in their profiles).
+    The static-array limit is checked under `cuda-sm80`, `cuda-sm86`, `cuda-sm87` and
+    `cuda-sm89` (`static_shared_memory_per_block` in their profiles).
     """
 
     CODE = "TL501"
@@ -333,6 +350,12 @@ class SharedMemoryExceedsLimit(Rule):
             message="`T.Kernel` of `main` declares 49,408 bytes of static shared memory on cuda-sm80, the "
             "compiler's limit is 49,152",
         ),
+        Invalid(
+            _STATIC_TWICE,
+            at=((6, 10),),
+            backend="cuda-sm89",
+            message="declares 65,536 bytes of static shared memory on cuda-sm89, the compiler's limit is 49,152",
+        ),
         Invalid(_tma(35777, large=True), at=((6, 10),), backend="cuda-sm90", message="needs 232,449 bytes"),
         Invalid(_tma(35777, large=True), at=((6, 10),), backend="cuda-sm100", message="needs 232,449 bytes"),
         Invalid(_tma(52161, large=False), at=((6, 10),), backend="cuda-sm120", message="needs 101,377 bytes"),
@@ -404,27 +427,30 @@ def _check_static(
     if static <= limit:
         return
     arrays = sorted((b for b in layout.buffers if b.static and b.bytes), key=lambda b: -b.bytes)
-    names = ", ".join(f"`{b.name}`" for b in arrays)
+    scoped = [b for b in arrays if b.buffer.scope == "shared"]  # the only arrays counted (no bool tile)
+    names = ", ".join(f"`{b.name}`" for b in scoped)
     ctx.report(
         launch,
         f"{what} declares {static:,} bytes of static shared memory on {profile.name}, the compiler's limit is "
         f'{limit:,}: `scope="shared"` buffers are static `__shared__` arrays, and ptxas rejects the kernel',
-        related=_related(ctx, arrays[:3]),
-        help=f'Allocate {names} in dynamic shared memory: drop `scope="shared"` (the default scope, '
-        f"`shared.dyn`, may hold up to {profile.shared_memory_per_block:,} bytes per block on {profile.name}).",
-        data=_data(layout, static, limit, profile),
+        related=_related(ctx, scoped[:3]),
+        help=f'Allocate {names} in dynamic shared memory: drop `scope="shared"` (the dynamic arena may hold '
+        f"up to {profile.shared_memory_per_block:,} bytes per block on {profile.name}).",
+        data=_data(layout, static, limit, profile, "static"),
     )
 
 
 def _data(
-    layout: SharedLayout, needed: int, limit: int, profile: Profile
+    layout: SharedLayout, needed: int, limit: int, profile: Profile, kind: str = "block"
 ) -> tuple[tuple[str, int | str], ...]:
-    """The numbers JSON and SARIF carry: the bytes over `limit`, and the layout's totals."""
+    """The numbers JSON and SARIF carry: the bytes over `limit`, which limit it is (`block`:
+    shared memory per block; `static`: the compiler's limit on static arrays), the totals."""
     return (
         ("bytes", needed),
         ("dynamic_bytes", layout.dynamic_bytes),
         ("static_bytes", layout.static_bytes),
         ("limit", limit),
+        ("limit_kind", kind),
         ("backend", profile.name),
     )
 
@@ -466,7 +492,12 @@ def _rewrite(ctx: Context, kernel: Kernel, kind: TargetClass, layout: SharedLayo
                 if loop.pipeline is not None
             },
         )
-        if trial.sized and trial.total_bytes <= limit:
+        static_limit = profile.static_shared_memory_per_block
+        if (
+            trial.sized
+            and trial.total_bytes <= limit
+            and not (static_limit and compiled_static_bytes(kernel, trial) > static_limit)
+        ):
             where = ", ".join(f"`{_whole_header(ctx, loop)}` (line {line(ctx, loop)})" for loop in staged)
             return (
                 f"Use num_stages={stages} on {where}: the kernel then needs {trial.total_bytes:,} bytes, "

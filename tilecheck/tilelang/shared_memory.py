@@ -38,7 +38,18 @@ from typing import TYPE_CHECKING
 
 from tilecheck.tilelang.autotuning import under_autotune
 from tilecheck.tilelang.lowest_fit import plan_arena
-from tilecheck.tilelang.model import FileModel, Item, Kernel, Loop, Request, Site, Stmt, StmtKind, walk
+from tilecheck.tilelang.model import (
+    MAX_BUILDS,
+    FileModel,
+    Item,
+    Kernel,
+    Loop,
+    Request,
+    Site,
+    Stmt,
+    StmtKind,
+    walk,
+)
 from tilecheck.tilelang.reductions import within_warps
 from tilecheck.tilelang.values import Buffer, int_value
 
@@ -165,6 +176,8 @@ def shared_layout(
         return layout
     if unfollowed:
         layout.undecided.append("a call tilecheck cannot follow may allocate or use shared memory")
+    if kernel.calls_not_built:
+        layout.undecided.append(too_many_calls(kernel))
     if under_autotune(kernel):
         layout.undecided.append(
             "the kernel's configuration comes from `@autotune`: the tuner's choice is the build that runs"
@@ -211,9 +224,11 @@ _READ_IN_FULL = {"copy": (0,), "gemm": (0, 1)}
 
 
 def compiled_static_bytes(kernel: Kernel, layout: SharedLayout) -> int:
-    """The static `__shared__` bytes the CUDA compiler must keep: the mbarriers and each static
-    array a tile op reads in full. The compiler may shrink an array read only at constant
-    indices (ptxas then sees less than the source declares), so the others count as 0."""
+    """The static `__shared__` bytes the CUDA compiler must keep: the mbarriers and each
+    `scope="shared"` array a tile op reads in full. The compiler may shrink an array read only
+    at constant indices (ptxas then sees less than the source declares), so the others count
+    as 0; so do bool tiles (static too, but TileLang 0.1.15 lowers no tile op that reads one:
+    "Cannot convert type boolx16 to CUDA type")."""
     read = {
         id(call.operands[index])
         for item, _ in walk(kernel.body)
@@ -221,8 +236,19 @@ def compiled_static_bytes(kernel: Kernel, layout: SharedLayout) -> int:
         for index in _READ_IN_FULL.get(call.api, ())
         if index < len(call.operands) and call.operands[index] is not None
     }
-    arrays = sum(shared.bytes for shared in layout.buffers if shared.static and id(shared.buffer) in read)
+    arrays = sum(
+        shared.bytes
+        for shared in layout.buffers
+        if shared.static and shared.buffer.scope == "shared" and id(shared.buffer) in read
+    )
     return arrays + layout.mbarrier_bytes
+
+
+def too_many_calls(kernel: Kernel) -> str:
+    return (
+        f"the factory is called with {kernel.calls_not_built} distinct argument sets, more than the "
+        f"{MAX_BUILDS} tilecheck builds one by one: it was built once with its arguments unknown"
+    )
 
 
 def _kernel_launches(kernel: Kernel) -> tuple[cst.Call, ...]:

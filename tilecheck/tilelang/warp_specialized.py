@@ -50,6 +50,7 @@ from tilecheck.tilelang.shared_memory import (
     _shared_buffer,
     _touched,
     shared_layout,
+    too_many_calls,
 )
 
 if TYPE_CHECKING:
@@ -87,6 +88,8 @@ def warp_specialized_layout(
     undecided = layout.undecided
     if unfollowed:
         undecided.append("a call tilecheck cannot follow may allocate or use shared memory")
+    if kernel.calls_not_built:
+        undecided.append(too_many_calls(kernel))
     if under_autotune(kernel):
         undecided.append(
             "the kernel's configuration comes from `@autotune`: the tuner's choice is the build that runs"
