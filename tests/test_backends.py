@@ -28,7 +28,7 @@ from tilecheck.backends import (
     profile_of,
     shipped,
 )
-from tilecheck.backends.aliases import suggest_backend
+from tilecheck.backends.aliases import family_backends, suggest_backend
 from tilecheck.tilelang.loops import pipeline_request
 from tilecheck.tilelang.values import PyConst
 
@@ -223,7 +223,10 @@ def test_backends_command_lists_profiles(project, capsys):
 
 def test_backends_command_shows_one_profile_and_json(project, capsys):
     outcome = run(capsys, "backends", "hip-gfx942", "--isolated")
-    assert "num_stages                stripped" in outcome.out
+    assert "\n  num_stages                     stripped\n" in outcome.out
+    assert "static_shared_memory" not in outcome.out  # not checked on HIP: not shown
+    shown = run(capsys, "backends", "cuda-sm86", "--isolated").out
+    assert "\n  static_shared_memory_per_block 49152\n" in shown
     data = json.loads(run(capsys, "backends", "--output-format", "json", "--isolated").out)
     assert [p["name"] for p in data] == list(SHIPPED)
     assert data[0]["origin"] == "shipped"
@@ -340,6 +343,36 @@ def test_shared_memory_budget_per_block(name, budget):
     assert (f"{budget} bytes" in profile.shared_memory_source) is (budget > 0)
 
 
+@pytest.mark.parametrize(
+    ("name", "limit"),
+    [
+        ("cuda-sm80", 49152),
+        ("cuda-sm86", 49152),
+        ("cuda-sm87", 49152),
+        ("cuda-sm89", 49152),
+        ("cuda-sm120", 0),  # TileLang compiles an sm_120 GPU for sm_120a, which takes more
+        ("cuda-sm90", 0),  # sm_90a: ptxas accepted static arrays up to the whole budget
+        ("cuda-sm100", 0),
+        ("hip-gfx942", 0),
+        ("metal", 0),
+    ],
+)
+def test_static_shared_memory_limit(name, limit):
+    profile = get_profile(name)
+    assert profile.static_shared_memory_per_block == limit
+    assert profile.static_shared_memory_source.startswith(
+        "NVIDIA CUDA C++ Programming Guide: allocations over 48 KB per block must use dynamic shared memory"
+    ) is (limit > 0)
+
+
+def test_static_shared_memory_limit_in_user_profiles():
+    profiles = load_profiles({"rtx": {"base": "cuda-sm90", "static_shared_memory_per_block": 49152}})
+    assert profiles["rtx"].static_shared_memory_per_block == 49152
+    assert profiles["rtx"].static_shared_memory_source == "set in the configuration (backend `rtx`)"
+    with pytest.raises(ProfileError, match=re.escape("`static_shared_memory_per_block` is ptxas's limit")):
+        load_profiles({"x": {"base": "hip-gfx942", "static_shared_memory_per_block": 49152}})
+
+
 @pytest.mark.parametrize("value", [True, -1, "99 KB"])
 def test_shared_memory_budget_must_be_a_byte_count(value):
     with pytest.raises(ProfileError, match="`shared_memory_per_block` must be a non-negative integer"):
@@ -403,10 +436,51 @@ def test_a_custom_backend_error_names_the_configuration_file(project, capsys):
         ("cuda-sm99", None),
         ("v100", None),
         ("tpu", None),
+        ("apple", "metal"),  # a platform with one profile
+        ("M2 Max", "metal"),
+        ("wgpu", "webgpu"),
+        ("npu", "ascend"),
     ],
 )
 def test_unknown_backend_suggests_the_profile(name, meant):
     assert suggest_backend(name, SHIPPED) == meant
+
+
+@pytest.mark.parametrize(
+    ("name", "family"),
+    [
+        ("hip", ["hip-gfx942", "hip-gfx950"]),
+        ("ROCm", ["hip-gfx942", "hip-gfx950"]),
+        ("AMD", ["hip-gfx942", "hip-gfx950"]),
+        (
+            "cuda",
+            ["cuda-sm80", "cuda-sm86", "cuda-sm87", "cuda-sm89", "cuda-sm90", "cuda-sm100", "cuda-sm120"],
+        ),
+        (
+            "NVIDIA",
+            ["cuda-sm80", "cuda-sm86", "cuda-sm87", "cuda-sm89", "cuda-sm90", "cuda-sm100", "cuda-sm120"],
+        ),
+        ("gpu", []),  # either vendor: no family
+        ("h100", []),
+    ],
+)
+def test_a_platforms_name_lists_its_profiles(name, family):
+    assert family_backends(name, SHIPPED) == family
+
+
+def test_unknown_platform_message_lists_the_platforms_profiles(project, capsys):
+    write(project, {"k.py": "x = 1\n"})
+    outcome = run(capsys, "k.py", "--backend", "rocm")
+    assert outcome.status == 2
+    assert outcome.err == (
+        "tilecheck: error: --backend: unknown backend `rocm` (a platform: pick one of `hip-gfx942`, "
+        "`hip-gfx950`; `tilecheck backends NAME` describes each)\n"
+    )
+    outcome = run(capsys, "k.py", "--backend", "apple")
+    assert outcome.status == 2
+    assert outcome.err.startswith(
+        "tilecheck: error: --backend: unknown backend `apple` (did you mean `metal`? known: "
+    )
 
 
 def test_unknown_backend_message_says_did_you_mean(project, capsys):

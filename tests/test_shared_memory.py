@@ -220,6 +220,7 @@ def test_json_and_sarif_carry_the_bytes(tmp_path, monkeypatch, capsys):
         "dynamic_bytes": 131072,
         "static_bytes": 0,
         "limit": 101376,
+        "limit_kind": "block",
         "backend": "cuda-sm89",
     }
     outcome = run(capsys, "k.py", "--backend", "cuda-sm89", "--output-format", "json", "--isolated")

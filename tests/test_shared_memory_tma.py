@@ -304,6 +304,7 @@ def test_tl501_at_the_limit_and_one_byte_over(
         "dynamic_bytes": dynamic,
         "static_bytes": total - dynamic,
         "limit": limit,
+        "limit_kind": "block",
         "backend": backend,
     }
     assert (

@@ -6,10 +6,14 @@ from __future__ import annotations
 import json
 
 import libcst as cst
+from tilecheck.rules.tilelang import shared_memory_exceeds_limit as tl501
 
 from tests.support import run, write
 from tilecheck.tilelang.frontend import analyze
+from tilecheck.tilelang.queries import factory_call_text
 from tilecheck.tilelang.shared_memory import SharedLayout, TargetClass, shared_layout
+from tilecheck.tilelang.values import PyValue
+from tilecheck.tilelang.warp_specialized import kernel_layout
 
 GEMM = """
 import tilelang.language as T
@@ -108,6 +112,39 @@ def test_a_statement_tilecheck_cannot_see_into_is_named_as_such(tmp_path, monkey
         in outcome.out.splitlines()
     )
     assert "`unknown`" not in outcome.out and "Python-level condition" not in outcome.out
+    outcome = run(capsys, "explain", "k.py", "--backend", "cuda-sm90", "--isolated")
+    assert (  # the reason once, not again as "(not measured for this class)"
+        "  shared memory per block, TMA, warp-specialised (sm_90a, sm_100a, sm_120): not sized (a statement "
+        "tilecheck cannot see into)" in outcome.out.splitlines()
+    )
+
+
+def test_explain_prints_each_builds_table_and_tl501_names_the_build(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, {"k.py": tl501.FACTORY})  # make(101376) and make(101377)
+    outcome = run(capsys, "explain", "k.py", "--backend", "cuda-sm86", "--isolated")
+    assert outcome.status == 0, outcome.err
+    lines = outcome.out.splitlines()
+    start = lines.index("kernel main  (line 6)") + 1
+    shown = [line for line in lines[start : start + 12] if "TMA" not in line]  # the other class's rows
+    assert shown[:7] == [
+        "  built by 2 factory calls: make(n=101376); make(n=101377)",
+        "  shared memory of make(n=101376):",
+        "    shared memory per block, cp.async (sm_80, sm_86, sm_87, sm_89, gfx950): 101,376 bytes (101,376 "
+        "dynamic + 0 static); the limit on cuda-sm86 is 101,376: fits",
+        "      `S`: (1 x 101376) int8 = 101,376 bytes  (offset 0, statements 1-2)",
+        "  shared memory of make(n=101377):",
+        "    shared memory per block, cp.async (sm_80, sm_86, sm_87, sm_89, gfx950): 101,377 bytes (101,377 "
+        "dynamic + 0 static); the limit on cuda-sm86 is 101,376: EXCEEDS it",
+        "      `S`: (1 x 101377) int8 = 101,377 bytes  (offset 0, statements 1-2)",
+    ]
+    outcome = run(
+        capsys, "check", "k.py", "--backend", "cuda-sm86", "--isolated", "--output-format", "concise"
+    )
+    assert outcome.out.splitlines()[0] == (
+        "k.py:7:14: error: TL501 [contract] `T.Kernel` of `main` built by `make(n=101377)` needs 101,377 bytes of shared "
+        "memory per block on cuda-sm86, the limit is 101,376 (101,377 dynamic)"
+    )
 
 
 WARNING = (
@@ -253,11 +290,204 @@ kernel = matmul.compile(M=1024, N=1024, K=1024, block_M=128, block_N=128, block_
 """
 
 
-def test_an_eager_kernel_is_not_said_to_be_under_a_python_condition() -> None:
-    # (examples/gemm/example_gemm.py) there is no condition: the reasons are the unresolved
-    # `T.const` declaration and the tile shapes from the `.compile(...)` keywords
-    assert layout(EAGER).undecided == [
-        "the shape of `A_shared` is not a constant",
-        "the shape of `B_shared` is not a constant",
-        "a statement tilecheck cannot see into",
+def test_an_eager_kernel_is_built_by_the_call_that_compiles_it() -> None:
+    # (examples/gemm/example_gemm.py) `.compile(...)` gives the tile shapes; `T.const("M, N, K")`
+    # declares three constexprs and no statement. TileLang 0.1.15 (`get_tir` with the same
+    # keywords): 49,152 B on sm_80; 49,152 B and 48 B of mbarriers on sm_90a.
+    (kernel,) = analyze(cst.parse_module(EAGER)).kernels
+    assert kernel.factory_call is not None and kernel.factory_call[0] == "matmul"
+    cp_async = kernel_layout(kernel, TargetClass.CP_ASYNC)
+    assert (cp_async.undecided, cp_async.dynamic_bytes, cp_async.static_bytes) == ([], 49152, 0)
+    tma = kernel_layout(kernel, TargetClass.WARP_SPECIALIZED)
+    assert (tma.undecided, tma.dynamic_bytes, tma.static_bytes) == ([], 49152, 48)
+
+
+EAGER_CALLED = """
+import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit
+def gemm(A, B, C, block_M: int = 128, block_N: int = 128, block_K: int = 64, stages: int = 4):
+    M, K = T.const("M K")
+    A: T.Tensor((M, K), "float16")
+    B: T.Tensor((K, 1024), "float16")
+    C: T.Tensor((M, 1024), "float16")
+    with T.Kernel(1024 // block_N, T.ceildiv(M, block_M), threads=128) as (bx, by):
+        A_s = T.alloc_shared((block_M, block_K), "float16")
+        B_s = T.alloc_shared((block_K, block_N), "float16")
+        C_l = T.alloc_fragment((block_M, block_N), "float32")
+        T.clear(C_l)
+        for k in T.Pipelined(K // block_K, num_stages=stages):
+            T.copy(A[by * block_M, k * block_K], A_s)
+            T.copy(B[k * block_K, bx * block_N], B_s)
+            T.gemm(A_s, B_s, C_l)
+        T.copy(C_l, C[by * block_M, bx * block_N])
+"""
+CALLS = """
+
+def test_gemm(a, b, c):
+    gemm(a, b, c, block_N=256)
+    gemm(a, b, c, 128, 128, stages=2)
+"""
+
+
+def test_each_call_of_an_eager_kernel_is_a_build_with_its_arguments_and_defaults() -> None:
+    # TileLang 0.1.15 (`gemm.get_tir(a, b, c, ...)` with 1024 x 1024 float16 arrays): block_N=256
+    # 196,608 B on sm_80 and 196,608 + 64 on sm_90a; block_N=128, stages=2 65,536 and 65,536 + 32.
+    builds = analyze(cst.parse_module(EAGER_CALLED + CALLS)).kernels
+    sizes = [
+        (
+            kernel_layout(k, TargetClass.CP_ASYNC).total_bytes,
+            kernel_layout(k, TargetClass.WARP_SPECIALIZED).total_bytes,
+        )
+        for k in builds
     ]
+    assert sizes == [(196608, 196672), (65536, 65568)]
+    assert [factory_call_text(k, builds) for k in builds] == [
+        "gemm(..., block_N=256, stages=4)",
+        "gemm(..., block_N=128, stages=2)",
+    ]
+
+
+def test_an_eager_kernel_nobody_calls_keeps_its_parameters_unknown() -> None:
+    (kernel,) = analyze(cst.parse_module(EAGER_CALLED)).kernels
+    assert kernel.factory_call is None
+    assert kernel_layout(kernel, TargetClass.CP_ASYNC).undecided[:2] == [
+        "the shape of `A_s` is not a constant",
+        "the shape of `B_s` is not a constant",
+    ]
+
+
+BOOL_TILE = """
+import tilelang.language as T
+
+
+@T.prim_func
+def main(A: T.Tensor((1024, 1024), "bool"), B: T.Tensor((1024, 1024), "float16"), C: T.Tensor((1024, 1024), "float16")):
+    with T.Kernel(8, threads=128) as bx:
+        M = T.alloc_shared((128, 64), "bool")
+        S = T.alloc_shared((128, 64), "float16")
+        E = T.alloc_shared((128, 128), "float16")
+        tx = T.get_thread_binding()
+        for j in T.serial(64):
+            M[tx, j] = A[bx * 128 + tx, j]
+        T.copy(B[bx * 128, 0], S)
+        for j in T.serial(64):
+            C[bx * 128 + tx, j] = T.if_then_else(M[tx, j], S[tx, j], T.float16(0))
+        T.copy(B[bx * 128, 128], E)
+        T.copy(E, C[bx * 128, 128])
+"""
+
+
+def test_a_bool_tile_is_a_static_array_outside_the_arena() -> None:
+    # TileLang 0.1.15, sm_80 and sm_90a: dyn_shared_memory_buf 32,768 and `bool M[8192]`; the
+    # epilogue tile E reuses S's space, not M's.
+    (kernel,) = analyze(cst.parse_module(BOOL_TILE)).kernels
+    layout = shared_layout(kernel, TargetClass.CP_ASYNC)
+    assert (layout.dynamic_bytes, layout.static_bytes) == (32768, 8192)
+    assert [(b.name, b.static, b.offset) for b in layout.buffers] == [
+        ("M", True, None),
+        ("S", False, 0),
+        ("E", False, 0),
+    ]
+
+
+def test_a_build_is_named_by_the_arguments_that_tell_it_apart() -> None:
+    source = tl501.FACTORY.replace("def make(n):", "def make(n, dtype='int8'):") + "other = make(1, 'int8')\n"
+    builds = analyze(cst.parse_module(source)).kernels
+    assert [factory_call_text(kernel) for kernel in builds] == [
+        "make(n=101376, dtype='int8')",
+        "make(n=101377, dtype='int8')",
+        "make(n=1, dtype='int8')",
+    ]
+    assert [factory_call_text(kernel, builds) for kernel in builds] == [
+        "make(..., n=101376)",
+        "make(..., n=101377)",
+        "make(..., n=1)",
+    ]
+
+
+STATIC_PIPELINE = """
+import tilelang.language as T
+
+
+@T.prim_func
+def main(A: T.Tensor((1024, 1024), "float16"), B: T.Tensor((1024, 1024), "float16"), C: T.Tensor((1024, 1024), "float16")):
+    with T.Kernel(8, 8, threads=128) as (bx, by):
+        A_s = T.alloc_shared((128, 128), "float16", scope="shared")
+        B_s = T.alloc_shared((128, 128), "float16")
+        C_l = T.alloc_fragment((128, 128), "float32")
+        T.clear(C_l)
+        for k in T.Pipelined(8, num_stages=4):
+            T.copy(A[by * 128, k * 128], A_s)
+            T.copy(B[k * 128, bx * 128], B_s)
+            T.gemm(A_s, B_s, C_l)
+        T.copy(C_l, C[by * 128, bx * 128])
+"""
+
+
+def test_the_help_suggests_no_num_stages_that_breaks_the_static_limit(tmp_path, monkeypatch, capsys):
+    # 4 stages: 262,144 bytes. 2 stages would fit the block (131,072) but keep 65,536 bytes of
+    # static A_s, over ptxas's 49,152; 1 stage fits both.
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, {"k.py": STATIC_PIPELINE})
+    outcome = run(capsys, "k.py", "--backend", "cuda-sm80", "--isolated", "--output-format", "json")
+    (record,) = json.loads(outcome.out)
+    assert record["data"]["limit_kind"] == "block"
+    assert record["help"].startswith(
+        "Use num_stages=1 on `T.Pipelined(8, num_stages=4)` (line 12): the kernel then needs 65,536 bytes"
+    )
+
+
+def test_explain_shows_the_static_limit_beside_the_block_limit(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, {"k.py": tl501._STATIC_TWICE})
+    outcome = run(capsys, "explain", "k.py", "--backend", "cuda-sm86", "--isolated")
+    assert (
+        "  shared memory per block, cp.async (sm_80, sm_86, sm_87, sm_89, gfx950): 65,536 bytes (0 dynamic + 65,536 "
+        "static); the limit on cuda-sm86 is 101,376: fits; its static arrays keep 65,536 bytes, the compiler's "
+        "limit is 49,152: EXCEEDS it" in outcome.out.splitlines()
+    )
+    outcome = run(
+        capsys, "explain", "k.py", "--backend", "cuda-sm86", "--isolated", "--output-format", "json"
+    )
+    (kernel,) = json.loads(outcome.out)["kernels"]
+    record = kernel["shared_memory"][0]["targets"][0]
+    assert (
+        record["fits"],
+        record["compiled_static_bytes"],
+        record["static_limit"],
+        record["static_fits"],
+    ) == (
+        True,
+        65536,
+        49152,
+        False,
+    )
+    outcome = run(capsys, "k.py", "--backend", "cuda-sm86", "--isolated", "--output-format", "json")
+    (finding,) = json.loads(outcome.out)
+    assert finding["data"] == {
+        "bytes": 65536,
+        "dynamic_bytes": 0,
+        "static_bytes": 65536,
+        "limit": 49152,
+        "limit_kind": "static",
+        "backend": "cuda-sm86",
+    }
+
+
+def test_a_factory_called_too_many_ways_says_so_instead_of_blaming_a_shape() -> None:
+    calls = "".join(f"k{n} = make({1024 + n})\n" for n in range(9))
+    source = tl501.FACTORY.split("\n\nfits =")[0] + "\n\n" + calls
+    (kernel,) = analyze(cst.parse_module(source)).kernels
+    assert kernel.calls_not_built == 9  # and its parameter unknown
+    assert kernel.factory_call is not None and type(kernel.factory_call[1][0][1]) is PyValue
+    reason = (
+        "the factory is called with 9 distinct argument sets, more than the 8 tilecheck builds one by one: it "
+        "was built once with its arguments unknown"
+    )
+    assert kernel_layout(kernel, TargetClass.CP_ASYNC).undecided[0] == reason
+    assert kernel_layout(kernel, TargetClass.WARP_SPECIALIZED).undecided[0] == reason
+    eight = analyze(cst.parse_module(source.replace("k8 = make(1032)\n", ""))).kernels
+    assert [k.calls_not_built for k in eight] == [0] * 8

@@ -5,10 +5,13 @@ from typing import TYPE_CHECKING
 from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.core.types import Grade
 from tilecheck.tilelang.measured import opts_out
+from tilecheck.tilelang.queries import factory_call_text
 from tilecheck.tilelang.shared_memory import (
     SIZED_CLASSES,
+    SharedBuffer,
     SharedLayout,
     TargetClass,
+    compiled_static_bytes,
     kernel_launch,
     pipelines,
     target_class,
@@ -21,8 +24,9 @@ from ._loops import backend, line
 
 if TYPE_CHECKING:
     from tilecheck.backends import Profile
+    from tilecheck.core.types import Related
     from tilecheck.lint.context import Context
-    from tilecheck.tilelang.model import Kernel, Loop
+    from tilecheck.tilelang.model import Kernel, Loop, Site
 
 _GEMM = """import tilelang.language as T
 
@@ -87,6 +91,52 @@ def main(A: T.Tensor((1024, 1024), "int8")):
         A[bx, 1] = S[0, 0]
 """
 
+_STATIC = """import tilelang.language as T
+
+
+@T.prim_func
+def main(A: T.Tensor((1024, 1024), "float16"), B: T.Tensor((1024, 1024), "float16")):
+    with T.Kernel(4, threads=128) as bx:
+        S = T.alloc_shared((ROWS, 128), "float16", scope="shared")
+        T.copy(A[bx * ROWS, 0], S)
+        T.copy(S, B[bx * ROWS, 0])
+"""
+# Two static arrays whose lifetimes do not overlap: TileLang 0.1.15 keeps both (`half_t S1[16384]`,
+# `half_t S2[16384]`), and tilelang.compile for sm_80 fails: "0x10000 bytes, 0xc000 max".
+_STATIC_TWICE = """import tilelang.language as T
+
+
+@T.prim_func
+def main(A: T.Tensor((1024, 1024), "float16"), B: T.Tensor((1024, 1024), "float16")):
+    with T.Kernel(8, threads=128) as bx:
+        S1 = T.alloc_shared((128, 128), "float16", scope="shared")
+        S2 = T.alloc_shared((128, 128), "float16", scope="shared")
+        T.copy(A[bx * 128, 0], S1)
+        T.copy(S1, B[bx * 128, 0])
+        T.copy(B[bx * 128, 128], S2)
+        T.copy(S2, A[bx * 128, 128])
+"""
+_STATIC_SCALAR = _ONE_BUFFER.replace('"int8")', '"int8", scope="shared")')
+
+# A factory built twice, once too large (tests/test_smem_review.py draws its explain tables).
+FACTORY = """import tilelang.language as T
+
+
+def make(n):
+    @T.prim_func
+    def main(A: T.Tensor((1024, 1024), "int8")):
+        with T.Kernel(8, threads=128) as bx:
+            S = T.alloc_shared((1, n), "int8")
+            S[0, 0] = A[bx, 0]
+            A[bx, 1] = S[0, 0]
+
+    return main
+
+
+fits = make(101376)
+too_large = make(101377)
+"""
+
 
 class SharedMemoryExceedsLimit(Rule):
     """A kernel needs more shared memory per thread block than the selected GPU allows.
@@ -103,9 +153,9 @@ class SharedMemoryExceedsLimit(Rule):
     `S` versions (a manual `stage=` list: one per stage between its writer and its last
     reader); a buffer never accessed takes nothing; buffers whose lifetimes (in top-level
     statements) do not overlap share space, so an epilogue tile reuses the pipeline's; with
-    two or more buffers each offset and the arena's end are aligned to 16 bytes. `scope="shared"` buffers are
-    static arrays and count against the same limit. `T.use_swizzle` and `T.annotate_layout`
-    change no byte count. A `T.reduce_*` across warps adds a shared workspace, so a reduction
+    two or more buffers each offset and the arena's end are aligned to 16 bytes.
+    `scope="shared"` buffers and bool tiles are static arrays outside the arena and count
+    against the same limit. `T.use_swizzle` and `T.annotate_layout` change no byte count. A `T.reduce_*` across warps adds a shared workspace, so a reduction
     is sized only when it provably stays inside each warp: along the last axis of a 2-D
     accumulator that only `T.gemm(..., policy=T.GemmWarpPolicy.FullRow)` writes, with 16 rows
     per warp (flash attention's row max and sum; on the cp.async class: sm_80, sm_86, sm_87,
@@ -129,6 +179,16 @@ class SharedMemoryExceedsLimit(Rule):
     only (on sm_90a a second one of copies and gemms, or a plain copying loop before it, whose
     TMA tiles then live from that loop on), or no pipelined loop; float16/bfloat16 gemms;
     `threads=128`, `256` or `512`.
+
+    Static `__shared__` arrays have a limit of their own that the CUDA compiler enforces:
+    49,152 bytes on the targets TileLang compiles with a plain `-arch=sm_XY` (sm_80, sm_86,
+    sm_87, sm_89; from compute capability 9.0 TileLang compiles for the arch-specific `sm_90a`,
+    `sm_100a`, `sm_120a`, which take more). A kernel whose static arrays (`scope="shared"`
+    buffers, bool tiles) exceed it is reported even when the block's budget holds them: ptxas
+    rejects it ("uses too much shared data (0xc100 bytes, 0xc000 max)"). Two static arrays
+    are two arrays even when their lifetimes do not overlap (TileLang 0.1.15 does not reuse
+    them). Only arrays a tile op reads in full (`T.copy`'s source, `T.gemm`'s operands) count
+    there, since the compiler shrinks an array read only at constant indices.
 
     HIP lays LDS out as the cp.async class does (measured with TileLang 0.1.15 on 97 generated
     and hand-written kernels and on TileLang's own examples and tests): gfx950 byte for byte; gfx942, which
@@ -178,13 +238,19 @@ class SharedMemoryExceedsLimit(Rule):
     ```
     Under `--backend cuda-sm86`: (16,384 + 16,384) x 4 = 131,072 bytes, the limit is 101,376.
 
+    With `scope="shared"` the same tiles are static arrays: under `--backend cuda-sm80`, one
+    `T.alloc_shared((193, 128), "float16", scope="shared")` copied in and out needs 49,408
+    bytes, over ptxas's 49,152 for static arrays, though well within the block's 166,912.
+
     ## Use instead
     ```python
     for k in T.Pipelined(16, num_stages=3):       # (16,384 + 16,384) x 3 = 98,304 bytes
         ...
     ```
     Fewer stages, or smaller tiles (`block_K = 32` halves both buffers). The help names the
-    largest `num_stages` that fits, or the buffer to shrink.
+    largest `num_stages` that fits, or the buffer to shrink. For static arrays over the
+    compiler's limit, drop `scope="shared"`: the default scope, `shared.dyn`, is the arena the
+    block's budget applies to.
 
     Under `--backend cuda-sm120` the same kernel needs 131,072 + 64 (mbarriers) = 131,136
     bytes against 101,376; `num_stages=3` needs 98,304 + 48 = 98,352.
@@ -195,6 +261,8 @@ class SharedMemoryExceedsLimit(Rule):
     `cuda-sm120`, for the kernels whose layout is sized); and on `hip-gfx942` (one version per
     buffer) and `hip-gfx950`. Not on `metal` and `webgpu` (a budget, but not sized), nor on
     `cpu` and `ascend` (no budget in their profiles).
+    The static-array limit is checked under `cuda-sm80`, `cuda-sm86`, `cuda-sm87` and
+    `cuda-sm89` (`static_shared_memory_per_block` in their profiles).
     """
 
     CODE = "TL501"
@@ -233,6 +301,11 @@ class SharedMemoryExceedsLimit(Rule):
         Valid(_ONE_BUFFER.replace("BYTES", "n"), backend="cuda-sm86"),
         Valid(_GEMM.replace("STAGES", "3"), backend="cuda-sm120"),
         Valid(_GEMM.replace("STAGES", "4").replace("threads=128", "threads=64"), backend="cuda-sm120"),
+        # TileLang 0.1.15's tilelang.compile: 49,152 static bytes compile for sm_80; 49,408 compile
+        # for sm_90a; an array read only at constant indices is shrunk by the compiler.
+        Valid(_STATIC.replace("ROWS", "192"), backend="cuda-sm80"),
+        Valid(_STATIC.replace("ROWS", "193"), backend="cuda-sm90"),
+        Valid(_STATIC_SCALAR.replace("BYTES", "49153"), backend="cuda-sm80"),
         Valid(_tma(35776, large=True), backend="cuda-sm90"),
         Valid(_tma(35776, large=True), backend="cuda-sm100"),
         Valid(_tma(52160, large=False), backend="cuda-sm120"),
@@ -280,6 +353,26 @@ class SharedMemoryExceedsLimit(Rule):
             backend="hip-gfx950",
             message="needs 163,841 bytes of shared memory per block on hip-gfx950, the limit is 163,840",
         ),
+        Invalid(
+            FACTORY,
+            at=((7, 14),),
+            backend="cuda-sm86",
+            message="`T.Kernel` of `main` built by `make(n=101377)` needs 101,377 bytes of shared memory per "
+            "block on cuda-sm86",
+        ),
+        Invalid(
+            _STATIC.replace("ROWS", "193"),
+            at=((6, 10),),
+            backend="cuda-sm80",
+            message="`T.Kernel` of `main` declares 49,408 bytes of static shared memory on cuda-sm80, the "
+            "compiler's limit is 49,152",
+        ),
+        Invalid(
+            _STATIC_TWICE,
+            at=((6, 10),),
+            backend="cuda-sm89",
+            message="declares 65,536 bytes of static shared memory on cuda-sm89, the compiler's limit is 49,152",
+        ),
         Invalid(_tma(35777, large=True), at=((6, 10),), backend="cuda-sm90", message="needs 232,449 bytes"),
         Invalid(_tma(35777, large=True), at=((6, 10),), backend="cuda-sm100", message="needs 232,449 bytes"),
         Invalid(_tma(52161, large=False), at=((6, 10),), backend="cuda-sm120", message="needs 101,377 bytes"),
@@ -307,28 +400,82 @@ class SharedMemoryExceedsLimit(Rule):
                 continue
             unfollowed = unfollowed_calls(kernel, ctx.model)
             layout = profile_layout(kernel, profile, kind, unfollowed=unfollowed)
-            if not layout.sized or layout.total_bytes <= profile.shared_memory_per_block:
+            if not layout.sized:
                 continue
-            limit = profile.shared_memory_per_block
-            largest = sorted((b for b in layout.buffers if b.bytes), key=lambda b: -b.bytes)[:3]
-            ctx.report(
-                launch,
-                f"`T.Kernel` of `{kernel.name}` needs {layout.total_bytes:,} bytes of shared memory per block on "
-                f"{profile.name}, the limit is {limit:,} ({_arithmetic(layout)})",
-                related=tuple(
-                    ctx.related(b.buffer.node, b.buffer.top, b.buffer.path, b.describe())
-                    for b in largest
-                    if b.buffer.node is not None and b.buffer.top is not None
-                ),
-                help=_rewrite(ctx, kernel, kind, layout, profile),
-                data=(
-                    ("bytes", layout.total_bytes),
-                    ("dynamic_bytes", layout.dynamic_bytes),
-                    ("static_bytes", layout.static_bytes),
-                    ("limit", limit),
-                    ("backend", profile.name),
-                ),
-            )
+            builds = [other for other in ctx.model.kernels if other.node is kernel.node]
+            call = factory_call_text(kernel, builds) if len(builds) > 1 else None
+            what = f"`T.Kernel` of `{kernel.name}`" + (f" built by `{call}`" if call else "")
+            if layout.total_bytes > profile.shared_memory_per_block:
+                _report_total(ctx, kernel, kind, layout, profile, launch, what)
+            elif profile.static_shared_memory_per_block:
+                _check_static(ctx, kernel, layout, profile, launch, what)
+
+
+def _related(ctx: Context, buffers: list[SharedBuffer]) -> tuple[Related, ...]:
+    return tuple(
+        ctx.related(b.buffer.node, b.buffer.top, b.buffer.path, b.describe())
+        for b in buffers
+        if b.buffer.node is not None and b.buffer.top is not None
+    )
+
+
+def _report_total(
+    ctx: Context,
+    kernel: Kernel,
+    kind: TargetClass,
+    layout: SharedLayout,
+    profile: Profile,
+    launch: Site,
+    what: str,
+) -> None:
+    limit = profile.shared_memory_per_block
+    largest = sorted((b for b in layout.buffers if b.bytes), key=lambda b: -b.bytes)[:3]
+    ctx.report(
+        launch,
+        f"{what} needs {layout.total_bytes:,} bytes of shared memory per block on "
+        f"{profile.name}, the limit is {limit:,} ({_arithmetic(layout)})",
+        related=_related(ctx, largest),
+        help=_rewrite(ctx, kernel, kind, layout, profile),
+        data=_data(layout, layout.total_bytes, limit, profile),
+    )
+
+
+def _check_static(
+    ctx: Context, kernel: Kernel, layout: SharedLayout, profile: Profile, launch: Site, what: str
+) -> None:
+    """Static `__shared__` arrays over ptxas's limit: the kernel does not compile, although the
+    block's budget would hold the same bytes as dynamic shared memory."""
+    static = compiled_static_bytes(kernel, layout)
+    limit = profile.static_shared_memory_per_block
+    if static <= limit:
+        return
+    arrays = sorted((b for b in layout.buffers if b.static and b.bytes), key=lambda b: -b.bytes)
+    scoped = [b for b in arrays if b.buffer.scope == "shared"]  # the only arrays counted (no bool tile)
+    names = ", ".join(f"`{b.name}`" for b in scoped)
+    ctx.report(
+        launch,
+        f"{what} declares {static:,} bytes of static shared memory on {profile.name}, the compiler's limit is "
+        f'{limit:,}: `scope="shared"` buffers are static `__shared__` arrays, and ptxas rejects the kernel',
+        related=_related(ctx, scoped[:3]),
+        help=f'Allocate {names} in dynamic shared memory: drop `scope="shared"` (the dynamic arena may hold '
+        f"up to {profile.shared_memory_per_block:,} bytes per block on {profile.name}).",
+        data=_data(layout, static, limit, profile, "static"),
+    )
+
+
+def _data(
+    layout: SharedLayout, needed: int, limit: int, profile: Profile, kind: str = "block"
+) -> tuple[tuple[str, int | str], ...]:
+    """The numbers JSON and SARIF carry: the bytes over `limit`, which limit it is (`block`:
+    shared memory per block; `static`: the compiler's limit on static arrays), the totals."""
+    return (
+        ("bytes", needed),
+        ("dynamic_bytes", layout.dynamic_bytes),
+        ("static_bytes", layout.static_bytes),
+        ("limit", limit),
+        ("limit_kind", kind),
+        ("backend", profile.name),
+    )
 
 
 def _arithmetic(layout: SharedLayout) -> str:
@@ -369,7 +516,12 @@ def _rewrite(ctx: Context, kernel: Kernel, kind: TargetClass, layout: SharedLayo
             },
             wgmma=profile_wgmma(profile),
         )
-        if trial.sized and trial.total_bytes <= limit:
+        static_limit = profile.static_shared_memory_per_block
+        if (
+            trial.sized
+            and trial.total_bytes <= limit
+            and not (static_limit and compiled_static_bytes(kernel, trial) > static_limit)
+        ):
             where = ", ".join(f"`{_whole_header(ctx, loop)}` (line {line(ctx, loop)})" for loop in staged)
             return (
                 f"Use num_stages={stages} on {where}: the kernel then needs {trial.total_bytes:,} bytes, "

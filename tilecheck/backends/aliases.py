@@ -4,7 +4,9 @@ Users name a target by its compute capability (`sm90`, `sm_90a`, `cuda-sm100a`) 
 (`H100`, `A100`, `RTX 4090`). The GPU to compute capability mapping is NVIDIA's public table
 (https://developer.nvidia.com/cuda-gpus); AMD Instinct to gfx is the ROCm hardware table
 (https://rocm.docs.amd.com/en/latest/reference/gpu-arch-specs.html). A GPU whose capability
-has no profile gets no suggestion (a wrong budget is worse than none).
+has no profile gets no suggestion (a wrong budget is worse than none). A vendor or platform
+name alone (`cuda`, `hip`, `rocm`, `apple`) names a family: the message lists its profiles
+rather than guessing one, since they differ in budget and schedule.
 """
 
 from __future__ import annotations
@@ -34,9 +36,32 @@ _GFX = re.compile(r"(?:hip|rocm)?(gfx\d{3}[a-z]?)")
 _SUFFIX = r"(pcie|sxm\d?|nvl|\d+g[b]?)*"
 
 
+# A platform's name alone, normalized, and what its profiles' names start with.
+_FAMILIES: tuple[tuple[str, str], ...] = (
+    (r"(cuda|nvidia|nv)", "cuda-"),
+    (r"(hip|rocm|amd|amdgpu|instinct)", "hip-"),
+    (r"(apple|mps|applesilicon|m[1-5](pro|max|ultra)?)", "metal"),
+    (r"(wgpu|dawn|browser)", "webgpu"),
+    (r"(npu|huawei|cann|910b?|ascendc)", "ascend"),
+)
+
+
+def family_backends(name: str, known: Iterable[str]) -> list[str]:
+    """The known profiles of the platform `name` names on its own (`hip`: both gfx profiles),
+    or [] when `name` is not a platform's name."""
+    text = re.sub(r"[\s_.\-]+", "", name.lower())
+    for pattern, prefix in _FAMILIES:
+        if re.fullmatch(pattern, text):
+            return [profile for profile in known if profile.startswith(prefix)]
+    return []
+
+
 def suggest_backend(name: str, known: Iterable[str]) -> str | None:
     """The known profile `name` probably means, or None."""
     profiles = list(known)
+    family = family_backends(name, profiles)
+    if len(family) == 1:  # `apple`: the platform has one profile
+        return family[0]
     text = _VENDOR.sub("", re.sub(r"[\s_.\-]+", "", name.lower()))
     candidates: list[str] = []
     arch = _ARCH.fullmatch(text)
@@ -56,8 +81,13 @@ def suggest_backend(name: str, known: Iterable[str]) -> str | None:
 
 
 def unknown_backend(name: str, known: Iterable[str]) -> str:
-    """`unknown backend `sm90` (did you mean `cuda-sm90`? known: ...)`."""
+    """`unknown backend `sm90` (did you mean `cuda-sm90`? known: ...)`; a platform's name lists
+    that platform's profiles."""
     profiles = list(known)
+    family = family_backends(name, profiles)
+    if len(family) > 1:
+        choices = ", ".join(f"`{profile}`" for profile in family)
+        return f"unknown backend `{name}` (a platform: pick one of {choices}; `tilecheck backends NAME` describes each)"
     close = suggest_backend(name, profiles)
     hint = f"did you mean `{close}`? " if close else ""
     return f"unknown backend `{name}` ({hint}known: {', '.join(profiles)})"

@@ -30,6 +30,10 @@ A profile without `base` must give every required field. Fields (see `FIELDS`):
   set it). Only the backends in `BUDGET_BACKENDS` take a budget; TL501 sizes CUDA and HIP
   (`SIZED_BACKENDS`), while on Metal and WebGPU the budget is shown and `explain` says why
   the kernels are not sized; a budget on any other backend is refused;
+- `static_shared_memory_per_block` (optional integer, bytes; CUDA only): the most static
+  `__shared__` memory one kernel may declare, which ptxas enforces at compile time (48 KiB on
+  the targets TileLang compiles with a plain `-arch=sm_XY`); with
+  `static_shared_memory_source`. Left out: not checked;
 - optional texts used in messages: `drop_reason`, `drop_effect` (what a dropped request
   becomes), `nested_behaviour` (what happens to nested pipelines), `manual_rejection` and
   `manual_stage_rejection` (the backend's errors for `order` and `stage`).
@@ -94,6 +98,8 @@ class Profile:
     manual_stage_rejection: str = ""
     shared_memory_per_block: int = 0  # bytes; 0: no budget known
     shared_memory_source: str = ""
+    static_shared_memory_per_block: int = 0  # bytes; 0: not checked
+    static_shared_memory_source: str = ""
     origin: str = "shipped"  # "shipped", or where a user definition came from
 
     def __eq__(self, other: object) -> bool:
@@ -196,6 +202,8 @@ FIELDS: dict[str, tuple[type, bool, tuple[str, ...]]] = {
     "manual_stage_rejection": (str, False, ()),
     "shared_memory_per_block": (int, False, ()),
     "shared_memory_source": (str, False, ()),
+    "static_shared_memory_per_block": (int, False, ()),
+    "static_shared_memory_source": (str, False, ()),
 }
 _TYPE_NAMES = {str: "a string", bool: "a boolean", int: "a non-negative integer"}
 
@@ -334,6 +342,17 @@ def _build(name: str, data: dict[str, object], base: Profile | None, where: str,
     if base is not None and "shared_memory_per_block" in data and "shared_memory_source" not in data:
         # The base's source vouches for the base's number, not for this one.
         values["shared_memory_source"] = f"set in the configuration ({where})"
+    if (
+        base is not None
+        and "static_shared_memory_per_block" in data
+        and "static_shared_memory_source" not in data
+    ):
+        values["static_shared_memory_source"] = f"set in the configuration ({where})"
+    if values.get("static_shared_memory_per_block") and values.get("backend", "cuda") != "cuda":
+        raise ProfileError(
+            f"{where}: `static_shared_memory_per_block` is ptxas's limit and is used only by CUDA profiles; "
+            f"backend `{values.get('backend')}` would ignore it (remove it)"
+        )
     if values.get("shared_memory_per_block") and values.get("backend", "cuda") not in BUDGET_BACKENDS:
         raise ProfileError(
             f"{where}: `shared_memory_per_block` is used only by CUDA, HIP, Metal and WebGPU profiles; tilecheck "

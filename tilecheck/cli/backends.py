@@ -57,11 +57,17 @@ def run(args: argparse.Namespace) -> int:
         profile = chosen[0]
         print(f"{profile.name}: {profile.description}")
         print(f"  (from {profile.origin})")
-        for key, value in profile.capabilities().items():
-            if key in ("name", "description") or value == "":
-                continue
+        shown_fields = {
+            key: value
+            for key, value in profile.capabilities().items()
+            if key not in ("name", "description")
+            and value != ""
+            and not (key.startswith("static_") and not value)
+        }
+        width = max(map(len, profile.capabilities()))  # the same column for every profile
+        for key, value in shown_fields.items():
             shown = ("yes" if value else "no") if isinstance(value, bool) else value
-            print(f"  {key:<25} {shown}")
+            print(f"  {key:<{width}} {shown}")
         return 0
     headers = ["name", "backend", *_SHORT.values(), "smem/block"]
     sources: list[str] = []  # the budgets' sources, as footnotes

@@ -10,20 +10,13 @@ from dataclasses import dataclass, field
 
 from tilecheck.core.types import Diagnostic
 from tilecheck.tilelang.model import Kernel, Loop, Request
+from tilecheck.tilelang.queries import factory_call_text
 from tilecheck.tilelang.values import Constness, PyConst, PyValue, TirExpr, Value
 
 
 def build_label(kernel: Kernel, number: int) -> str:
-    """`make(block_M=128)`: the factory call that built `kernel` (`?` for a value tilecheck
-    does not know); `build N` outside a factory."""
-    if kernel.factory_call is None:
-        return f"build {number}"
-    name, arguments = kernel.factory_call
-    shown = (
-        f"{parameter}={repr(value.value) if isinstance(value, PyConst) else '?'}"
-        for parameter, value in arguments
-    )
-    return f"{name}({', '.join(shown)})"
+    """`make(block_M=128)`: the factory call that built `kernel`; `build N` outside a factory."""
+    return factory_call_text(kernel) or f"build {number}"
 
 
 @dataclass

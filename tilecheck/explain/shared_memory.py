@@ -11,7 +11,13 @@ from __future__ import annotations
 
 from tilecheck.backends.profile import Profile
 from tilecheck.tilelang.model import Kernel
-from tilecheck.tilelang.shared_memory import SharedLayout, TargetClass, target_class, unsized_reason
+from tilecheck.tilelang.shared_memory import (
+    SharedLayout,
+    TargetClass,
+    compiled_static_bytes,
+    target_class,
+    unsized_reason,
+)
 from tilecheck.tilelang.sizing import profile_layout, profile_wgmma, strips_stages
 from tilecheck.tilelang.warp_specialized import MBARRIER_BYTES, kernel_layout
 
@@ -46,6 +52,7 @@ def table(kernel: Kernel, profile: Profile | None, unfollowed: int = 0) -> list[
             f"shared memory per block, {kind.value}",
             layout,
             profile if kind is selected and not own else None,
+            kernel,
         )
     if own and profile is not None and selected is not None:
         layout = profile_layout(kernel, profile, selected, unfollowed=unfollowed)
@@ -53,12 +60,19 @@ def table(kernel: Kernel, profile: Profile | None, unfollowed: int = 0) -> list[
         if not layout.sized:
             rows.append(f"not sized on {profile.name}: {'; '.join(dict.fromkeys(layout.undecided))}")
         else:
-            rows += _rows(head, layout, profile)
+            rows += _rows(head, layout, profile, kernel)
     return rows
 
 
-def _rows(head: str, layout: SharedLayout, profile: Profile | None) -> list[str]:
-    """The head row of one layout (with `profile`'s limit when given) and a row per buffer."""
+def _static_verdict(kernel: Kernel, layout: SharedLayout, profile: Profile | None) -> tuple[int, int] | None:
+    """The static bytes the compiler keeps and its limit on them, where the profile has one."""
+    if profile is None or not profile.static_shared_memory_per_block or not layout.static_bytes:
+        return None
+    return compiled_static_bytes(kernel, layout), profile.static_shared_memory_per_block
+
+
+def _rows(head: str, layout: SharedLayout, profile: Profile | None, kernel: Kernel) -> list[str]:
+    """The head row of one layout (with `profile`'s limits when given) and a row per buffer."""
     if not layout.sized:
         return [f"{head}: not sized ({'; '.join(dict.fromkeys(layout.undecided))})"]
     limit = ""
@@ -66,6 +80,12 @@ def _rows(head: str, layout: SharedLayout, profile: Profile | None) -> list[str]
         budget = profile.shared_memory_per_block
         verdict = "fits" if layout.total_bytes <= budget else "EXCEEDS it"
         limit = f"; the limit on {profile.name} is {budget:,}: {verdict}"
+        static = _static_verdict(kernel, layout, profile)
+        if static is not None:
+            kept, most = static
+            limit += f"; its static arrays keep {kept:,} bytes, the compiler's limit is {most:,}: " + (
+                "fits" if kept <= most else "EXCEEDS it"
+            )
     rows = [
         f"{head}: {layout.total_bytes:,} bytes ({layout.dynamic_bytes:,} dynamic + "
         f"{layout.static_bytes:,} static){limit}"
@@ -102,11 +122,11 @@ def records(kernel: Kernel, profile: Profile | None, unfollowed: int = 0) -> lis
             kernel, kind, unfollowed=unfollowed, wgmma=profile_wgmma(profile) if kind is selected else None
         )
         record: dict[str, object] = {"target_class": kind.name.lower(), "targets": kind.value}
-        found.append(_record(record, layout, profile if kind is selected and not own else None))
+        found.append(_record(record, layout, profile if kind is selected and not own else None, kernel))
     if profile is not None and selected is not None and own:
         layout = profile_layout(kernel, profile, selected, unfollowed=unfollowed)
         record = {"target_class": selected.name.lower(), "targets": f"{profile.name} ({own})"}
-        found.append(_record(record, layout, profile))
+        found.append(_record(record, layout, profile, kernel))
     elif profile is not None and selected is None and profile.shared_memory_per_block:
         found.append(
             {
@@ -121,7 +141,9 @@ def records(kernel: Kernel, profile: Profile | None, unfollowed: int = 0) -> lis
     return found
 
 
-def _record(record: dict[str, object], layout: SharedLayout, profile: Profile | None) -> dict[str, object]:
+def _record(
+    record: dict[str, object], layout: SharedLayout, profile: Profile | None, kernel: Kernel
+) -> dict[str, object]:
     if profile is not None:
         record |= {"backend": profile.name, "limit": profile.shared_memory_per_block or None}
     if not layout.sized:
@@ -129,6 +151,13 @@ def _record(record: dict[str, object], layout: SharedLayout, profile: Profile | 
     record |= _sized(layout)
     if profile is not None and profile.shared_memory_per_block:
         record["fits"] = layout.total_bytes <= profile.shared_memory_per_block
+    static = _static_verdict(kernel, layout, profile)
+    if static is not None:
+        record |= {
+            "compiled_static_bytes": static[0],
+            "static_limit": static[1],
+            "static_fits": static[0] <= static[1],
+        }
     return record
 
 

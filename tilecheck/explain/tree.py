@@ -48,34 +48,56 @@ class Builder:
         return span.line, span.end_line
 
     def kernel(self, kernel: Kernel) -> Node:
+        node = self.kernel_node(kernel)
+        node.details += self.shared_memory_rows(kernel)
+        return node
+
+    def kernel_node(self, kernel: Kernel) -> Node:
+        """The kernel's tree, without its shared-memory table."""
         span = self.ctx.span(kernel.node, kernel.top)
         root = Node(
             "kernel", f"kernel {kernel.name}", span.line, span.column + 1, lines=(span.line, span.end_line)
         )
         root.details = [self.under(condition, "defined") for condition in kernel.conditions]
         unfollowed = unfollowed_calls(kernel, self.ctx.model)
-        root.details += shared_memory.table(kernel, profile_of(self.ctx.backend), unfollowed)
         root.shared_memory = [(None, shared_memory.records(kernel, profile_of(self.ctx.backend), unfollowed))]
         root.children = self.items(kernel.body)
         return root
 
+    def shared_memory_rows(self, kernel: Kernel) -> list[str]:
+        unfollowed = unfollowed_calls(kernel, self.ctx.model)
+        return shared_memory.table(kernel, profile_of(self.ctx.backend), unfollowed)
+
     def kernel_builds(self, builds: list[Kernel]) -> Node:
         """One tree for a kernel definition built several times (once per distinct factory
-        call): the union of the builds' trees, what only some builds have marked so."""
-        trees = [self.kernel(kernel) for kernel in builds]
+        call): the union of the builds' trees, what only some builds have marked so, and the
+        shared-memory table of each build (builds with the same table share it)."""
+        if len(builds) == 1:
+            return self.kernel(builds[0])
+        trees = [self.kernel_node(kernel) for kernel in builds]
         names = [build_label(kernel, n) for n, kernel in enumerate(builds, 1)]
         labels = BuildLabels(trees, names)
         root = trees[0]
         root.shared_memory = [
-            (name if len(trees) > 1 else None, found)
+            (name, found)
             for name, tree in zip(names, trees, strict=True)
             for _, found in tree.shared_memory or []
         ]
         present = {id(node): 1 for node in walk_nodes(root)}
         for other in trees[1:]:
+            root.details += [detail for detail in other.details if detail not in root.details]
             merge(root, other, present)
         mark_partial(root, present, len(trees))
         labels.apply(root)
+        tables: dict[tuple[str, ...], list[str]] = {}
+        for name, kernel in zip(names, builds, strict=True):
+            tables.setdefault(tuple(self.shared_memory_rows(kernel)), []).append(name)
+        for rows, having in tables.items():
+            if not rows:
+                continue
+            if len(tables) > 1:
+                root.details.append(f"shared memory of {'; '.join(having)}:")
+            root.details += [f"  {row}" if len(tables) > 1 else row for row in rows]
         return root
 
     def items(self, items: list[Item], depth: int = 0) -> list[Node]:

@@ -9,6 +9,7 @@ sub-expression is evaluated once, so the cost is linear in the size of the expre
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -272,9 +273,12 @@ class ExpressionEvaluator(NameResolver):
             args = self.arguments(node, frame, sink)
             return BufferValue(allocation.viewed(api, node, args, frame))
         if api == "const":
-            # Eager JIT: `M = T.const("M")` is a constexpr that is concrete when compiled.
+            # Eager JIT: `M = T.const("M")` is a constexpr that is concrete when compiled;
+            # `M, K = T.const("M, K")` (or "M K") a tuple of them, split as TileLang splits.
             self.arguments(node, frame, sink)
-            return PY_INT
+            names = string_literal(node.args[0].value) if node.args else None
+            count = _const_count(names) if names is not None else 1
+            return PY_INT if count == 1 else PyConst(tuple(PY_INT for _ in range(count)))
         if api in SYMBOLS:
             self.arguments(node, frame, sink)
             name = string_literal(node.args[0].value) if node.args else None
@@ -374,3 +378,12 @@ def _hashable(value: object) -> bool:
 
 def _uses(value: Value) -> frozenset[Var]:
     return value.uses if isinstance(value, TirExpr) else frozenset()
+
+
+def _const_count(names: str) -> int:
+    """How many constexprs `T.const(names)` declares (`tilelang/language/eager/builder.py`)."""
+    if "," in names:
+        return len(re.split(r"\s*,\s*", names))
+    if " " in names:
+        return len(re.split(r"\s+", names))
+    return 1

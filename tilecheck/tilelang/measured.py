@@ -60,8 +60,8 @@ def unmeasured_construct(kernel: Kernel) -> str | None:
             if item.pipeline is not None and item.pipeline.annotations is not None:
                 return "a loop's `annotations=`"
             continue
-        if not isinstance(item, Stmt):
-            continue
+        if not isinstance(item, Stmt) or item.kind is StmtKind.UNKNOWN:
+            continue  # an unknown statement: the layouts' own check says why it is not sized
         if item.kind not in MEASURED_STATEMENTS:
             return STATEMENT_WORDS.get(item.kind, f"a `{item.kind.value}` statement")
         if item.kind is StmtKind.EVAL and not item.calls:

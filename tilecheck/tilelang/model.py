@@ -216,6 +216,9 @@ class Stmt(Item):
     orelse: list[Item] = field(default_factory=list)
 
 
+MAX_BUILDS = 8  # distinct calls of one factory built one by one (`Kernel.calls_not_built`)
+
+
 @dataclass(eq=False)
 class Kernel:
     name: str
@@ -229,6 +232,8 @@ class Kernel:
     # Undecided Python-level `if` statements of the factory around the definition, outermost first.
     conditions: tuple[Site, ...] = ()
     threads: int | None = None  # a `T.Kernel(..., threads=n)` whose `n` is a known integer
+    # Distinct factory calls beyond what is built one by one: the one build then has unknown arguments.
+    calls_not_built: int = 0
     # What is worked out from the finished kernel (its shared-memory layouts), kept with it: a
     # kernel reused for the document's next version (`reuse.KernelMemo`) is not worked out again.
     derived: dict[Hashable, object] = field(default_factory=dict, repr=False)

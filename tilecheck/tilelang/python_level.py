@@ -15,12 +15,13 @@ from tilecheck.tilelang.classes import (
 )
 from tilecheck.tilelang.factories import factory_env, is_eager_kernel
 from tilecheck.tilelang.imports import ImportTable, ProjectFunction, ProjectModule, bindings, try_imports
-from tilecheck.tilelang.model import FileModel, Site
+from tilecheck.tilelang.model import MAX_BUILDS, FileModel, Site
 from tilecheck.tilelang.reuse import KernelMemo, KeyBuilder, Snapshot, replay
 from tilecheck.tilelang.scope import MAX_WORK, BuildState, DefinedFunction, Env, Frame, Sink, bind_python
 from tilecheck.tilelang.statements import KernelInterpreter
 from tilecheck.tilelang.syntax import (
     assigned_names,
+    called_names,
     defines_kernel,
     first_target_name,
     if_bodies,
@@ -38,7 +39,8 @@ from tilecheck.tilelang.values import (
     Value,
 )
 
-MAX_INSTANTIATIONS = 8  # distinct factory call sites analyzed separately
+# `gemm.compile(a, b, c, block_M=64)`, `gemm.get_tir(...)`: an eager-JIT kernel built as a call builds it.
+JIT_METHODS = ("compile", "get_tir")
 CALL_DEPTH = 3  # how many plain functions deep argument values are followed (test -> run -> factory)
 
 
@@ -61,6 +63,8 @@ class PythonLevel:
         self.project_functions: dict[tuple[int, str], DefinedFunction | None] = {}
         self.project_envs: dict[int, Env] = {}
         self.kernel_methods: dict[str, list[DefinedFunction]] = {}  # kernel factories in classes
+        self.eager_kernels: list[DefinedFunction] = []  # module-level eager-JIT kernels the file calls
+        self._called: set[str] | None = None  # the names the module calls, found when first needed
 
     def run(self) -> FileModel:
         """Read the module as Python, then build each kernel factory once per distinct call.
@@ -84,23 +88,56 @@ class PythonLevel:
             )
         self.follow_arguments()
         for factory in self.factories:
-            for env in self.instantiations(factory):
+            envs, self.state.calls_not_built = self.instantiations(factory)
+            for env in envs:
                 names = tuple((p.name.value, env.names.get(p.name.value)) for p in parameters(factory.node))
                 self.state.factory_call = (factory.node.name.value, names)
                 try:
                     self.python_block(suite_body(factory.node.body), env, factory.top)
                 finally:
                     self.state.factory_call = None
+            self.state.calls_not_built = 0
+        for eager in self.eager_kernels:
+            self.eager_builds(eager)
         return self.state.model
 
-    def build_kernel(self, node: cst.FunctionDef, top: cst.CSTNode, env: Env) -> None:
-        """Interpret a kernel definition, or take the same build from `memo` (`tilelang.reuse`)."""
+    def eager_builds(self, eager: DefinedFunction) -> None:
+        """An eager-JIT kernel the file calls (`gemm(a, b, c, block_M=64)`), built once per
+        distinct call: TileLang builds it when called, its Python parameters holding the
+        call's arguments or their defaults (tensor parameters take their shapes from the
+        tensors, which stay unknown)."""
+        params = parameters(eager.node)
+        envs, self.state.calls_not_built = self.instantiations(eager)
+        for env in envs:
+            given = {p.name.value: env.names.get(p.name.value) for p in params}
+            known: dict[str, Value] = {
+                name: value
+                for name, value in given.items()
+                if isinstance(value, PyConst) or (isinstance(value, PyValue) and value.dtype is not None)
+            }  # literals, and dtypes (`in_dtype=T.float16`)
+            self.state.factory_call = (eager.node.name.value, tuple(given.items())) if known else None
+            try:
+                self.build_kernel(eager.node, eager.top, env, arguments=known)
+            finally:
+                self.state.factory_call = None
+        self.state.calls_not_built = 0
+
+    def called(self, name: str) -> bool:
+        if self._called is None:
+            self._called = called_names(self.module, JIT_METHODS)
+        return name in self._called
+
+    def build_kernel(
+        self, node: cst.FunctionDef, top: cst.CSTNode, env: Env, arguments: dict[str, Value] | None = None
+    ) -> None:
+        """Interpret a kernel definition, or take the same build from `memo` (`tilelang.reuse`);
+        `arguments`: an eager kernel's Python parameters, from the call that builds it."""
         memo = self.memo
         if memo is None:
-            self.interpreter.kernel(node, top, env)
+            self.interpreter.kernel(node, top, env, arguments)
             return
         keys = KeyBuilder(memo)
-        key = keys.key(node, top, env, self.imports)
+        key = (keys.key(node, top, env, self.imports), self.state.calls_not_built)
         model = self.state.model
         kept = memo.get(key)
         if kept is not None and self.state.work + kept.work <= MAX_WORK:
@@ -111,7 +148,7 @@ class PythonLevel:
         known = [*keys.callables, *self.functions, *self.factories]
         known += [made for made in self.project_functions.values() if made is not None]
         before = Snapshot.of(model, self.state.work, known)
-        self.interpreter.kernel(node, top, env)
+        self.interpreter.kernel(node, top, env, arguments)
         memo.built += 1
         built = before.added(model, self.state.work, keys.keep_alive)
         if built is not None:
@@ -173,12 +210,12 @@ class PythonLevel:
             progressed = False
             for function in self.functions:
                 seen = done.setdefault(id(function), set())
-                for arguments in list(function.call_sites)[: MAX_INSTANTIATIONS * 2]:
+                for arguments in list(function.call_sites)[: MAX_BUILDS * 2]:
                     if not any(isinstance(value, PyConst) for _, value in arguments):
                         continue
                     env = factory_env(self.evaluator, function.node, function.env, arguments)
                     key = tuple(_value_key(env.names.get(p.name.value)) for p in parameters(function.node))
-                    if key in seen or len(seen) >= MAX_INSTANTIATIONS:
+                    if key in seen or len(seen) >= MAX_BUILDS:
                         continue
                     seen.add(key)
                     progressed = True
@@ -186,21 +223,32 @@ class PythonLevel:
             if not progressed:
                 return
 
-    def instantiations(self, factory: DefinedFunction) -> list[Env]:
+    def instantiations(self, factory: DefinedFunction) -> tuple[list[Env], int]:
+        """One environment per distinct call (at most `MAX_BUILDS`), else one with the
+        parameters unknown; and how many distinct calls that one build stands for (0: none)."""
         seen: dict[tuple[object, ...], Env] = {}
         for arguments in factory.call_sites:
             env = factory_env(self.evaluator, factory.node, factory.env, arguments, factory.receiver)
             key = tuple(_value_key(env.names.get(p.name.value)) for p in parameters(factory.node))
             seen.setdefault(key, env)
-        if not seen or len(seen) > MAX_INSTANTIATIONS:
-            return [factory_env(self.evaluator, factory.node, factory.env, None, factory.receiver)]
-        return list(seen.values())
+        if not seen or len(seen) > MAX_BUILDS:
+            unknown = factory_env(self.evaluator, factory.node, factory.env, None, factory.receiver)
+            return [unknown], len(seen) if len(seen) > MAX_BUILDS else 0
+        return list(seen.values()), 0
 
     def method_call(self, call: cst.Call, frame: Frame) -> None:
         """`Builder().make_kernel(64)`: a call site of a module-level class's kernel factory
         (any receiver: methods of that name in the file's classes all take it)."""
         if not isinstance(call.func, cst.Attribute) or any(arg.star for arg in call.args):
             return
+        receiver = call.func.value
+        if call.func.attr.value in JIT_METHODS and isinstance(receiver, cst.Name):
+            found = frame.env.lookup(receiver.value)
+            if isinstance(found, PyCallable) and any(found.function is eager for eager in self.eager_kernels):
+                values = self.evaluator.arguments(call, frame, Sink([]))
+                keywords = [arg.keyword.value if arg.keyword else None for arg in call.args]
+                found.function.call_sites.append(list(zip(keywords, values, strict=True)))
+                return
         factories = self.kernel_methods.get(call.func.attr.value)
         if not factories:
             return
@@ -220,6 +268,12 @@ class PythonLevel:
                     env.bind(statement.name.value, PyValue())
                     continue
                 if is_eager_kernel(statement, env, self.imports, self.evaluator):
+                    if top is None and self.called(statement.name.value):
+                        # Built per call, after the module (the calls give its parameters).
+                        eager = DefinedFunction(statement, anchor, env, is_macro=False)
+                        env.bind(statement.name.value, PyCallable(eager))
+                        self.eager_kernels.append(eager)
+                        continue
                     self.build_kernel(statement, anchor, env)
                     env.bind(statement.name.value, PyValue())
                     continue

@@ -2,11 +2,35 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from tilecheck.tilelang.model import Access, Guard, Item, Kernel, Loop, Stmt, walk
-from tilecheck.tilelang.values import Var
+from tilecheck.tilelang.values import PyConst, Value, Var
+
+
+def factory_call_text(kernel: Kernel, builds: Sequence[Kernel] = ()) -> str | None:
+    """`make(block_M=128, dtype='float16')`: the factory call that built `kernel` (`?` for a
+    value tilecheck does not know), None when no factory call built it. Given the other
+    `builds` of the same definition, only the arguments that tell them apart are shown
+    (`make(..., block_M=128)`)."""
+    if kernel.factory_call is None:
+        return None
+    name, arguments = kernel.factory_call
+    shown = [(parameter, _argument_text(value)) for parameter, value in arguments]
+    others = [dict(build.factory_call[1]) for build in builds if build.factory_call and build is not kernel]
+    differing = [
+        (parameter, text)
+        for parameter, text in shown
+        if any(parameter in other and _argument_text(other[parameter]) != text for other in others)
+    ]
+    if differing and len(differing) < len(shown):
+        return f"{name}(..., {', '.join(f'{p}={t}' for p, t in differing)})"
+    return f"{name}({', '.join(f'{p}={t}' for p, t in shown)})"
+
+
+def _argument_text(value: Value | None) -> str:
+    return repr(value.value) if isinstance(value, PyConst) else "?"
 
 
 def parallel_ancestors(ancestors: tuple[Item, ...]) -> list[Loop]:

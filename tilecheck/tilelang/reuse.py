@@ -28,6 +28,7 @@ import libcst as cst
 from tilecheck.tilelang.imports import ImportTable, ProjectModule
 from tilecheck.tilelang.model import FileModel, Kernel, Malformed, Site
 from tilecheck.tilelang.scope import DefinedFunction, Env
+from tilecheck.tilelang.syntax import descendants
 from tilecheck.tilelang.values import InstanceValue, ModuleRef, PyCallable, PyConst, PyValue, Value
 
 MAX_ENTRIES = 256
@@ -83,33 +84,8 @@ class KernelMemo:
 
 
 def _names(root: cst.CSTNode) -> set[str]:
-    """The `Name` values under `root`, by the nodes' fields (several times faster than a
-    libcst visitor, which rebuilds every node it leaves)."""
-    found: set[str] = set()
-    stack: list[object] = [root]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Name):
-            found.add(node.value)
-        elif isinstance(node, cst.CSTNode):
-            for name in _fields(type(node)):
-                stack.append(getattr(node, name))
-        elif isinstance(node, (tuple, list)):
-            stack.extend(node)
-    return found
-
-
-_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def _fields(kind: type) -> tuple[str, ...]:
-    """A node type's fields that may hold nodes (not whitespace or plain values)."""
-    known = _FIELDS.get(kind)
-    if known is None:
-        known = _FIELDS[kind] = tuple(
-            item.name for item in dataclasses.fields(kind) if "whitespace" not in item.name
-        )
-    return known
+    """The `Name` values under `root`."""
+    return {node.value for node in descendants(root) if isinstance(node, cst.Name)}
 
 
 class KeyBuilder:

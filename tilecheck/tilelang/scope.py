@@ -50,6 +50,7 @@ class BuildState:
     kernel: Kernel | None = None  # the kernel being built, None at the Python level
     # The factory call whose body is being read: its name and each parameter's value.
     factory_call: tuple[str, tuple[tuple[str, Value | None], ...]] | None = None
+    calls_not_built: int = 0  # the factory's distinct calls when too many to build one by one
     work: int = 0  # statements interpreted so far (bounded by MAX_WORK)
 
     def count_statement(self) -> None:

@@ -2,7 +2,8 @@
 
 `shared_layout(kernel, target_class)` predicts what TileLang's lowering leaves in the
 device kernel: the `dyn_shared_memory_buf` arena (every `T.alloc_shared` of the default
-scope, merged) and the static `__shared__` arrays (`scope="shared"` buffers, not merged).
+scope, merged) and the static `__shared__` arrays (`scope="shared"` buffers and bool tiles,
+not merged).
 The rules, measured by lowering generated kernels (tools/oracle/smem):
 
 - A buffer takes `prod(shape) x element bytes` per version; a buffer never accessed takes 0.
@@ -37,7 +38,18 @@ from typing import TYPE_CHECKING
 
 from tilecheck.tilelang.autotuning import under_autotune
 from tilecheck.tilelang.lowest_fit import plan_arena
-from tilecheck.tilelang.model import FileModel, Item, Kernel, Loop, Request, Site, Stmt, StmtKind, walk
+from tilecheck.tilelang.model import (
+    MAX_BUILDS,
+    FileModel,
+    Item,
+    Kernel,
+    Loop,
+    Request,
+    Site,
+    Stmt,
+    StmtKind,
+    walk,
+)
 from tilecheck.tilelang.reductions import within_warps
 from tilecheck.tilelang.values import Buffer, int_value
 
@@ -167,6 +179,8 @@ def shared_layout(
         return layout
     if unfollowed:
         layout.undecided.append("a call tilecheck cannot follow may allocate or use shared memory")
+    if kernel.calls_not_built:
+        layout.undecided.append(too_many_calls(kernel))
     if under_autotune(kernel):
         layout.undecided.append(
             "the kernel's configuration comes from `@autotune`: the tuner's choice is the build that runs"
@@ -207,6 +221,39 @@ def shared_layout(
     return layout
 
 
+# The operands a tile op reads in full, with thread-dependent indices (`T.copy`'s source,
+# `T.gemm`'s A and B).
+_READ_IN_FULL = {"copy": (0,), "gemm": (0, 1)}
+
+
+def compiled_static_bytes(kernel: Kernel, layout: SharedLayout) -> int:
+    """The static `__shared__` bytes the CUDA compiler must keep: the mbarriers and each
+    `scope="shared"` array a tile op reads in full. The compiler may shrink an array read only
+    at constant indices (ptxas then sees less than the source declares), so the others count
+    as 0; so do bool tiles (static too, but TileLang 0.1.15 lowers no tile op that reads one:
+    "Cannot convert type boolx16 to CUDA type")."""
+    read = {
+        id(call.operands[index])
+        for item, _ in walk(kernel.body)
+        for call in getattr(item, "calls", ())
+        for index in _READ_IN_FULL.get(call.api, ())
+        if index < len(call.operands) and call.operands[index] is not None
+    }
+    arrays = sum(
+        shared.bytes
+        for shared in layout.buffers
+        if shared.static and shared.buffer.scope == "shared" and id(shared.buffer) in read
+    )
+    return arrays + layout.mbarrier_bytes
+
+
+def too_many_calls(kernel: Kernel) -> str:
+    return (
+        f"the factory is called with {kernel.calls_not_built} distinct argument sets, more than the "
+        f"{MAX_BUILDS} tilecheck builds one by one: it was built once with its arguments unknown"
+    )
+
+
 def _kernel_launches(kernel: Kernel) -> tuple[cst.Call, ...]:
     """The `T.Kernel(...)` calls in `kernel`'s definition, found once per kernel."""
     known = kernel.derived.get("launches")
@@ -243,9 +290,11 @@ def _shared_buffer(buffer: Buffer, undecided: list[str]) -> SharedBuffer | None:
         )
         return None
     shape = tuple(d for d in dims if d is not None)
-    return SharedBuffer(
-        buffer, name, buffer.dtype or "", shape, math.prod(shape) * element, static=buffer.scope == "shared"
-    )
+    # TileLang 0.1.15 leaves `scope="shared"` buffers and bool tiles out of the merged arena: each
+    # is a static `__shared__` array (measured: a (128, 64) bool tile is `bool M[8192]`, and an
+    # epilogue tile after it does not reuse its space).
+    static = buffer.scope == "shared" or buffer.dtype == "bool"
+    return SharedBuffer(buffer, name, buffer.dtype or "", shape, math.prod(shape) * element, static=static)
 
 
 def _touched(item: Item) -> Iterator[Buffer]:

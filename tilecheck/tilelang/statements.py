@@ -56,13 +56,27 @@ class KernelInterpreter:
     def inline_call(self, call: cst.Call, callee: PyCallable, frame: Frame, sink: Sink) -> Value:
         return self.macros.inline_call(call, callee, frame, sink)
 
-    def kernel(self, node: cst.FunctionDef, top: cst.CSTNode, env: Env) -> None:
+    def kernel(
+        self, node: cst.FunctionDef, top: cst.CSTNode, env: Env, arguments: dict[str, Value] | None = None
+    ) -> None:
+        """Interpret one kernel definition; `arguments` are the Python values of an eager
+        kernel's parameters (a call's arguments or defaults), which replace what the
+        parameters alone would say."""
         kernel_env = Env(env)
         frame = Frame(kernel_env, top)
-        kernel = Kernel(node.name.value, node, top, factory_call=self.state.factory_call)
+        kernel = Kernel(
+            node.name.value,
+            node,
+            top,
+            factory_call=self.state.factory_call,
+            calls_not_built=self.state.calls_not_built,
+        )
         self.state.kernel = kernel
         for param in parameters(node):
             value = parameter_value(self.evaluator, param, frame)
+            given = arguments.get(param.name.value) if arguments else None
+            if given is not None and not isinstance(value, BufferValue):
+                value = given
             kernel_env.bind(param.name.value, value)
             if isinstance(value, BufferValue):
                 kernel.buffers.append(value.buffer)

@@ -2,11 +2,56 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Iterator, Sequence
 
 import libcst as cst
 
 from tilecheck.source import python_ast
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def node_fields(kind: type) -> tuple[str, ...]:
+    """A node type's fields that may hold nodes (not whitespace or plain values)."""
+    known = _FIELDS.get(kind)
+    if known is None:
+        known = _FIELDS[kind] = tuple(
+            item.name for item in dataclasses.fields(kind) if "whitespace" not in item.name
+        )
+    return known
+
+
+def descendants(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """`root` and every node under it, by the nodes' fields (several times faster than a
+    libcst visitor, which rebuilds every node it leaves)."""
+    stack: list[object] = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.CSTNode):
+            yield node
+            for name in node_fields(type(node)):
+                stack.append(getattr(node, name))
+        elif isinstance(node, (tuple, list)):
+            stack.extend(node)
+
+
+def called_names(root: cst.CSTNode, methods: Sequence[str] = ()) -> set[str]:
+    """The names called anywhere under `root`: `f` of `f(...)`, and of `f.m(...)` for `m` in
+    `methods`."""
+    found: set[str] = set()
+    for node in descendants(root):
+        if isinstance(node, cst.Call):
+            func = node.func
+            if isinstance(func, cst.Name):
+                found.add(func.value)
+            elif (
+                isinstance(func, cst.Attribute)
+                and isinstance(func.value, cst.Name)
+                and func.attr.value in methods
+            ):
+                found.add(func.value.value)
+    return found
 
 
 def nested_statements(body: Iterable[cst.CSTNode]) -> Iterator[cst.CSTNode]:

@@ -86,6 +86,7 @@ from tilecheck.tilelang.shared_memory import (
     _touched,
     _version,
     shared_layout,
+    too_many_calls,
 )
 from tilecheck.tilelang.values import int_value
 
@@ -154,6 +155,8 @@ def _layout(kernel: Kernel, stages: dict[int, int] | None, unfollowed: int, wgmm
     undecided = layout.undecided
     if unfollowed:
         undecided.append("a call tilecheck cannot follow may allocate or use shared memory")
+    if kernel.calls_not_built:
+        undecided.append(too_many_calls(kernel))
     if under_autotune(kernel):
         undecided.append(
             "the kernel's configuration comes from `@autotune`: the tuner's choice is the build that runs"
