@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import libcst as cst
+import pytest
 from tilecheck.rules.tilelang import shared_memory_exceeds_limit as tl501
 
 from tests.support import run, write
@@ -495,3 +496,57 @@ def test_a_factory_called_too_many_ways_says_so_instead_of_blaming_a_shape() -> 
     assert kernel_layout(kernel, TargetClass.WARP_SPECIALIZED).undecided[0] == reason
     eight = analyze(cst.parse_module(source.replace("k8 = make(1032)\n", ""))).kernels
     assert [k.calls_not_built for k in eight] == [0] * 8
+
+
+def test_a_size_is_an_error_only_for_the_releases_whose_layouts_were_measured(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, {"k.py": tl501.FACTORY})
+    head = "k.py:7:14: {} TL501 [contract] `T.Kernel` of `main` built by `make(n=101377)` needs 101,377 bytes"
+    for version, severity, tail in [
+        (None, "error:", "(101,377 dynamic)"),
+        ("0.1.14", "error:", "(101,377 dynamic)"),
+        ("==0.1.15", "error:", "(101,377 dynamic)"),
+        (
+            "0.1.6",
+            "note:",
+            "(101,377 dynamic) (sized as TileLang 0.1.14 and 0.1.15 lay it out; not measured for 0.1.6)",
+        ),
+        (
+            ">=0.1.12",
+            "note:",
+            "(101,377 dynamic) (sized as TileLang 0.1.14 and 0.1.15 lay it out; not measured for 0.1.12 and 0.1.13)",
+        ),
+    ]:
+        pinned = ["--tilelang-version", version] if version else []
+        outcome = run(
+            capsys, "k.py", "--backend", "cuda-sm86", "--isolated", "--output-format", "concise", *pinned
+        )
+        first = outcome.out.splitlines()[0]
+        assert first.startswith(head.format(severity)), (version, first)
+        assert first.endswith(tail), (version, first)
+
+
+@pytest.mark.parametrize(
+    ("target", "backend", "reported"),
+    [
+        ('"hip"', "cuda-sm86", False),
+        ('"cuda -arch=sm_90a"', "cuda-sm86", False),
+        ('"cuda -arch=sm_86"', "cuda-sm86", True),
+        ('"cuda"', "cuda-sm86", True),
+        ('"auto"', "cuda-sm86", True),
+        ('"hip"', "hip-gfx942", True),
+        ('"cuda -arch=sm_120"', "cuda-sm120", True),  # sm_120 and sm_120a lay it out alike
+    ],
+)
+def test_a_kernel_pinned_to_another_target_is_not_judged_for_the_backend(
+    target, backend, reported, tmp_path, monkeypatch, capsys
+):
+    monkeypatch.chdir(tmp_path)
+    source = tl501.FACTORY.replace("def make(n):", f"@tilelang.jit(target={target})\ndef make(n):")
+    write(tmp_path, {"k.py": "import tilelang\n" + source.replace("fits = make(101376)\n", "")})
+    outcome = run(
+        capsys, "k.py", "--backend", backend, "--isolated", "--output-format", "concise", "--statistics"
+    )
+    assert ("TL501" in outcome.out) is reported, outcome.out
+    if not reported:
+        assert f"  1  not sized: its `@tilelang.jit` pins the target {target}, not {backend}" in outcome.out

@@ -3,8 +3,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
-from tilecheck.core.types import Grade
-from tilecheck.tilelang.measured import opts_out
+from tilecheck.core.types import Grade, Severity
+from tilecheck.tilelang.measured import LAYOUT_RELEASES, opts_out
 from tilecheck.tilelang.queries import factory_call_text
 from tilecheck.tilelang.shared_memory import (
     SIZED_CLASSES,
@@ -18,6 +18,7 @@ from tilecheck.tilelang.shared_memory import (
     unfollowed_calls,
 )
 from tilecheck.tilelang.sizing import profile_layout, profile_wgmma, strips_stages
+from tilecheck.tilelang.versions import names
 from tilecheck.tilelang.warp_specialized import kernel_layout
 
 from ._loops import backend, line
@@ -211,7 +212,8 @@ class SharedMemoryExceedsLimit(Rule):
     files that pass a pass config changing the layout (`tl.disable_shared_memory_reuse`,
     `tl.enable_aggressive_shared_memory_merge`; on the warp-specialised targets also
     `tl.disable_warp_specialized`, `tl.disable_tma_lower`), kernels under `@autotune` (the
-    build that runs is the tuner's choice), profiles without a budget, and anything with no
+    build that runs is the tuner's choice), kernels whose `@tilelang.jit(target=...)` pins
+    another target than the selected backend's, profiles without a budget, and anything with no
     backend selected (`--select TL501` then warns that it checked no kernel). Never on
     Metal or WebGPU: their profiles carry the budget, but TileLang lays out (or fails to
     lower) their kernels unlike either class, so `explain` and the hover say "not sized on
@@ -263,6 +265,10 @@ class SharedMemoryExceedsLimit(Rule):
     `cpu` and `ascend` (no budget in their profiles).
     The static-array limit is checked under `cuda-sm80`, `cuda-sm86`, `cuda-sm87` and
     `cuda-sm89` (`static_shared_memory_per_block` in their profiles).
+
+    The layouts were measured with TileLang 0.1.14 and 0.1.15 (the default `tilelang-version`
+    range). A project whose range holds another release gets the report as a note that says
+    the size was not measured for it.
     """
 
     CODE = "TL501"
@@ -411,6 +417,19 @@ class SharedMemoryExceedsLimit(Rule):
                 _check_static(ctx, kernel, layout, profile, launch, what)
 
 
+def _versions(ctx: Context, message: str) -> tuple[str, Severity | None]:
+    """A size is proven for the TileLang releases whose layouts were measured: for a project
+    whose range holds any other, the report is a note that says so."""
+    unmeasured = [version for version in ctx.tilelang.versions if version not in LAYOUT_RELEASES]
+    if not unmeasured:
+        return message, None
+    return (
+        f"{message} (sized as TileLang {names(LAYOUT_RELEASES)} lay{'s' if len(LAYOUT_RELEASES) == 1 else ''} "
+        f"it out; not measured for {names(unmeasured)})",
+        Severity.INFO,
+    )
+
+
 def _related(ctx: Context, buffers: list[SharedBuffer]) -> tuple[Related, ...]:
     return tuple(
         ctx.related(b.buffer.node, b.buffer.top, b.buffer.path, b.describe())
@@ -430,10 +449,15 @@ def _report_total(
 ) -> None:
     limit = profile.shared_memory_per_block
     largest = sorted((b for b in layout.buffers if b.bytes), key=lambda b: -b.bytes)[:3]
-    ctx.report(
-        launch,
+    message, severity = _versions(
+        ctx,
         f"{what} needs {layout.total_bytes:,} bytes of shared memory per block on "
         f"{profile.name}, the limit is {limit:,} ({_arithmetic(layout)})",
+    )
+    ctx.report(
+        launch,
+        message,
+        severity=severity,
         related=_related(ctx, largest),
         help=_rewrite(ctx, kernel, kind, layout, profile),
         data=_data(layout, layout.total_bytes, limit, profile),
@@ -452,10 +476,15 @@ def _check_static(
     arrays = sorted((b for b in layout.buffers if b.static and b.bytes), key=lambda b: -b.bytes)
     scoped = [b for b in arrays if b.buffer.scope == "shared"]  # the only arrays counted (no bool tile)
     names = ", ".join(f"`{b.name}`" for b in scoped)
-    ctx.report(
-        launch,
+    message, severity = _versions(
+        ctx,
         f"{what} declares {static:,} bytes of static shared memory on {profile.name}, the compiler's limit is "
         f'{limit:,}: `scope="shared"` buffers are static `__shared__` arrays, and ptxas rejects the kernel',
+    )
+    ctx.report(
+        launch,
+        message,
+        severity=severity,
         related=_related(ctx, scoped[:3]),
         help=f'Allocate {names} in dynamic shared memory: drop `scope="shared"` (the dynamic arena may hold '
         f"up to {profile.shared_memory_per_block:,} bytes per block on {profile.name}).",

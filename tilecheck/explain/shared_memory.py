@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from tilecheck.backends.profile import Profile
 from tilecheck.tilelang.model import Kernel
+from tilecheck.tilelang.pinned import pinned_target, targets_profile
 from tilecheck.tilelang.shared_memory import (
     SharedLayout,
     TargetClass,
@@ -43,7 +44,7 @@ def table(kernel: Kernel, profile: Profile | None, unfollowed: int = 0) -> list[
         rows.append(
             f"not sized on {profile.name} (its limit: {budget:,} bytes): {unsized_reason(profile.backend)}"
         )
-    own = _own_row(profile, selected)
+    own = _own_row(profile, selected) or _pinned_elsewhere(kernel, profile)
     for kind in TargetClass:
         layout = kernel_layout(
             kernel, kind, unfollowed=unfollowed, wgmma=profile_wgmma(profile) if kind is selected else None
@@ -62,6 +63,17 @@ def table(kernel: Kernel, profile: Profile | None, unfollowed: int = 0) -> list[
         else:
             rows += _rows(head, layout, profile, kernel)
     return rows
+
+
+def _pinned_elsewhere(kernel: Kernel, profile: Profile | None) -> str:
+    """ "pinned" when `@tilelang.jit(target=...)` names another target than `profile`'s: the
+    profile then gets a row of its own, which says so (TL501 does not judge the kernel)."""
+    pinned = pinned_target(kernel) if profile is not None else None
+    return (
+        "pinned"
+        if pinned is not None and profile is not None and not targets_profile(pinned, profile)
+        else ""
+    )
 
 
 def _static_verdict(kernel: Kernel, layout: SharedLayout, profile: Profile | None) -> tuple[int, int] | None:
@@ -115,7 +127,7 @@ def records(kernel: Kernel, profile: Profile | None, unfollowed: int = 0) -> lis
     of its own (the layout TL501 judges there); a profile whose backend is not sized adds one
     that says why."""
     selected = target_class(profile.backend, profile.warp_specialization) if profile is not None else None
-    own = _own_row(profile, selected)
+    own = _own_row(profile, selected) or _pinned_elsewhere(kernel, profile)
     found: list[dict[str, object]] = []
     for kind in TargetClass:
         layout = kernel_layout(

@@ -7,6 +7,9 @@ from tilecheck.source import python_ast
 from tilecheck.tilelang.model import Kernel, Loop, Stmt, StmtKind, walk
 from tilecheck.tilelang.shared_memory import TargetClass
 
+# The TileLang releases whose shared-memory layouts tools/oracle/smem measured byte for byte (both
+# classes, the generated families); a size is proven for these only.
+LAYOUT_RELEASES = ("0.1.14", "0.1.15")
 PACKING_CONFIGS = ("shared_memory_reuse", "aggressive_shared_memory_merge")  # tl.disable_..., tl.enable_...
 WARP_SPECIALIZATION_CONFIGS = (
     "warp_specialized",

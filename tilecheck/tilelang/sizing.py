@@ -22,6 +22,7 @@ import re
 from typing import TYPE_CHECKING
 
 from tilecheck.tilelang.model import Loop, Request, walk
+from tilecheck.tilelang.pinned import pinned_target, targets_profile
 from tilecheck.tilelang.shared_memory import (
     SIZED_CLASSES,
     SharedLayout,
@@ -70,6 +71,11 @@ def profile_layout(
     unfollowed: int = 0,
 ) -> SharedLayout:
     """`kernel_layout` for `kind` as `profile`'s target lowers it (see the module documentation)."""
+    pinned = pinned_target(kernel)
+    if pinned is not None and not targets_profile(pinned, profile):
+        layout = SharedLayout(kind)
+        layout.undecided.append(f'its `@tilelang.jit` pins the target "{pinned}", not {profile.name}')
+        return layout
     if profile.backend != "cuda" and reduces(kernel):
         layout = SharedLayout(kind)
         layout.undecided.append(
