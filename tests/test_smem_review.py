@@ -332,8 +332,9 @@ def gemm(A, B, C, block_M: int = 128, block_N: int = 128, block_K: int = 64, sta
 CALLS = """
 
 def test_gemm(a, b, c):
-    gemm(a, b, c, block_N=256)
-    gemm(a, b, c, 128, 128, stages=2)
+    gemm.compile(M=1024, K=1024, block_N=256)
+    gemm(a, b, c, 128, 128, stages=2)  # K from the tensors: not sized
+    gemm.compile(M=1024, K=1024, block_N=128, stages=2)
 """
 
 
@@ -348,10 +349,12 @@ def test_each_call_of_an_eager_kernel_is_a_build_with_its_arguments_and_defaults
         )
         for k in builds
     ]
-    assert sizes == [(196608, 196672), (65536, 65568)]
+    assert sizes == [(196608, 196672), (0, 0), (65536, 65568)]
+    assert not kernel_layout(builds[1], TargetClass.CP_ASYNC).sized
     assert [factory_call_text(k, builds) for k in builds] == [
-        "gemm(..., block_N=256, stages=4)",
+        "gemm(..., block_N=256, stages=4, M=1024, K=1024)",
         "gemm(..., block_N=128, stages=2)",
+        "gemm(..., block_N=128, stages=2, M=1024, K=1024)",
     ]
 
 
@@ -550,3 +553,77 @@ def test_a_kernel_pinned_to_another_target_is_not_judged_for_the_backend(
     assert ("TL501" in outcome.out) is reported, outcome.out
     if not reported:
         assert f"  1  not sized: its `@tilelang.jit` pins the target {target}, not {backend}" in outcome.out
+
+
+UNKNOWN_EXTENT = """
+import tilelang.language as T
+
+
+def matmul(K):
+    @T.prim_func
+    def main(A: T.Tensor((128, K), "float16"), B: T.Tensor((K, 128), "float16"), C: T.Tensor((128, 128), "float16")):
+        with T.Kernel(1, 1, threads=128) as (bx, by):
+            A_s = T.alloc_shared((128, 64), "float16")
+            B_s = T.alloc_shared((64, 128), "float16")
+            C_l = T.alloc_fragment((128, 128), "float32")
+            T.clear(C_l)
+            for k in T.Pipelined(T.ceildiv(K, 64), num_stages=4):
+                T.copy(A[0, k * 64], A_s)
+                T.copy(B[k * 64, 0], B_s)
+                T.gemm(A_s, B_s, C_l)
+            T.copy(C_l, C[0, 0])
+
+    return main
+"""
+
+
+def test_a_pipelined_loop_of_unknown_python_extent_is_not_sized_a_symbolic_one_is() -> None:
+    # TileLang removes a loop of one iteration: K = 64 would need 32,768 bytes, not 131,072.
+    # A Python value tilecheck does not know may be that; a `T.dynamic` extent stays a loop.
+    (unknown,) = analyze(cst.parse_module(UNKNOWN_EXTENT + "\n\ndef run(k):\n    matmul(k)\n")).kernels
+    assert kernel_layout(unknown, TargetClass.CP_ASYNC).undecided == [
+        "the extent of a loop that uses shared memory is not known (TileLang removes a loop of one iteration)"
+    ]
+    symbolic = UNKNOWN_EXTENT + '\n\nkernel = matmul(T.dynamic("K"))\n'
+    (dynamic,) = analyze(cst.parse_module(symbolic)).kernels
+    layout = kernel_layout(dynamic, TargetClass.CP_ASYNC)
+    assert (layout.undecided, layout.total_bytes) == ([], 131072)
+    (known,) = analyze(cst.parse_module(UNKNOWN_EXTENT + "\n\nkernel = matmul(1024)\n")).kernels
+    assert kernel_layout(known, TargetClass.CP_ASYNC).total_bytes == 131072
+
+
+EAGER_CONSTS = """
+import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit
+def rowsum(A, B, block_M=64):
+    M, N = T.const("M, N")
+    A: T.Tensor((M, N), "float32")
+    B: T.Tensor((M,), "float32")
+    with T.Kernel(T.ceildiv(M, block_M), threads=128) as bx:
+        A_s = T.alloc_shared((block_M, N), "float32")
+        T.copy(A[bx * block_M, 0], A_s)
+        for i in T.Parallel(block_M):
+            B[bx * block_M + i] = A_s[i, 0]
+
+
+kernel = rowsum.compile(M=4096, N=512, block_M=64)
+"""
+
+
+def test_the_compiling_call_gives_the_t_const_names_their_values() -> None:
+    (kernel,) = analyze(cst.parse_module(EAGER_CONSTS)).kernels
+    assert factory_call_text(kernel) == "rowsum(A=?, B=?, block_M=64, M=4096, N=512)"
+    layout = kernel_layout(kernel, TargetClass.CP_ASYNC)
+    assert (layout.undecided, layout.total_bytes) == ([], 131072)  # (64 x 512) float32
+
+
+def test_the_statistics_keep_the_names_that_are_not_buffers() -> None:
+    from tilecheck.tilelang.sizing import reason_kind
+
+    assert reason_kind("`pass_configs` may change how TileLang lowers the kernel (not measured)") == (
+        "`pass_configs` may change how TileLang lowers the kernel"
+    )
+    assert reason_kind("the shape of `A_s` is not a constant") == "the shape of a buffer is not a constant"

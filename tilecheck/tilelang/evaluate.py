@@ -21,7 +21,7 @@ from tilecheck.tilelang.imports import ImportTable
 from tilecheck.tilelang.language import ALLOCATIONS, DTYPES, INT32, NO_STATEMENT, SYMBOLS, VIEWS
 from tilecheck.tilelang.model import Access, OpCall, Site
 from tilecheck.tilelang.names import NameResolver
-from tilecheck.tilelang.scope import Frame, Sink
+from tilecheck.tilelang.scope import Frame, Sink, constexpr_name
 from tilecheck.tilelang.syntax import is_reference, string_literal, string_value
 from tilecheck.tilelang.values import (
     PY_INT,
@@ -276,9 +276,11 @@ class ExpressionEvaluator(NameResolver):
             # Eager JIT: `M = T.const("M")` is a constexpr that is concrete when compiled;
             # `M, K = T.const("M, K")` (or "M K") a tuple of them, split as TileLang splits.
             self.arguments(node, frame, sink)
-            names = string_literal(node.args[0].value) if node.args else None
-            count = _const_count(names) if names is not None else 1
-            return PY_INT if count == 1 else PyConst(tuple(PY_INT for _ in range(count)))
+            text = string_literal(node.args[0].value) if node.args else None
+            if text is None:
+                return PY_INT
+            values = [self._constexpr(name, frame) for name in _const_names(text)]
+            return values[0] if len(values) == 1 else PyConst(tuple(values))
         if api in SYMBOLS:
             self.arguments(node, frame, sink)
             name = string_literal(node.args[0].value) if node.args else None
@@ -299,6 +301,11 @@ class ExpressionEvaluator(NameResolver):
                 return folding.call_folded(folding.MATH[api], numbers)
             return folding.combine(args)
         return self.op_call(api, node, frame, sink)
+
+    def _constexpr(self, name: str, frame: Frame) -> Value:
+        """A `T.const` name's value: what the building call gives it, else an unknown int."""
+        given = frame.env.lookup(constexpr_name(name))
+        return given if isinstance(given, PyConst) else PY_INT
 
     def op_call(self, api: str, node: cst.Call, frame: Frame, sink: Sink) -> Value:
         """Any other TileLang call: record it as an operation and evaluate its arguments."""
@@ -380,10 +387,10 @@ def _uses(value: Value) -> frozenset[Var]:
     return value.uses if isinstance(value, TirExpr) else frozenset()
 
 
-def _const_count(names: str) -> int:
-    """How many constexprs `T.const(names)` declares (`tilelang/language/eager/builder.py`)."""
+def _const_names(names: str) -> list[str]:
+    """The constexprs `T.const(names)` declares, split as `tilelang/language/eager/builder.py` does."""
     if "," in names:
-        return len(re.split(r"\s*,\s*", names))
+        return re.split(r"\s*,\s*", names)
     if " " in names:
-        return len(re.split(r"\s+", names))
-    return 1
+        return re.split(r"\s+", names)
+    return [names]

@@ -17,7 +17,16 @@ from tilecheck.tilelang.factories import factory_env, is_eager_kernel
 from tilecheck.tilelang.imports import ImportTable, ProjectFunction, ProjectModule, bindings, try_imports
 from tilecheck.tilelang.model import MAX_BUILDS, FileModel, Site
 from tilecheck.tilelang.reuse import KernelMemo, KeyBuilder, Snapshot, replay
-from tilecheck.tilelang.scope import MAX_WORK, BuildState, DefinedFunction, Env, Frame, Sink, bind_python
+from tilecheck.tilelang.scope import (
+    MAX_WORK,
+    BuildState,
+    DefinedFunction,
+    Env,
+    Frame,
+    Sink,
+    bind_python,
+    constexpr_name,
+)
 from tilecheck.tilelang.statements import KernelInterpreter
 from tilecheck.tilelang.syntax import (
     assigned_names,
@@ -107,7 +116,7 @@ class PythonLevel:
         call's arguments or their defaults (tensor parameters take their shapes from the
         tensors, which stay unknown)."""
         params = parameters(eager.node)
-        envs, self.state.calls_not_built = self.instantiations(eager)
+        envs, self.state.calls_not_built = self.instantiations(eager, constexprs=True)
         for env in envs:
             given = {p.name.value: env.names.get(p.name.value) for p in params}
             known: dict[str, Value] = {
@@ -115,7 +124,10 @@ class PythonLevel:
                 for name, value in given.items()
                 if isinstance(value, PyConst) or (isinstance(value, PyValue) and value.dtype is not None)
             }  # literals, and dtypes (`in_dtype=T.float16`)
-            self.state.factory_call = (eager.node.name.value, tuple(given.items())) if known else None
+            consts = {name: value for name, value in env.names.items() if name not in given}
+            known |= consts
+            label = (*given.items(), *((name[len("<const:") : -1], value) for name, value in consts.items()))
+            self.state.factory_call = (eager.node.name.value, label) if known else None
             try:
                 self.build_kernel(eager.node, eager.top, env, arguments=known)
             finally:
@@ -137,7 +149,8 @@ class PythonLevel:
             self.interpreter.kernel(node, top, env, arguments)
             return
         keys = KeyBuilder(memo)
-        key = (keys.key(node, top, env, self.imports), self.state.calls_not_built)
+        constants = tuple(sorted((name, _value_key(value)) for name, value in (arguments or {}).items()))
+        key = (keys.key(node, top, env, self.imports), self.state.calls_not_built, constants)
         model = self.state.model
         kept = memo.get(key)
         if kept is not None and self.state.work + kept.work <= MAX_WORK:
@@ -223,13 +236,21 @@ class PythonLevel:
             if not progressed:
                 return
 
-    def instantiations(self, factory: DefinedFunction) -> tuple[list[Env], int]:
+    def instantiations(self, factory: DefinedFunction, constexprs: bool = False) -> tuple[list[Env], int]:
         """One environment per distinct call (at most `MAX_BUILDS`), else one with the
-        parameters unknown; and how many distinct calls that one build stands for (0: none)."""
+        parameters unknown; and how many distinct calls that one build stands for (0: none).
+        With `constexprs` (an eager kernel), a call's literal keywords that name no parameter
+        are the values of its `T.const` names (`gemm.compile(M=1024, ...)`)."""
         seen: dict[tuple[object, ...], Env] = {}
+        names = {p.name.value for p in parameters(factory.node)}
         for arguments in factory.call_sites:
             env = factory_env(self.evaluator, factory.node, factory.env, arguments, factory.receiver)
+            if constexprs:
+                for keyword, value in arguments:
+                    if keyword is not None and keyword not in names and isinstance(value, PyConst):
+                        env.bind(constexpr_name(keyword), value)
             key = tuple(_value_key(env.names.get(p.name.value)) for p in parameters(factory.node))
+            key += tuple(sorted((n, _value_key(v)) for n, v in env.names.items() if n not in names))
             seen.setdefault(key, env)
         if not seen or len(seen) > MAX_BUILDS:
             unknown = factory_env(self.evaluator, factory.node, factory.env, None, factory.receiver)

@@ -22,7 +22,7 @@ def factory_call_text(kernel: Kernel, builds: Sequence[Kernel] = ()) -> str | No
     differing = [
         (parameter, text)
         for parameter, text in shown
-        if any(parameter in other and _argument_text(other[parameter]) != text for other in others)
+        if any(_argument_text(other.get(parameter)) != text for other in others)  # or absent there
     ]
     if differing and len(differing) < len(shown):
         return f"{name}(..., {', '.join(f'{p}={t}' for p, t in differing)})"

@@ -41,6 +41,12 @@ class ModelTooLarge(Exception):
 MAX_WORK = 200_000
 
 
+def constexpr_name(name: str) -> str:
+    """Where an eager kernel's build holds the value a call gives a `T.const` name
+    (`gemm.compile(M=1024, ...)`): a name no Python code can bind."""
+    return f"<const:{name}>"
+
+
 @dataclass
 class BuildState:
     """What the Python-level reader and the kernel interpreter share while one file's model

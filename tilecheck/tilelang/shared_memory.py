@@ -51,7 +51,7 @@ from tilecheck.tilelang.model import (
     walk,
 )
 from tilecheck.tilelang.reductions import within_warps
-from tilecheck.tilelang.values import Buffer, int_value
+from tilecheck.tilelang.values import Buffer, Constness, int_value
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -242,7 +242,10 @@ def compiled_static_bytes(kernel: Kernel, layout: SharedLayout) -> int:
     arrays = sum(
         shared.bytes
         for shared in layout.buffers
-        if shared.static and shared.buffer.scope == "shared" and id(shared.buffer) in read
+        if shared.static
+        and shared.buffer.scope == "shared"
+        and shared.dtype != "bool"
+        and id(shared.buffer) in read
     )
     return arrays + layout.mbarrier_bytes
 
@@ -346,6 +349,20 @@ def _check_modeled(item: Item, undecided: list[str], local: frozenset[int] = fro
             # with none, the buffers only it uses take nothing).
             undecided.append(
                 "a loop of fewer than two iterations uses shared memory (its removal is not modeled)"
+            )
+            return
+        if (
+            isinstance(inner, Loop)
+            and inner.extent is not None
+            and int_value(inner.extent) is None
+            and inner.constness is not Constness.SYMBOLIC
+            and any(b.scope.startswith("shared") for b in _touched(inner))
+        ):
+            # A Python value tilecheck does not know is a constant when TileLang builds the
+            # kernel: it may be 1, and TileLang removes such a loop (a TIR variable it keeps).
+            undecided.append(
+                "the extent of a loop that uses shared memory is not known (TileLang removes a loop of one "
+                "iteration)"
             )
             return
         if (

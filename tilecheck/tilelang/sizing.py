@@ -162,4 +162,14 @@ def reason_kind(reason: str) -> str:
     "the shape of `A_s` is not a constant" -> "the shape of a buffer is not a constant"."""
     reason = re.sub(r"\s*\([^)]*\)", "", reason)
     reason = re.sub(r"`T\.(reduce\w*|cumsum|finalize_reducer)` may", "a reduction may", reason)
-    return re.sub(r"`[A-Za-z_]\w*`", "a buffer", reason)  # `T.im2col`, `@autotune` stay
+    return re.sub(r"`([A-Za-z_]\w*)`", _buffer_word, reason)  # `T.im2col`, `@autotune` stay
+
+
+# Backticked words in the reasons that name TileLang's or Python's own things, not a buffer.
+_NOT_BUFFERS = frozenset(
+    {"num_stages", "pass_configs", "threads", "order", "stage", "if", "with", "while", "for"}
+)
+
+
+def _buffer_word(match: re.Match[str]) -> str:
+    return match.group(0) if match.group(1) in _NOT_BUFFERS else "a buffer"

@@ -78,6 +78,9 @@ class KernelInterpreter:
             if given is not None and not isinstance(value, BufferValue):
                 value = given
             kernel_env.bind(param.name.value, value)
+        for name, value in (arguments or {}).items():
+            if name.startswith("<const:"):  # `T.const` values the building call gives
+                kernel_env.bind(name, value)
             if isinstance(value, BufferValue):
                 kernel.buffers.append(value.buffer)
         self.block(suite_body(node.body), frame, kernel.body)
