@@ -500,3 +500,28 @@ def test_a_macro_from_another_module_keeps_its_file_in_conditions_and_diagnostic
     (loop,) = then["children"]
     assert loop["details"][-1] == "under an undecided condition: `if flag` (common.py, line 8)"
     assert [(d["code"], d["line"], d["column"]) for d in loop["diagnostics"]] == [("TL103", 10, 13)]
+
+
+def test_kernels_are_drawn_in_source_order(tmp_path, monkeypatch, capsys):
+    # The factory's kernel is built after the module is read, the module-level one on the way.
+    source = (
+        "import tilelang.language as T\n\n\n"
+        "def make(n):\n"
+        "    @T.prim_func\n"
+        '    def first(A: T.Tensor((n,), "float32")):\n'
+        "        with T.Kernel(1, threads=128) as bx:\n"
+        "            for i in T.Parallel(n):\n"
+        "                A[i] = 0\n\n"
+        "    return first\n\n\n"
+        "@T.prim_func\n"
+        'def second(A: T.Tensor((64,), "float32")):\n'
+        "    with T.Kernel(1, threads=128) as bx:\n"
+        "        for i in T.Parallel(64):\n"
+        "            A[i] = 1\n\n\n"
+        "kernel = make(64)\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, {"k.py": source})
+    outcome = run(capsys, "explain", "k.py", "--isolated")
+    heads = [line for line in outcome.out.splitlines() if line.startswith("kernel ")]
+    assert heads == ["kernel first  (line 6)", "kernel second  (line 15)"]

@@ -627,3 +627,23 @@ def test_the_statistics_keep_the_names_that_are_not_buffers() -> None:
         "`pass_configs` may change how TileLang lowers the kernel"
     )
     assert reason_kind("the shape of `A_s` is not a constant") == "the shape of a buffer is not a constant"
+
+
+def test_a_scope_held_in_a_name_or_a_parameter_is_the_scope_it_holds(tmp_path, monkeypatch, capsys) -> None:
+    literal = analyze(cst.parse_module(tl501._STATIC_TWICE)).kernels[0]
+    named = tl501._STATIC_TWICE.replace('scope="shared"', "scope=SCOPE").replace(
+        "@T.prim_func", 'SCOPE = "shared"\n\n\n@T.prim_func'
+    )
+    by_name = analyze(cst.parse_module(named)).kernels[0]
+    assert [b.scope for b in by_name.buffers if b.name.startswith("S")] == ["shared", "shared"]
+    assert kernel_layout(by_name, TargetClass.CP_ASYNC).static_bytes == 65536
+    assert kernel_layout(literal, TargetClass.CP_ASYNC).static_bytes == 65536
+    unknown = named.replace('SCOPE = "shared"\n', "from elsewhere import SCOPE\n")
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, {"k.py": unknown})
+    outcome = run(capsys, "explain", "k.py", "--backend", "cuda-sm86", "--isolated")
+    assert (
+        "  shared memory per block, cp.async (sm_80, sm_86, sm_87, sm_89, gfx950): not sized (`S1` has a scope "
+        "tilecheck does not size (?); `S2` has a scope tilecheck does not size (?))"
+        in outcome.out.splitlines()
+    )

@@ -111,7 +111,10 @@ def explain(
     builds: dict[int, list[Kernel]] = {}  # a factory built with several argument sets: one tree
     for kernel in kernels:
         builds.setdefault(id(kernel.node), []).append(kernel)
-    roots = [builder.kernel_builds(found) for found in builds.values()]
+    # In source order (factories are built after the module is read, eager kernels per call).
+    roots = sorted(
+        (builder.kernel_builds(found) for found in builds.values()), key=lambda n: (n.line, n.column)
+    )
     rest = attach(roots, analysis.diagnostics)
     if line is not None:
         chosen = mark(roots, line)

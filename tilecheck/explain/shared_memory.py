@@ -36,8 +36,8 @@ def _own_row(profile: Profile | None, selected: TargetClass | None) -> str:
 def table(kernel: Kernel, profile: Profile | None, unfollowed: int = 0) -> list[str]:
     """`shared memory per block, cp.async (sm_80, ...): 98,304 bytes ...` and one row per buffer."""
     rows: list[str] = []
-    if not any(buffer.scope.startswith("shared") for buffer in kernel.buffers):
-        return rows
+    if not any(buffer.scope.startswith("shared") or buffer.scope == "?" for buffer in kernel.buffers):
+        return rows  # no shared memory (a scope tilecheck could not resolve may be some)
     selected = target_class(profile.backend, profile.warp_specialization) if profile is not None else None
     if profile is not None and selected is None and profile.shared_memory_per_block:
         budget = profile.shared_memory_per_block

@@ -25,6 +25,10 @@ def allocated(api: str, node: cst.Call, args: list[Value], frame: Frame) -> Buff
             scope_arg = arg
     if scope_arg is not None:
         text = string_literal(scope_arg.value)
+        if text is None:  # a name or a parameter holding the scope: its value, when known
+            index = next(i for i, arg in enumerate(node.args) if arg is scope_arg)
+            value = args[index] if index < len(args) else None
+            text = value.value if isinstance(value, PyConst) and isinstance(value.value, str) else None
         scope = text if text is not None else "?"
     at = next(
         (
