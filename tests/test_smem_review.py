@@ -647,3 +647,24 @@ def test_a_scope_held_in_a_name_or_a_parameter_is_the_scope_it_holds(tmp_path, m
         "tilecheck does not size (?); `S2` has a scope tilecheck does not size (?))"
         in outcome.out.splitlines()
     )
+
+
+def test_a_driver_loop_over_literal_values_calls_once_per_value() -> None:
+    driver = (
+        "\n\ndef main():\n"
+        "    for n in (101376, 101377):\n"
+        "        for _ in [0]:\n"
+        "            make(n)\n"
+        "    for n in (1, 2):\n"
+        "        if n:\n"
+        "            break\n"
+        "        make(n)\n"
+    )
+    source = tl501.FACTORY.split("\n\nfits =")[0] + driver
+    builds = analyze(cst.parse_module(source)).kernels
+    assert [factory_call_text(kernel) for kernel in builds] == [
+        "make(n=101376)",
+        "make(n=101377)",
+        "make(n=?)",
+    ]
+    # the loop that may leave early is read once with `n` unknown: its call is a third, unknown build

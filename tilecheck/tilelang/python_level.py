@@ -34,6 +34,7 @@ from tilecheck.tilelang.syntax import (
     defines_kernel,
     first_target_name,
     if_bodies,
+    nested_statements,
     parameters,
     suite_body,
 )
@@ -320,6 +321,8 @@ class PythonLevel:
                 # read like a nested factory, its parameters (`self` too) unknown. Methods do
                 # not see the class body's names, so only the methods are read.
                 self.class_methods(statement, env, anchor)
+            elif isinstance(statement, cst.For) and self.python_for(statement, env, anchor):
+                continue
             elif isinstance(statement, (cst.For, cst.While, cst.With, cst.Try)):
                 # `try: import tilelang.language as T` / `except ImportError: T = None`: the
                 # kernels are written for the import that succeeds.
@@ -327,6 +330,35 @@ class PythonLevel:
                 self.forget_assigned(statement, env, keep=imported)
                 inner = statement.body.body if isinstance(statement.body, cst.IndentedBlock) else ()
                 self.python_block(inner, env, anchor)
+
+    def python_for(self, statement: cst.For, env: Env, top: cst.CSTNode) -> bool:
+        """A driver loop over literal values (`for bm in (64, 128): run(bm)`), read once per
+        value so that the calls it makes carry each; False (read once, its names unknown) for
+        any other loop, and for one that defines functions or classes or leaves early."""
+        if statement.orelse is not None or statement.asynchronous is not None:
+            return False
+        nested = list(nested_statements(suite_body(statement.body)))
+        if any(isinstance(n, (cst.FunctionDef, cst.ClassDef)) for n in nested):
+            return False
+        if any(
+            isinstance(small, (cst.Break, cst.Continue, cst.Return))
+            for n in nested
+            if isinstance(n, cst.SimpleStatementLine)
+            for small in n.body
+        ):
+            return False
+        values = self.evaluator.value(statement.iter, Frame(env, top), Sink([]))
+        if not isinstance(values, PyConst) or not isinstance(values.value, (tuple, list)):
+            return False
+        items = list(values.value)
+        if not items or len(items) > MAX_BUILDS or not all(isinstance(item, PyConst) for item in items):
+            return False
+        self.forget_assigned(statement, env)
+        for item in items:
+            bind_python(statement.target, item, env)
+            self.python_block(suite_body(statement.body), env, top)
+        self.forget_assigned(statement, env)  # after the loop: whatever the last pass left
+        return True
 
     def class_methods(self, statement: cst.ClassDef, env: Env, anchor: cst.CSTNode) -> None:
         """Each method read like a nested factory; `self.X` / `cls.X` is the literal of a class
