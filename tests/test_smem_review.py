@@ -668,3 +668,11 @@ def test_a_driver_loop_over_literal_values_calls_once_per_value() -> None:
         "make(n=?)",
     ]
     # the loop that may leave early is read once with `n` unknown: its call is a third, unknown build
+
+
+def test_a_call_python_would_refuse_builds_nothing() -> None:
+    source = tl501.FACTORY.split("\n\nfits =")[0] + (
+        "\n\nok = make(101377)\ntypo = make(101378, size=2)\nmany = make(101379, 1)\nnamed = make(n=101380)\n"
+    )
+    builds = analyze(cst.parse_module(source)).kernels
+    assert [factory_call_text(kernel) for kernel in builds] == ["make(n=101377)", "make(n=101380)"]

@@ -245,6 +245,8 @@ class PythonLevel:
         seen: dict[tuple[object, ...], Env] = {}
         names = {p.name.value for p in parameters(factory.node)}
         for arguments in factory.call_sites:
+            if not constexprs and not _binds(factory.node, arguments, factory.receiver is not None):
+                continue  # a TypeError in Python: this call builds nothing
             env = factory_env(self.evaluator, factory.node, factory.env, arguments, factory.receiver)
             if constexprs:
                 for keyword, value in arguments:
@@ -452,6 +454,20 @@ class PythonLevel:
                 bind_python(target, value, env)
         elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
             env.bind(small.target.value, PyValue())
+
+
+def _binds(function: cst.FunctionDef, arguments: list[tuple[str | None, Value]], method: bool) -> bool:
+    """Whether Python would bind the call's arguments to the function's parameters: no more
+    positional arguments than it takes, no keyword it does not name (unless `*args`/`**kwargs`)."""
+    params = function.params
+    positional = [*params.posonly_params, *params.params][1 if method else 0 :]
+    given = [keyword for keyword, _ in arguments]
+    if not isinstance(params.star_arg, cst.Param) and given.count(None) > len(positional):
+        return False
+    if params.star_kwarg is not None:
+        return True
+    named = {p.name.value for p in [*params.params, *params.kwonly_params]}
+    return all(keyword is None or keyword in named for keyword in given)
 
 
 def _value_key(value: Value | None) -> object:
