@@ -121,6 +121,56 @@ def test_a_file_over_the_memory_budget_fails_inside_its_worker():
     assert [r.diagnostics for r in results[1:]] == [[], []]
 
 
+def _null_without_exception():
+    """What a C extension's failed allocation looks like when it sets no MemoryError."""
+    raise SystemError("error return without exception set")
+
+
+def _directory_read_refused():
+    import errno
+
+    raise OSError(errno.ENOMEM, "Cannot allocate memory", "/site-packages/libcst")
+
+
+def _library_not_mapped():
+    raise ImportError("native.so: failed to map segment from shared object")
+
+
+@pytest.mark.parametrize("fault", [_null_without_exception, _directory_read_refused, _library_not_mapped])
+def test_what_a_failed_allocation_looks_like_under_the_limit_is_over_the_budget(fault):
+    results = _run(["bad.py", "b.py"], _faulty(fault), budget=Budget(memory=200))
+    [heavy] = results[0].diagnostics
+    assert (heavy.code, heavy.span.line, heavy.span.column) == ("TL004", 1, 0)
+    assert heavy.message == (
+        "File is too complex to analyze within the budget: checking it needed more than 200 MiB "
+        "(per-file-memory); no rule was run on it"
+    )
+    assert not results[0].internal_error and results[1].diagnostics == []
+    # Without a memory limit the same error is a bug of tilecheck's: TL005, exit status 2.
+    results = _run(["bad.py", "b.py"], _faulty(fault), budget=Budget(memory=None))
+    [crash] = results[0].diagnostics
+    assert crash.code == "TL005" and crash.message.startswith("Checking this file crashed: ")
+    assert results[0].internal_error and results[1].diagnostics == []
+
+
+def test_a_failed_allocation_where_no_answer_can_be_sent_is_over_the_budget(monkeypatch):
+    """Outside a file's own check (here as the worker limits itself), the exit code says so."""
+    import tilecheck.app.supervisor
+
+    def limit_fails(memory):
+        raise SystemError("error return without exception set")
+
+    monkeypatch.setattr(tilecheck.app.supervisor, "limit_memory", limit_fails)
+    [result] = _run(["a.py"], _pid_of, budget=Budget(memory=200))
+    assert [(d.code, d.message) for d in result.diagnostics] == [
+        (
+            "TL004",
+            "File is too complex to analyze within the budget: checking it needed more than 200 MiB "
+            "(per-file-memory); no rule was run on it",
+        )
+    ]
+
+
 def _allocate_then_abort():
     """What libcst's native parser does when an allocation fails: abort, near the limit."""
     hoard = bytearray(180 * 1024 * 1024)  # of the 200 MiB budget below

@@ -27,6 +27,7 @@ from tilecheck.app.budget import DEFAULT_MEMORY, DEFAULT_TIMEOUT, Budget
 from tilecheck.app.workers import (
     OUT_OF_MEMORY_EXIT,
     WorkerProcess,
+    allocation_failed,
     crashed,
     die_with_parent,
     limit_memory,
@@ -159,8 +160,10 @@ def _serve(connection: Connection, job: _Job) -> None:
     of memory where no answer can be sent any more (the pipe's own buffers): the exit code says so."""
     try:
         _answer_questions(connection, job)
-    except MemoryError:
-        os._exit(OUT_OF_MEMORY_EXIT)
+    except BaseException as error:
+        if allocation_failed(error, memory_limited=bool(job.budget.memory)):
+            os._exit(OUT_OF_MEMORY_EXIT)
+        raise
 
 
 def _answer_questions(connection: Connection, job: _Job) -> None:
@@ -181,11 +184,12 @@ def _answer_questions(connection: Connection, job: _Job) -> None:
         try:
             path = job.path_of(job.tasks[index])
             result = job.work(job.tasks[index])
-        except MemoryError:
-            result, retire = out_of_memory(budget).analysis(path), True  # the heap may be in a bad state
-        except BaseException as error:  # a crash in the engine's own code: this file only
-            result = crashed(error).analysis(path)
-            retire = not isinstance(error, Exception)
+        except BaseException as error:
+            if allocation_failed(error, memory_limited=bool(budget.memory)):
+                result, retire = out_of_memory(budget).analysis(path), True  # the heap may be in a bad state
+            else:  # a crash in the engine's own code: this file only
+                result = crashed(error).analysis(path)
+                retire = not isinstance(error, Exception)
         try:
             connection.send((result, retire))
         except MemoryError:

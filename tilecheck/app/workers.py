@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from tilecheck.app.budget import Budget
 from tilecheck.core import meta
+from tilecheck.core.errors import looks_like_failed_allocation
 from tilecheck.core.meta import Problem
 from tilecheck.lint.analysis import FileAnalysis
 
@@ -47,6 +48,12 @@ def _too_complex(reason: str) -> Failure:
         Problem.TOO_COMPLEX,
         f"File is too complex to analyze within the budget: {reason}; no rule was run on it",
     )
+
+
+def allocation_failed(error: BaseException, *, memory_limited: bool) -> bool:
+    """Whether a crash is the memory budget's verdict: a MemoryError, or, in a process under its
+    memory limit, anything else a failed allocation looks like (`looks_like_failed_allocation`)."""
+    return isinstance(error, MemoryError) or (memory_limited and looks_like_failed_allocation(error))
 
 
 def timed_out(seconds: float | None) -> Failure:

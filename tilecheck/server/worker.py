@@ -31,6 +31,7 @@ from tilecheck.app.budget import Budget
 from tilecheck.app.workers import (
     Failure,
     WorkerProcess,
+    allocation_failed,
     crashed,
     did_not_start,
     die_with_parent,
@@ -314,9 +315,10 @@ def serve(connection: Connection, memory: int | None, shared: Any = None) -> Non
             state.tell(("forget", message.uri))
             state.tell(("reset",))
             answer = ("abandoned", None)
-        except MemoryError:
-            answer = ("memory", None)
-        except Exception as error:  # a bug outside the rules (which the engine isolates)
-            answer = ("ok", crashed(error).analysis(message.path))
+        except Exception as error:
+            if allocation_failed(error, memory_limited=bool(memory)):
+                answer = ("memory", None)
+            else:  # a bug outside the rules (which the engine isolates)
+                answer = ("ok", crashed(error).analysis(message.path))
         connection.send(answer)
         collector.answered()

@@ -14,6 +14,7 @@ import re
 from typing import TYPE_CHECKING
 
 from tilecheck.core import meta
+from tilecheck.core.errors import looks_like_failed_allocation
 from tilecheck.core.meta import Problem
 from tilecheck.core.types import Diagnostic, Span
 from tilecheck.source import guards
@@ -76,10 +77,10 @@ def parse_with_tree(
         too_deep = meta.at_start(Problem.TOO_COMPLEX, path, "File is too deeply nested to parse")
         return None, text, too_deep, None
     except Exception as error:  # never seen; do not let a parser bug take the run down
-        if isinstance(error, ImportError) and _memory_exhausted(error):
-            # libcst's native module could not even be mapped under the worker's memory limit:
-            # the budget's verdict (the worker reports MemoryError as TL004), not libcst's
-            raise MemoryError(str(error)) from None
+        if looks_like_failed_allocation(error):
+            # e.g. libcst's native module could not be mapped under the worker's memory limit:
+            # the worker that set the limit judges it (TL004), it is not libcst's limitation
+            raise
         return None, text, _cpython_verdict(path, text) or _libcst_limitation(path, error), None
     # what libcst accepts and CPython refuses
     tree, refusal = guards.compiler_verdict(text, tree, trees)
@@ -87,11 +88,6 @@ def parse_with_tree(
     if failure is not None:
         return None, text, failure, None
     return module, text, None, tree
-
-
-def _memory_exhausted(error: ImportError) -> bool:
-    message = str(error)
-    return "failed to map segment" in message or "Cannot allocate memory" in message
 
 
 def _python_tree(text: str, trees: TreeCache) -> ast.Module | None:
