@@ -28,6 +28,11 @@ def main(A: T.Tensor((64,), "float32")):
             loc[i] = A[i]
 """
 
+OVER_200_MIB = (
+    "File is too complex to analyze within the budget: checking it needed more than 200 MiB "
+    "(per-file-memory); no rule was run on it"
+)
+
 
 def _pid_of(path: str) -> FileAnalysis:
     return FileAnalysis(path, text=str(os.getpid()))
@@ -114,10 +119,7 @@ def test_a_file_over_the_memory_budget_fails_inside_its_worker():
     results = _run(["bad.py", "b.py", "c.py"], _faulty(_allocate), budget=Budget(memory=200))
     [heavy] = results[0].diagnostics
     assert heavy.code == "TL004"
-    assert heavy.message == (
-        "File is too complex to analyze within the budget: checking it needed more than 200 MiB "
-        "(per-file-memory); no rule was run on it"
-    )
+    assert heavy.message == OVER_200_MIB
     assert [r.diagnostics for r in results[1:]] == [[], []]
 
 
@@ -141,10 +143,7 @@ def test_what_a_failed_allocation_looks_like_under_the_limit_is_over_the_budget(
     results = _run(["bad.py", "b.py"], _faulty(fault), budget=Budget(memory=200))
     [heavy] = results[0].diagnostics
     assert (heavy.code, heavy.span.line, heavy.span.column) == ("TL004", 1, 0)
-    assert heavy.message == (
-        "File is too complex to analyze within the budget: checking it needed more than 200 MiB "
-        "(per-file-memory); no rule was run on it"
-    )
+    assert heavy.message == OVER_200_MIB
     assert not results[0].internal_error and results[1].diagnostics == []
     # Without a memory limit the same error is a bug of tilecheck's: TL005, exit status 2.
     results = _run(["bad.py", "b.py"], _faulty(fault), budget=Budget(memory=None))
@@ -162,13 +161,7 @@ def test_a_failed_allocation_where_no_answer_can_be_sent_is_over_the_budget(monk
 
     monkeypatch.setattr(tilecheck.app.supervisor, "limit_memory", limit_fails)
     [result] = _run(["a.py"], _pid_of, budget=Budget(memory=200))
-    assert [(d.code, d.message) for d in result.diagnostics] == [
-        (
-            "TL004",
-            "File is too complex to analyze within the budget: checking it needed more than 200 MiB "
-            "(per-file-memory); no rule was run on it",
-        )
-    ]
+    assert [(d.code, d.message) for d in result.diagnostics] == [("TL004", OVER_200_MIB)]
 
 
 def _allocate_then_abort():
@@ -183,10 +176,7 @@ def test_a_native_abort_near_the_memory_limit_is_over_the_budget_not_a_crash():
     results = _run(["bad.py", "b.py"], _faulty(_allocate_then_abort), budget=Budget(memory=200))
     [heavy] = results[0].diagnostics
     assert (heavy.code, heavy.span.line, heavy.span.column) == ("TL004", 1, 0)
-    assert heavy.message == (
-        "File is too complex to analyze within the budget: checking it needed more than 200 MiB "
-        "(per-file-memory); no rule was run on it"
-    )
+    assert heavy.message == OVER_200_MIB
     assert not results[0].internal_error and results[1].diagnostics == []
     # Far from the limit, an abort stays a crash (TL005, exit status 2).
     results = _run(["bad.py", "b.py"], _faulty(_abort), budget=Budget(memory=200))
