@@ -26,6 +26,7 @@ from tilecheck.tilelang.scope import (
     Sink,
     bind_python,
     constexpr_name,
+    constexpr_of,
 )
 from tilecheck.tilelang.statements import KernelInterpreter
 from tilecheck.tilelang.syntax import (
@@ -127,7 +128,7 @@ class PythonLevel:
             }  # literals, and dtypes (`in_dtype=T.float16`)
             consts = {name: value for name, value in env.names.items() if name not in given}
             known |= consts
-            label = (*given.items(), *((name[len("<const:") : -1], value) for name, value in consts.items()))
+            label = (*given.items(), *((constexpr_of(name) or name, value) for name, value in consts.items()))
             self.state.factory_call = (eager.node.name.value, label) if known else None
             try:
                 self.build_kernel(eager.node, eager.top, env, arguments=known)

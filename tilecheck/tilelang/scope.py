@@ -41,10 +41,21 @@ class ModelTooLarge(Exception):
 MAX_WORK = 200_000
 
 
+_CONSTEXPR_OPEN, _CONSTEXPR_CLOSE = "<const:", ">"
+
+
 def constexpr_name(name: str) -> str:
     """Where an eager kernel's build holds the value a call gives a `T.const` name
     (`gemm.compile(M=1024, ...)`): a name no Python code can bind."""
-    return f"<const:{name}>"
+    return f"{_CONSTEXPR_OPEN}{name}{_CONSTEXPR_CLOSE}"
+
+
+def constexpr_of(stored: str) -> str | None:
+    """The `T.const` name that `stored` holds a build's value for (`constexpr_name` read back);
+    None for a name Python code binds."""
+    if stored.startswith(_CONSTEXPR_OPEN) and stored.endswith(_CONSTEXPR_CLOSE):
+        return stored[len(_CONSTEXPR_OPEN) : -len(_CONSTEXPR_CLOSE)]
+    return None
 
 
 @dataclass

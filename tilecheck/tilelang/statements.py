@@ -14,7 +14,7 @@ from tilecheck.tilelang.language import NO_STATEMENT
 from tilecheck.tilelang.loop_builder import LoopBuilder
 from tilecheck.tilelang.macros import MacroInliner
 from tilecheck.tilelang.model import Guard, Item, Kernel, Stmt, StmtKind
-from tilecheck.tilelang.scope import BuildState, DefinedFunction, Env, Frame, Sink, either
+from tilecheck.tilelang.scope import BuildState, DefinedFunction, Env, Frame, Sink, constexpr_of, either
 from tilecheck.tilelang.syntax import assigned_names, has_init, parameters, suite_body
 from tilecheck.tilelang.tileops import Operand
 from tilecheck.tilelang.values import (
@@ -79,7 +79,7 @@ class KernelInterpreter:
                 value = given
             kernel_env.bind(param.name.value, value)
         for name, value in (arguments or {}).items():
-            if name.startswith("<const:"):  # `T.const` values the building call gives
+            if constexpr_of(name) is not None:  # `T.const` values the building call gives
                 kernel_env.bind(name, value)
             if isinstance(value, BufferValue):
                 kernel.buffers.append(value.buffer)
