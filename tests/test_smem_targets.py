@@ -293,3 +293,23 @@ def test_a_shape_with_a_dimension_that_is_not_positive_is_not_sized():
     (kernel,) = analyze(cst.parse_module(source)).kernels
     layout = profile_layout(kernel, get_profile("cuda-sm80"), TargetClass.CP_ASYNC)
     assert layout.undecided == ["the shape of `A_s` has a dimension that is not positive"]
+
+
+def test_an_epilogue_store_tilecheck_cannot_tell_apart_leaves_a_size_at_the_limit_unproven():
+    """TileLang 0.1.15 (sm_90a) stores an epilogue tile with TMA, aligned to its swizzle atom,
+    only where the global tensor allows it: 66,560 B of dynamic shared memory for `C` of
+    (512, 512) float16, 65,568 B for (512, 510). With 166,016 static bytes the limit lies
+    between, so no size is proven; 1,000 static bytes more are over it either way."""
+    from tilecheck.rules.tilelang.shared_memory_exceeds_limit import _epilogue_store
+
+    def sm90(pad: int) -> object:
+        [kernel] = analyze(cst.parse_module(_epilogue_store(pad, 512))).kernels
+        return profile_layout(kernel, get_profile("cuda-sm90"), TargetClass.WARP_SPECIALIZED)
+
+    unproven = sm90(166000)
+    assert unproven.undecided == [
+        "it needs 232,576 bytes if TileLang stores `C_s` with TMA (aligned to its swizzle atom) and 231,584 if "
+        "it stores it plainly: the limit, 232,448, lies between"
+    ]
+    over = sm90(167000)
+    assert over.sized and (over.dynamic_bytes, over.static_bytes) == (66560, 167016)

@@ -89,6 +89,9 @@ class SharedBuffer:
     # Its rank among the buffers first used in the same top-level statement, for the TMA class's
     # packing: a software-pipelined loop's prologue fills its tiles one statement after another.
     order: int = 0
+    # An epilogue tile aligned to its swizzle atom because TileLang stores it with TMA; where
+    # TileLang falls back to a plain store it is aligned to 16 (see `sizing.profile_layout`).
+    tma_store: bool = False
 
     @property
     def bytes(self) -> int:

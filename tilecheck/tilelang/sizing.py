@@ -19,8 +19,10 @@ measured kernels (a prelude gemm before a pipeline; a manual pipeline before a s
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from tilecheck.tilelang.linear_scan import pack
 from tilecheck.tilelang.model import Loop, Request, walk
 from tilecheck.tilelang.pinned import pinned_target, targets_profile
 from tilecheck.tilelang.shared_memory import (
@@ -70,7 +72,46 @@ def profile_layout(
     stages: dict[int, int] | None = None,
     unfollowed: int = 0,
 ) -> SharedLayout:
-    """`kernel_layout` for `kind` as `profile`'s target lowers it (see the module documentation)."""
+    """`kernel_layout` for `kind` as `profile`'s target lowers it (see the module documentation),
+    undecided where the limit lies between the sizes with and without TMA epilogue stores."""
+    layout = _lowered_layout(kernel, profile, kind, stages, unfollowed)
+    reason = _store_decides(layout, profile.shared_memory_per_block)
+    if reason is not None:
+        layout.undecided.append(reason)
+    return layout
+
+
+def _store_decides(layout: SharedLayout, limit: int) -> str | None:
+    """The TMA class aligns an epilogue tile (a fragment copied through shared memory to global
+    memory) to its swizzle atom, as TileLang does when it stores the tile with TMA; where it
+    cannot (the global tensor's layout), the store is plain and the tile aligned to 16 bytes. A
+    size over the limit is proven only if it is over either way."""
+    stores = [s for s in layout.buffers if s.tma_store]
+    if not layout.sized or not stores or layout.total_bytes <= limit:
+        return None
+    plain = pack(
+        [
+            replace(s, alignment=16 if s.tma_store else s.alignment)
+            for s in layout.buffers
+            if not s.static and s.live is not None
+        ]
+    )
+    if layout.static_bytes + plain > limit:
+        return None
+    tiles = " and ".join(f"`{s.name}`" for s in stores)
+    return (
+        f"it needs {layout.total_bytes:,} bytes if TileLang stores {tiles} with TMA (aligned to its swizzle "
+        f"atom) and {layout.static_bytes + plain:,} if it stores it plainly: the limit, {limit:,}, lies between"
+    )
+
+
+def _lowered_layout(
+    kernel: Kernel,
+    profile: Profile,
+    kind: TargetClass,
+    stages: dict[int, int] | None,
+    unfollowed: int,
+) -> SharedLayout:
     pinned = pinned_target(kernel)
     if pinned is not None and not targets_profile(pinned, profile):
         layout = SharedLayout(kind)

@@ -646,7 +646,7 @@ def _plain_alignment(shared: SharedBuffer, kernel: Kernel, described: set[int], 
     if roles <= {"load", "element", "gemm"}:
         shared.alignment = DESCRIPTOR_ALIGNMENT if id(shared.buffer) in described else 16
     elif roles == {"from fragment", "to global"} and atom is not None and not shared.static:
-        shared.alignment = atom
+        shared.alignment, shared.tma_store = atom, True
     else:
         undecided.append(f"`{shared.name}` is used in a way not measured for this class")
         return False
@@ -665,7 +665,7 @@ def _outside_alignment(shared: SharedBuffer, kernel: Kernel, loop: Loop, undecid
         return
     atom = _swizzle_atom(shared)
     if roles == {"from fragment", "to global"} and atom is not None and not shared.static:
-        shared.alignment = atom
+        shared.alignment, shared.tma_store = atom, True
         return
     undecided.append(f"`{shared.name}` outside the pipeline is used in a way not measured for this class")
 
