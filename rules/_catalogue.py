@@ -123,7 +123,7 @@ SOURCES: dict[str, str] = {
     "tilelang/pipeline_in_parallel.py": "85489cba98b2d726732f3f1e0b8825ff8bf70d52f78480712caa6cfdb007a581",
     "tilelang/positional_num_stages.py": "a3590dc7b0fee02e4d60bd469d8ecf99c2bb8877c9b79f573f5137022e4e6187",
     "tilelang/schedule_dropped.py": "1e728adbc6519e094f63ba7b5e87e6defdf59a4cf3ce9267590dae729361e58a",
-    "tilelang/shared_memory_exceeds_limit.py": "07a17ccd94dbb4bdf055d17b8fd41667e688c979e4b2bc3108c53c370e7d76e5",
+    "tilelang/shared_memory_exceeds_limit.py": "a252061469c2a5db72f95f0448c0e01131b5068b57a5640d17f9de6cbf5e8268",
     "tilelang/symbolic_parallel_fragment.py": "7303faa452586ca764cab32d2b99fa7e64468ac4da544f88a3f0f63204462aca",
     "tilelang/tile_op_in_parallel.py": "f50765ecc6e72693f5e19b8930ef2bfd34674ad2f5b88f83692a49b3ebfc6818",
     "tilelang/unexpected_keyword_argument.py": "56f67f4f2143bbf2b7acdb78c25d10e4a95b716157bcf9412026ad31d544a617",

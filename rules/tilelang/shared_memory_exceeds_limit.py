@@ -245,7 +245,10 @@ class SharedMemoryExceedsLimit(Rule):
     manual `T.annotate_ws_schedule`, another reduction; on the warp-specialised targets also any other pipeline
     shape, a `T.Parallel` producer beside a TMA copy, a manual schedule without `num_stages`,
     another block size, `pass_configs` on the kernel, or, when the profile names no arch, a
-    kernel whose size differs between sm_90a and the other two),
+    kernel whose size differs between sm_90a and the other two, or one over the limit only by
+    the alignment of an epilogue tile: TileLang stores such a tile with TMA, aligned to its
+    swizzle atom, only where the global tensor allows it, and plainly, aligned to 16, where it
+    does not, such as rows that are not a multiple of 16 bytes),
     files that pass a pass config changing the layout (`tl.disable_shared_memory_reuse`,
     `tl.enable_aggressive_shared_memory_merge`; on the warp-specialised targets also
     `tl.disable_warp_specialized`, `tl.disable_tma_lower`), kernels under `@autotune` (the
