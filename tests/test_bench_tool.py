@@ -51,10 +51,13 @@ def test_the_bench_prints_each_figure_beside_its_anchor(tmp_path):
         ("warm, nothing changed", "ruff cached"),
         ("cached FILE (small)", "ruff cached"),
         ("check FILE (small, cold)", "ruff --no-cache"),
+        ("cached FILE, installed", "ruff cached"),
+        ("check FILE, installed", "ruff --no-cache"),
     ]:
         row = rf"^{re.escape(label)} +{figure} +{re.escape(anchor)} {figure} +[0-9.]+x \([0-9.]+x\)"
         assert re.search(row, out, re.MULTILINE), (label, out)
     assert re.search(rf"^ +{figure} +libcst\.parse_module {figure} +[0-9.]+x", out, re.MULTILINE)
+    assert re.search(rf"^ +{figure} +its python -c pass {figure} +[0-9.]+x", out, re.MULTILINE)
     assert re.search(r"^peak RSS, cold whole tree +[0-9]+ MB", out, re.MULTILINE)
     for part in ("libcst parse", "kernel model", "rules", "report (full format)"):
         assert re.search(rf"^  {re.escape(part)} +[0-9.]+ s +[0-9]+%", out, re.MULTILINE), part

@@ -17,6 +17,8 @@ load average is printed with them. Nothing here is a timed test.
                       (anchor: ruff on the same file, cached; <= 60 ms and <= 3x)
   check FILE          the same small file, no cache, end to end (<= 200 ms; anchor: ruff --no-cache)
   --version           (<= 100 ms)
+  installed           the cached and the cold small file again with tilecheck built into a wheel
+                      and installed in a fresh virtual environment, as users run it (`installed`)
   peak RSS            of the whole-tree cold run (largest process; 92 MB before the fast path)
 
 Then the cold run's breakdown in one process: settings/reading/prefilter, parse, model, rules,
@@ -153,6 +155,43 @@ def breakdown(paths: list[Path]) -> list[tuple[str, float, str]]:
         (what, seconds, f"{seconds / whole:.0%}" + (f"; {note}" if note else ""))
         for what, seconds, note in rows
     ]
+
+
+def installed(scratch: Path) -> tuple[list[str], str] | str:
+    """tilecheck as a user's `pip install` leaves it: built into a wheel and installed in a fresh
+    virtual environment, whose interpreter starts without the development install's editable
+    finder (about 9 ms of every start there). Its dependencies are this environment's (a `.pth`
+    line). Returns the `tilecheck` command and that environment's python, or why there is none."""
+    import sysconfig
+
+    wheels = scratch / "wheel"
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(wheels), str(ROOT)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    found = sorted(wheels.glob("tilecheck-*.whl"))
+    if built.returncode or not found:
+        why = (built.stderr.strip().splitlines() or ["no wheel"])[-1]
+        return f"the wheel did not build ({why})"
+    home = scratch / "installed"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(home)], check=True)
+    python = home / "bin" / "python"
+    query = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+    site = Path(
+        subprocess.run([python, "-c", query], capture_output=True, text=True, check=True).stdout.strip()
+    )
+    (site / "tilecheck_bench_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    install = [str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", str(found[-1])]
+    done = subprocess.run(install, capture_output=True, text=True, check=False)
+    script = home / "bin" / "tilecheck"
+    if done.returncode or not script.exists():
+        return f"the wheel did not install ({(done.stderr.strip().splitlines() or ['no script'])[-1]})"
+    subprocess.run(
+        [python, "-m", "compileall", "-q", str(site / "tilecheck")], capture_output=True, check=False
+    )
+    return [str(script)], str(python)
 
 
 def tool(name: str) -> str | None:
@@ -308,6 +347,19 @@ def main() -> int:
     table.add("", small_time, "python -c pass", python)
     version = best(many, command(*tilecheck, "--version"))
     table.add("--version", version, "python -c pass", python, "<= 0.100 s")
+    user = installed(scratch)
+    if isinstance(user, str):
+        table.note("installed from a wheel", f"not measured: {user}")
+    else:
+        user_tilecheck, user_python = user
+        user_cached = command(*user_tilecheck, "check", str(small), env=env)
+        user_cached()  # its own install: another tool fingerprint, so another cache entry
+        table.add(
+            "cached FILE, installed", best(many, user_cached), "ruff cached", ruff_small, "<= 0.060 s, <= 3x"
+        )
+        user_small = best(many, command(*user_tilecheck, "check", "--no-cache", str(small), env=env))
+        table.add("check FILE, installed", user_small, "ruff --no-cache", ruff_small_cold, "<= 0.200 s")
+        table.add("", user_small, "its python -c pass", best(many, command(user_python, "-c", "pass")))
     rss = peak_rss_mb(cold_args, env)
     table.note("peak RSS, cold whole tree", f"{rss:.0f} MB", "<= 92 MB")
     load_after = os.getloadavg()
