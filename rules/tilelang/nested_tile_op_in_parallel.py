@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.core.types import Grade
 from tilecheck.tilelang.model import Stmt, StmtKind
-from tilecheck.tilelang.queries import kernel_items, parallel_ancestors
+from tilecheck.tilelang.queries import kernel_items, parallel_ancestors, present
 
 from .._examples import KERNEL
 from ._loops import pipeline_in_parallel_root
@@ -82,11 +82,20 @@ class NestedTileOpInParallel(Rule):
             at=((8, 42),),
             message="TileLang's checker does not catch this",
         ),
+        Invalid(
+            "import tilelang.language as T\n\n\ndef make(flag):\n    @T.prim_func\n"
+            '    def main(A: T.Tensor((64, 64), "float32"), B: T.Tensor((64, 64), "float32")):\n'
+            "        with T.Kernel(1, threads=128) as bx:\n            for i in T.Parallel(64):\n"
+            "                if flag:\n"
+            '                    T.call_extern("handle", "f", T.copy(A[i, 0:64], B[i, 0:64]))\n    return main\n',
+            at=((10, 50),),
+            message="(when `flag` is true)",
+        ),
     ]
 
     def check(self, ctx: Context) -> None:
         for item, ancestors in kernel_items(ctx.model.kernels):
-            if not isinstance(item, Stmt) or not item.calls or not item.certain:
+            if not isinstance(item, Stmt) or not item.calls or not present(item):
                 continue
             if item.kind is StmtKind.MACRO_BIND:
                 continue  # a macro argument's Bind value is visited by TileLang's checker
@@ -103,7 +112,7 @@ class NestedTileOpInParallel(Rule):
                     f"Tile operator `T.{call.api}` (`tl.tileop.{call.tile_op}`) inside another call's arguments "
                     f"in the `T.Parallel` loop at line {line}; TileLang's checker does not catch this because it "
                     f"does not look into call arguments, but a tile operator still cannot run once per parallel "
-                    f"iteration{ctx.macro_note(call.site)}",
+                    f"iteration{ctx.macro_note(call.site)}{ctx.condition_note(item.guards)}",
                     caused_by=pipeline_in_parallel_root(ctx, ancestors),
                     related=(enclosing_parallel(ctx, outer),),
                     help=tile_op_rewrite(call.api, line),

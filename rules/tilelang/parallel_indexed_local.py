@@ -93,6 +93,15 @@ class ParallelIndexedLocal(Rule):
     ]
     INVALID = [
         Invalid(
+            "import tilelang.language as T\n\n\ndef make(flag):\n    @T.prim_func\n"
+            '    def main(A: T.Tensor((64, 64), "float32")):\n'
+            '        with T.Kernel(1, threads=128) as bx:\n            loc = T.alloc_local((64,), "float32")\n'
+            "            for i in T.Parallel(64):\n                if flag:\n"
+            "                    loc[i] = A[i, 0]\n    return main\n",
+            at=((11, 21),),
+            message="parallel layout inference (when `flag` is true)",
+        ),
+        Invalid(
             KERNEL + '        loc = T.alloc_local((64,), "float32")\n        for i in T.Parallel(64):\n'
             "            loc[i] = A[i, 0]\n",
             at=((9, 13),),
@@ -110,7 +119,7 @@ class ParallelIndexedLocal(Rule):
     ]
 
     def check(self, ctx: Context) -> None:
-        for access, ancestors in accesses(ctx.model.kernels):
+        for access, statement, ancestors in accesses(ctx.model.kernels):
             if not access.buffer.is_local:
                 continue
             loop = first_used(parallel_ancestors(ancestors), access.uses)
@@ -121,7 +130,7 @@ class ParallelIndexedLocal(Rule):
                 access.site,
                 f"Local buffer `{name}` is indexed by T.Parallel loop variable "
                 f"`{var}`; local buffers are thread-private and do not take part in "
-                f"parallel layout inference{ctx.macro_note(access.site)}",
+                f"parallel layout inference{ctx.macro_note(access.site)}{ctx.condition_note(statement.guards)}",
                 fix=_fragment_fix(ctx, access.buffer),
                 related=(
                     related(ctx, loop.site, f"`{var}` is the variable of this `T.Parallel` loop"),

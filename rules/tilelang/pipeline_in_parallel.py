@@ -95,6 +95,15 @@ class PipelineInParallel(Rule):
             "                for q in T.Pipelined(0, 8, 2):\n                    B[i, q] = 0\n",
             at=((9, 26),),
         ),
+        Invalid(
+            "import tilelang.language as T\n\n\ndef make(flag):\n    @T.prim_func\n"
+            '    def main(B: T.Tensor((64, 64), "float32")):\n'
+            "        with T.Kernel(1, threads=128) as bx:\n            for i in T.Parallel(64):\n"
+            "                if flag:\n                    for k in T.Pipelined(4, num_stages=2):\n"
+            "                        B[i, k] = 0\n    return main\n",
+            at=((10, 30),),
+            message="a pipeline cannot be nested in a parallel region (when `flag` is true)",
+        ),
     ]
 
     def check(self, ctx: Context) -> None:
@@ -114,7 +123,7 @@ class PipelineInParallel(Rule):
                 item.site,
                 f"`{item.api}` requests a software pipeline ({request}) inside the `T.Parallel` loop "
                 f"at line {line}; a pipeline cannot be nested in a parallel region"
-                f"{ctx.macro_note(item.site)}",
+                f"{ctx.macro_note(item.site)}{ctx.condition_note(item.guards)}",
                 caused_by=pipeline_in_parallel_root(ctx, ancestors),
                 related=(enclosing_parallel(ctx, outer),),
                 help=f"Make `{header}` the outer loop and put the `T.Parallel` loop of line {line} inside it, "

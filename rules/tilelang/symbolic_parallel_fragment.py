@@ -92,10 +92,18 @@ class SymbolicParallelFragment(Rule):
             at=((9, 13),),
             message="symbolic range `n`",
         ),
+        Invalid(
+            "import tilelang.language as T\n\n\ndef make(flag):\n    @T.prim_func\n"
+            "    def main(n: T.int32):\n        with T.Kernel(1, threads=128) as bx:\n"
+            '            frag = T.alloc_fragment((64,), "float32")\n            for i in T.Parallel(n):\n'
+            "                if flag:\n                    frag[i] = 0\n    return main\n",
+            at=((11, 21),),
+            message="a constant parallel range (when `flag` is true)",
+        ),
     ]
 
     def check(self, ctx: Context) -> None:
-        for access, ancestors in accesses(ctx.model.kernels):
+        for access, statement, ancestors in accesses(ctx.model.kernels):
             if not access.buffer.is_fragment:
                 continue
             for loop in parallel_ancestors(ancestors):
@@ -108,7 +116,7 @@ class SymbolicParallelFragment(Rule):
                     f"Fragment `{access.buffer.name}` is indexed by `{loop.var.name}`, the variable of a "
                     f"T.Parallel loop with symbolic range `{extent}` (line "
                     f"{ctx.line_of(loop.site.report_node, loop.site.report_top)}); fragment layouts need "
-                    f"a constant parallel range{ctx.macro_note(access.site)}",
+                    f"a constant parallel range{ctx.macro_note(access.site)}{ctx.condition_note(statement.guards)}",
                     related=(
                         related(ctx, loop.site, f"this `T.Parallel` loop has the symbolic range `{extent}`"),
                         *allocation(ctx, access.buffer),

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.core.types import Grade
 from tilecheck.tilelang.model import Loop, LoopKind
-from tilecheck.tilelang.queries import kernel_items
+from tilecheck.tilelang.queries import kernel_items, present
 from tilecheck.tilelang.values import PyConst, Value
 
 from .._examples import KERNEL
@@ -83,11 +83,20 @@ class UnrollExplicitWithFactor(Rule):
             "            B[k, 0] = 0\n",
             at=((7, 18),),
         ),
+        Invalid(
+            "import tilelang.language as T\n\n\ndef make(flag):\n    @T.prim_func\n"
+            '    def main(B: T.Tensor((64, 64), "float32")):\n'
+            "        with T.Kernel(1, threads=128) as bx:\n            if not flag:\n"
+            "                for k in T.unroll(8, explicit=True, unroll_factor=4):\n"
+            "                    B[k, 0] = 0\n    return main\n",
+            at=((9, 26),),
+            message="(when `not flag` is true)",
+        ),
     ]
 
     def check(self, ctx: Context) -> None:
         for item, _ in kernel_items(ctx.model.kernels):
-            if not isinstance(item, Loop) or item.kind is not LoopKind.UNROLLED or not item.certain:
+            if not isinstance(item, Loop) or item.kind is not LoopKind.UNROLLED or not present(item):
                 continue
             if item.dim != 0 or item.api not in ("T.unroll", "T.Unroll"):
                 continue
@@ -109,7 +118,7 @@ class UnrollExplicitWithFactor(Rule):
                 item.site,
                 f"`{item.api}` with `explicit=True` and an unroll factor ({factor}): TileLang fails to build "
                 f"the loop (ValueError: T.unroll's explicit and unroll_factor params are mutually exclusive.)"
-                f"{ctx.macro_note(item.site)}",
+                f"{ctx.macro_note(item.site)}{ctx.condition_note(item.guards)}",
             )
 
 

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 from tilecheck.core.rule import Checklist, Invalid, Rule, Valid
 from tilecheck.core.types import Grade
 from tilecheck.tilelang.model import Loop, LoopKind
-from tilecheck.tilelang.queries import kernel_items
+from tilecheck.tilelang.queries import kernel_items, present
 from tilecheck.tilelang.values import int_value
 
 from .._examples import KERNEL
@@ -68,6 +68,14 @@ class ZeroLoopStep(Rule):
     ]
     INVALID = [
         Invalid(
+            "import tilelang.language as T\n\n\ndef make(flag):\n    @T.prim_func\n"
+            '    def main(B: T.Tensor((64, 64), "float32")):\n'
+            "        with T.Kernel(1, threads=128) as bx:\n            if flag:\n"
+            "                for k in T.serial(0, 8, 0):\n                    B[k, 0] = 0\n    return main\n",
+            at=((9, 26),),
+            message="(when `flag` is true)",
+        ),
+        Invalid(
             KERNEL + "        for k in T.serial(0, 8, 0):\n            B[k, 0] = 0\n",
             at=((7, 18),),
             message="step must be non-zero",
@@ -80,12 +88,12 @@ class ZeroLoopStep(Rule):
 
     def check(self, ctx: Context) -> None:
         for item, _ in kernel_items(ctx.model.kernels):
-            if not isinstance(item, Loop) or item.kind not in _STEPPED or not item.certain:
+            if not isinstance(item, Loop) or item.kind not in _STEPPED or not present(item):
                 continue
             if item.step is None or item.dim != 0 or int_value(item.step) != 0:
                 continue
             ctx.report(
                 item.site,
                 f"`{item.api}` with a step of 0: TileLang fails to build the loop (ValueError: Invalid stepped "
-                f"serial: step must be non-zero){ctx.macro_note(item.site)}",
+                f"serial: step must be non-zero){ctx.macro_note(item.site)}{ctx.condition_note(item.guards)}",
             )

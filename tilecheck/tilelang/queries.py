@@ -119,12 +119,12 @@ def kernel_items(kernels: list[Kernel]) -> Iterator[tuple[Item, tuple[Item, ...]
         yield from walk(kernel.body)
 
 
-def accesses(kernels: list[Kernel]) -> Iterator[tuple[Access, tuple[Item, ...]]]:
-    """Every buffer access with the items enclosing its statement."""
+def accesses(kernels: list[Kernel]) -> Iterator[tuple[Access, Stmt, tuple[Item, ...]]]:
+    """Every buffer access with its statement and the items enclosing that statement."""
     for item, ancestors in kernel_items(kernels):
         if isinstance(item, Stmt):
             for access in item.accesses:
-                yield access, ancestors
+                yield access, item, ancestors
 
 
 def first_used(loops: list[Loop], uses: frozenset[Var]) -> Loop | None:
