@@ -101,6 +101,44 @@ def test_parallel_producer_from_global_is_versioned() -> None:
     assert [(b.name, b.versions) for b in sized.buffers] == [("A_s", 4), ("B_s", 4)]
 
 
+@pytest.mark.parametrize(
+    "stored",
+    # TileLang 0.1.15 (sm_80): num_stages versions of the tile for a load and for a cast of one
+    [
+        "A[by * 128 + i, k * 16 + j]",
+        'T.cast(A[by * 128 + i, k * 16 + j], "float16")',
+    ],
+)
+def test_a_parallel_producer_storing_a_load_or_its_cast_is_versioned(stored: str) -> None:
+    source = gemm(bm=128, bn=128, bk=16, stages=4).replace(
+        "            T.copy(A[by * 128, k * 16], A_s)\n",
+        f"            for i, j in T.Parallel(128, 16):\n                A_s[i, j] = {stored}\n",
+    )
+    sized = layout(source)
+    assert [(b.name, b.versions) for b in sized.buffers] == [("A_s", 4), ("B_s", 4)]
+
+
+@pytest.mark.parametrize(
+    "stored",
+    # TileLang 0.1.15 keeps one version of `A_s` for each of these where a load keeps num_stages
+    # (measured on sm_80, sm_86, sm_90a, sm_100a and sm_120: a scale, a bounds mask, T.max)
+    [
+        "A[by * 128 + i, k * 16 + j] * 2",
+        "T.if_then_else(k * 16 + j < K, A[by * 128 + i, k * 16 + j], 0)",
+        "T.max(A[by * 128 + i, k * 16 + j], 0)",
+    ],
+)
+def test_a_parallel_producer_storing_a_computed_value_is_not_sized(stored: str) -> None:
+    source = gemm(bm=128, bn=128, bk=16, stages=4).replace(
+        "            T.copy(A[by * 128, k * 16], A_s)\n",
+        f"            for i, j in T.Parallel(128, 16):\n                A_s[i, j] = {stored}\n",
+    )
+    assert layout(source).undecided == [
+        "a pipelined loop stores a computed value into `A_s`, not a plain load: TileLang does not version "
+        "such a tile as a copied one (not modeled)"
+    ]
+
+
 def test_symbolic_shape_is_not_sized() -> None:
     source = gemm().replace('(128, 32), "float16"', '(T.dynamic("m"), 32), "float16"')
     sized = layout(source)

@@ -240,8 +240,10 @@ class SharedMemoryExceedsLimit(Rule):
     one `T.Kernel` in a function, a loop of fewer than two iterations, which TileLang removes,
     shared memory used inside a block statement (`T.sblock`), where TileLang plans the arena
     statement by statement, a shape with a dimension that is not positive,
-    a pipeline filled by a tile op other than `T.copy`, such as `T.im2col`, or by a statement
-    that also reads the tile it fills, such as a runtime `if` around the copy and the gemm, a
+    a pipeline filled by a tile op other than `T.copy`, such as `T.im2col`, by a `T.Parallel`
+    loop that stores a computed value (a scale, a bounds mask, a `T.max`) rather than a load or a
+    cast of one (TileLang then keeps fewer versions of the tile), or by a statement that also
+    reads the tile it fills, such as a runtime `if` around the copy and the gemm, a
     manual `T.annotate_ws_schedule`, another reduction; on the warp-specialised targets also any other pipeline
     shape, a `T.Parallel` producer beside a TMA copy, a manual schedule without `num_stages`,
     another block size, `pass_configs` on the kernel, or, when the profile names no arch, a

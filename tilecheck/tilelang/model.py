@@ -212,6 +212,8 @@ class Stmt(Item):
     api: str = ""  # the TileLang API of a block statement (`with T.sblock(...)` -> "sblock")
     accesses: list[Access] = field(default_factory=list)
     calls: list[OpCall] = field(default_factory=list)
+    # A store of one buffer load, or of a cast of one (`B_s[i, j] = B[k, j]`), not a computed value.
+    stores_a_load: bool = False
     body: list[Item] = field(default_factory=list)  # then-branch / while / block body
     orelse: list[Item] = field(default_factory=list)
 

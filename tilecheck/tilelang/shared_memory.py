@@ -434,6 +434,16 @@ def _copy_stage_writes(item: Item) -> list[Buffer]:
     return writes if reads_global else []
 
 
+def _computed_store(item: Item) -> Buffer | None:
+    """A shared buffer that `item` stores a computed value into (not one load or a cast of one)."""
+    for inner, _ in walk([item]):
+        if isinstance(inner, Stmt) and inner.kind is StmtKind.STORE and not inner.stores_a_load:
+            for access in inner.accesses:
+                if access.write and access.buffer.scope.startswith("shared"):
+                    return access.buffer
+    return None
+
+
 _STAGE_KNOWN = ("copy", "gemm", "fill", "clear")  # calls on shared tiles whose stage the planner rule covers
 
 
@@ -448,6 +458,14 @@ def _unclassified_writer(loop: Loop) -> str | None:
         ):
             continue  # a nested pipeline: not sized for that reason
         filled = {id(b) for b in _copy_stage_writes(statement)}
+        computed = _computed_store(statement) if filled else None
+        if computed is not None:
+            # measured (TileLang 0.1.15, sm_80 to sm_120): `B_s[i, j] = B[k, j] * 2` keeps one
+            # version of `B_s` where `B_s[i, j] = B[k, j]` (or a cast of it) keeps num_stages
+            return (
+                f"a pipelined loop stores a computed value into `{computed.name}`, not a plain load: "
+                "TileLang does not version such a tile as a copied one (not modeled)"
+            )
         used = next((b for b in _reads(statement) if id(b) in filled), None)
         if used is not None:
             # e.g. `if mask: T.copy(A, A_s); T.gemm(A_s, ...)`: TileLang versions `A_s` 3 times

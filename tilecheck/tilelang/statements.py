@@ -204,6 +204,19 @@ class KernelInterpreter:
         frame.add(out, stmt)
         return stmt
 
+    def is_load(self, expr: cst.BaseExpression, frame: Frame) -> bool:
+        """Whether `expr` is one buffer load, or a cast of one (`T.cast(B[k, j], "float16")`): a
+        pipelined store TileLang versions as a copy (measured with TileLang 0.1.15)."""
+        if isinstance(expr, cst.Call):
+            return (
+                bool(expr.args)
+                and self.evaluator.api(expr.func, frame) == "cast"
+                and self.is_load(expr.args[0].value, frame)
+            )
+        if not isinstance(expr, cst.Subscript):
+            return False
+        return isinstance(self.evaluator.value(expr.value, frame, Sink([])), BufferValue)
+
     def assign(
         self,
         target: cst.BaseExpression,
@@ -217,7 +230,9 @@ class KernelInterpreter:
             base = self.evaluator.value(target.value, frame, sink)
             if isinstance(base, BufferValue):
                 self.evaluator.buffer_access(base.buffer, target, frame, sink, write=True)
-                self.statement(StmtKind.STORE, node, frame, out, sink)
+                stmt = self.statement(StmtKind.STORE, node, frame, out, sink)
+                stored = getattr(node, "value", None)
+                stmt.stores_a_load = isinstance(stored, cst.BaseExpression) and self.is_load(stored, frame)
             else:
                 self.statement(StmtKind.UNKNOWN, node, frame, out, sink, certain=False)
             return
