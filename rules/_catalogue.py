@@ -123,7 +123,7 @@ SOURCES: dict[str, str] = {
     "tilelang/pipeline_in_parallel.py": "772655aeb19a88b7770713a03d872c5bdb1f8f581c3002fea877943ec6041fc0",
     "tilelang/positional_num_stages.py": "a3590dc7b0fee02e4d60bd469d8ecf99c2bb8877c9b79f573f5137022e4e6187",
     "tilelang/schedule_dropped.py": "1e728adbc6519e094f63ba7b5e87e6defdf59a4cf3ce9267590dae729361e58a",
-    "tilelang/shared_memory_exceeds_limit.py": "6388086da74d7b33332f7505d1087dcafc28a0b72a9ca53a12d04e56b328daad",
+    "tilelang/shared_memory_exceeds_limit.py": "bae75f1b90356bf791221b58b93f89813afbf84dc86c4a1e88537d13eef3df61",
     "tilelang/symbolic_parallel_fragment.py": "ecf800ba35853cfadb4d3fe0685a3a2e9b61aacb5ad8adb25de3894619e3021d",
     "tilelang/tile_op_in_parallel.py": "f50765ecc6e72693f5e19b8930ef2bfd34674ad2f5b88f83692a49b3ebfc6818",
     "tilelang/unexpected_keyword_argument.py": "56f67f4f2143bbf2b7acdb78c25d10e4a95b716157bcf9412026ad31d544a617",

@@ -139,6 +139,58 @@ def test_a_parallel_producer_storing_a_computed_value_is_not_sized(stored: str) 
     ]
 
 
+IF_BLOCK = """import tilelang.language as T
+
+
+@T.prim_func
+def main(A: T.Tensor((4096, 256), "float16"), C: T.Tensor((4096, 256), "float16"), D: T.Tensor((4096, 256), "float16")):
+    with T.Kernel(32, threads=128) as bx:
+        X_s = T.alloc_shared((128, 256), "float16")
+        Y_s = T.alloc_shared((128, 256), "float16")
+        if bx < 16:
+            T.copy(A[bx * 128, 0], X_s)
+            T.copy(X_s, C[bx * 128, 0])
+            T.copy(A[bx * 128, 0], Y_s)
+            T.copy(Y_s, D[bx * 128, 0])
+"""
+
+
+def test_a_runtime_if_over_several_statements_that_use_shared_memory_is_not_sized() -> None:
+    """TileLang 0.1.15 (sm_86, gfx942) lets `X_s` and `Y_s` share space inside the `if`: 65,536 B,
+    where the `if` as one statement gives 131,072."""
+    assert layout(IF_BLOCK).undecided == [
+        "a runtime `if` holds several statements that use shared buffers (TileLang plans space inside it "
+        "statement by statement: not modeled)"
+    ]
+    one = IF_BLOCK.replace(
+        "            T.copy(A[bx * 128, 0], Y_s)\n            T.copy(Y_s, D[bx * 128, 0])\n", ""
+    )
+    assert layout(one).sized
+
+
+_SERIAL = (
+    "        for r in T.serial(2):\n"
+    "            T.copy(E[by * 128, r * 128], E_s)\n"
+    "            T.copy(E_s, E[by * 128, r * 128])\n"
+)
+_E = {"extra": '        E_s = T.alloc_shared((128, 128), "float16")\n'}
+
+
+def test_a_serial_loop_after_the_pipeline_that_uses_shared_memory_is_not_sized() -> None:
+    """TileLang 0.1.15 (sm_80, sm_86) does not give such a loop's tile the pipeline's space."""
+    source = gemm(stages=3, after=_SERIAL, **_E).replace(
+        'C: T.Tensor((M, N), "float16")', 'C: T.Tensor((M, N), "float16"), E: T.Tensor((M, 256), "float16")'
+    )
+    assert layout(source).undecided == [
+        "a serial loop after the pipelined one uses shared memory (TileLang does not give it the "
+        "pipeline's space: not modeled)"
+    ]
+    before = gemm(stages=3, before=_SERIAL, **_E).replace(
+        'C: T.Tensor((M, N), "float16")', 'C: T.Tensor((M, N), "float16"), E: T.Tensor((M, 256), "float16")'
+    )
+    assert layout(before).sized  # before the pipeline, its space is reused (measured)
+
+
 def test_symbolic_shape_is_not_sized() -> None:
     source = gemm().replace('(128, 32), "float16"', '(T.dynamic("m"), 32), "float16"')
     sized = layout(source)

@@ -243,8 +243,10 @@ class SharedMemoryExceedsLimit(Rule):
     a pipeline filled by a tile op other than `T.copy`, such as `T.im2col`, by a `T.Parallel`
     loop that stores a computed value (a scale, a bounds mask, a `T.max`) rather than a load or a
     cast of one (TileLang then keeps fewer versions of the tile), or by a statement that also
-    reads the tile it fills, such as a runtime `if` around the copy and the gemm, a
-    manual `T.annotate_ws_schedule`, another reduction; on the warp-specialised targets also any other pipeline
+    reads the tile it fills, such as a runtime `if` around the copy and the gemm, a runtime `if`
+    over several statements that use shared buffers (TileLang lets them share space inside it),
+    a serial loop after the pipeline that uses shared memory (TileLang does not give it the
+    pipeline's space), a manual `T.annotate_ws_schedule`, another reduction; on the warp-specialised targets also any other pipeline
     shape, a `T.Parallel` producer beside a TMA copy, a manual schedule without `num_stages`,
     another block size, `pass_configs` on the kernel, or, when the profile names no arch, a
     kernel whose size differs between sm_90a and the other two, or one over the limit only by

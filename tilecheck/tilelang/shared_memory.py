@@ -201,6 +201,9 @@ def shared_layout(
         if shared is not None:
             layout.buffers.append(shared)
     by_buffer = {id(s.buffer): s for s in layout.buffers}
+    lifetimes = unmodeled_lifetimes(kernel)
+    if lifetimes is not None:
+        layout.undecided.append(lifetimes)
     local = _warp_local_reductions(kernel)
     for number, item in enumerate(kernel.body):
         _check_modeled(item, layout.undecided, local)
@@ -328,6 +331,36 @@ def _warp_local_reductions(kernel: Kernel) -> frozenset[int]:
         for call in getattr(item, "calls", ())
         if within_warps(call, kernel, count)
     )
+
+
+def unmodeled_lifetimes(kernel: Kernel) -> str | None:
+    """Why the lifetimes of the kernel's shared buffers are not its top-level statements', as
+    tilecheck plans them: measured with TileLang 0.1.15 (sm_80, sm_86, gfx942, gfx950), a
+    runtime `if` whose branch holds several statements that use several shared buffers lets the
+    buffers of different statements in it share space (65,536 B where whole-statement lifetimes give
+    131,072), and a serial loop after a pipelined one does not reuse the pipeline's space
+    (131,072 B where 98,304 would fit)."""
+    pipelined = False
+    for item in kernel.body:
+        if isinstance(item, Stmt) and item.kind is StmtKind.IF:
+            for branch in (item.body, item.orelse):
+                buffers = {id(b) for inner in branch for b in _touched(inner) if b.scope.startswith("shared")}
+                if len(buffers) > 1 and sum(1 for inner in branch if _uses_shared(inner)) > 1:
+                    return "a runtime `if` holds several statements that use shared buffers (TileLang plans space inside it statement by statement: not modeled)"
+        if pipelined and any(
+            isinstance(inner, Loop)
+            and not inner.is_parallel
+            and inner.pipeline is None
+            and _uses_shared(inner)
+            for inner, _ in walk([item])
+        ):
+            return "a serial loop after the pipelined one uses shared memory (TileLang does not give it the pipeline's space: not modeled)"
+        pipelined = pipelined or any(True for _ in _pipelines([item]))
+    return None
+
+
+def _uses_shared(item: Item) -> bool:
+    return any(b.scope.startswith("shared") for b in _touched(item))
 
 
 def _check_modeled(item: Item, undecided: list[str], local: frozenset[int] = frozenset()) -> None:

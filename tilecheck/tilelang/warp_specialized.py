@@ -87,6 +87,7 @@ from tilecheck.tilelang.shared_memory import (
     _version,
     shared_layout,
     too_many_calls,
+    unmodeled_lifetimes,
 )
 from tilecheck.tilelang.values import int_value
 
@@ -186,6 +187,9 @@ def _layout(kernel: Kernel, stages: dict[int, int] | None, unfollowed: int, wgmm
         if shared is not None:
             layout.buffers.append(shared)
     by_buffer = {id(s.buffer): s for s in layout.buffers}
+    lifetimes = unmodeled_lifetimes(kernel)
+    if lifetimes is not None:
+        undecided.append(lifetimes)
     for number, item in enumerate(kernel.body):
         _check_modeled(item, undecided)
         for buffer in _touched(item):
