@@ -841,3 +841,34 @@ def test_512_threads_split_n_four_ways_on_sm_90a() -> None:
     assert layout(small, wgmma=True).undecided == [
         "no warp partition covers the `T.gemm` (TileLang rejects it)"
     ]
+
+
+SCALED = """import tilelang.language as T
+
+
+@T.prim_func
+def main(A: T.Tensor((2048, 2048), "float16"), B: T.Tensor((2048, 2048), "float16"), Sc: T.Tensor((32, 2048), "float32"), C: T.Tensor((2048, 2048), "float16")):
+    with T.Kernel(16, 16, threads=128) as (bx, by):
+        A_s = T.alloc_shared((128, 64), "float16")
+        B_s = T.alloc_shared((64, 128), "float16")
+        S_s = T.alloc_shared((128,), "float32")
+        C_l = T.alloc_fragment((128, 128), "float32")
+        T.clear(C_l)
+        for k in T.Pipelined(32, num_stages=3):
+            T.copy(A[by * 128, k * 64], A_s)
+            T.copy(B[k * 64, bx * 128], B_s)
+            T.copy(Sc[k, bx * 128], S_s)
+            T.gemm(A_s, B_s, C_l)
+            for i, j in T.Parallel(128, 128):
+                C_l[i, j] = C_l[i, j] * S_s[j]
+        T.copy(C_l, C[by * 128, bx * 128])
+"""
+
+
+def test_a_pipelined_tile_that_is_not_a_tma_tile_is_named_as_such() -> None:
+    """A 1-D scale vector copied in the pipeline is not one of its TMA tiles: the reason says so
+    (it read "used inside and outside the pipeline", which it is not)."""
+    assert (
+        "`S_s` is used in the pipeline but is not one of its TMA tiles (not measured)"
+        in layout(SCALED).undecided
+    )

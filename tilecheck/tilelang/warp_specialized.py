@@ -661,7 +661,9 @@ def _outside_alignment(shared: SharedBuffer, kernel: Kernel, loop: Loop, undecid
     """A buffer outside the pipeline: an epilogue tile (a fragment copied in, copied out to
     global memory) is swizzled; one filled by a plain copy or element stores is aligned to 16."""
     if any(b is shared.buffer for b in _touched(loop)):
-        undecided.append(f"`{shared.name}` is used inside and outside the pipeline (not measured)")
+        undecided.append(
+            f"`{shared.name}` is used in the pipeline but is not one of its TMA tiles (not measured)"
+        )
         return
     roles = _roles(shared, kernel)
     if roles <= {"load", "element"}:
