@@ -459,7 +459,8 @@ def _tma_loads(loop: Loop, by_buffer: dict[int, SharedBuffer], undecided: list[s
         row = _row_bytes(shared)
         source = _copy_source(item)
         if row % 16 or row == 0 or any(d > TMA_MAX_BOX for d in shared.shape) or id(copy) in tma:
-            undecided.append(f"the copy into `{shared.name}` is not a TMA load measured ({row}-byte rows)")
+            why = "a second copy into the tile" if id(copy) in tma else _tma_shape(shared, row)
+            undecided.append(f"the copy into `{shared.name}` is not a TMA load measured ({why})")
             continue
         if source is None or source.dtype != shared.dtype:
             undecided.append(f"the copy into `{shared.name}` converts its dtype (not a TMA load)")
@@ -702,6 +703,15 @@ def _role(api: str, operands: tuple[Buffer | None, ...], buffer: Buffer) -> str:
     if source is buffer and target.scope == "global":
         return "to global"
     return "copy"
+
+
+def _tma_shape(shared: SharedBuffer, row: int) -> str:
+    """What about a tile's shape keeps its copy from the TMA loads measured."""
+    if len(shared.shape) != 2:
+        return f"a {len(shared.shape)}-D tile"
+    if any(d > TMA_MAX_BOX for d in shared.shape):
+        return f"a dimension over {TMA_MAX_BOX} elements"
+    return f"{row}-byte rows"
 
 
 def _row_bytes(shared: SharedBuffer) -> int:
