@@ -47,6 +47,8 @@ from tilecheck.tilelang.values import (
 Inliner = Callable[[cst.Call, PyCallable, Frame, Sink], Value]
 
 _CONSTANTS: dict[str, object] = {"True": True, "False": False, "None": None}
+# What `truth` evaluates again: nothing that could call anything.
+_PLAIN = (cst.Name, cst.Attribute, cst.Integer, cst.Float, cst.SimpleString, cst.Tuple, cst.List)
 
 
 class ExpressionEvaluator(NameResolver):
@@ -155,6 +157,33 @@ class ExpressionEvaluator(NameResolver):
                 return self.value(node.right, frame, sink) if left.value else left
             return left if left.value else self.value(node.right, frame, sink)
         return folding.combine([left, self.value(node.right, frame, sink)])
+
+    def truth(self, node: cst.BaseExpression, frame: Frame) -> bool | None:
+        """Whether a Python-level test holds, where its value is unknown but its truth is not:
+        `other and flag` with `flag` false, `other or flag` with `flag` true. Only names,
+        attributes, literals and comparisons are evaluated again (no call can run twice)."""
+        if isinstance(node, cst.BooleanOperation):
+            left, right = self.truth(node.left, frame), self.truth(node.right, frame)
+            deciding = isinstance(node.operator, cst.Or)  # the truth that decides alone
+            if deciding in (left, right):
+                return deciding
+            return None if None in (left, right) else not deciding
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+            inner = self.truth(node.expression, frame)
+            return None if inner is None else not inner
+        if isinstance(node, cst.Comparison) and not all(
+            isinstance(part, _PLAIN) for part in (node.left, *(c.comparator for c in node.comparisons))
+        ):
+            return None
+        if not isinstance(node, (*_PLAIN, cst.Comparison)):
+            return None
+        value = self.value(node, frame, Sink([]))
+        if not isinstance(value, PyConst):
+            return None
+        try:
+            return bool(value.value)
+        except folding.FOLD_ERRORS:
+            return None
 
     def _value_IfExp(self, node: cst.IfExp, frame: Frame, sink: Sink) -> Value:
         test = self.value(node.test, frame, sink)

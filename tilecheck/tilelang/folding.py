@@ -57,6 +57,25 @@ _FOLD: dict[type, Callable[[Any, Any], object]] = {
     cst.BitXor: operator.xor,
 }
 
+
+def _identical(a: object, b: object) -> bool:
+    """`is` where Python's answer does not depend on object identity: against a singleton."""
+    if not any(x is None or isinstance(x, bool) for x in (a, b)):
+        raise TypeError("identity of values tilecheck holds as constants")
+    return a is b
+
+
+def _member(item: object, container: object) -> bool:
+    """`in` over a constant container; a tuple or list holds tilecheck's values, unwrapped here."""
+    if isinstance(container, (tuple, list)):
+        if not all(isinstance(element, PyConst) for element in container):
+            raise TypeError("a member tilecheck does not know")
+        return any(item == element.value for element in container)
+    if isinstance(container, (str, dict, set, frozenset)):
+        return item in container
+    raise TypeError("not a container")
+
+
 COMPARE: dict[type, Callable[[Any, Any], object]] = {
     cst.Equal: operator.eq,
     cst.NotEqual: operator.ne,
@@ -64,6 +83,10 @@ COMPARE: dict[type, Callable[[Any, Any], object]] = {
     cst.LessThanEqual: operator.le,
     cst.GreaterThan: operator.gt,
     cst.GreaterThanEqual: operator.ge,
+    cst.Is: _identical,
+    cst.IsNot: lambda a, b: not _identical(a, b),
+    cst.In: _member,
+    cst.NotIn: lambda a, b: not _member(a, b),
 }
 
 # TileLang calls that fold like Python on constants and build a PrimExpr otherwise.

@@ -414,6 +414,9 @@ class PythonLevel:
 
     def python_if(self, statement: cst.If, env: Env, top: cst.CSTNode) -> None:
         test = self.evaluator.value(statement.test, Frame(env, top), Sink([]))
+        if not isinstance(test, PyConst):
+            decided = self.evaluator.truth(statement.test, Frame(env, top))
+            test = test if decided is None else PyConst(decided)
         if isinstance(test, PyConst):
             branch = statement.body if test.value else statement.orelse
             if isinstance(branch, cst.Else):

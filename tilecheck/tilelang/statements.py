@@ -338,6 +338,9 @@ class KernelInterpreter:
     def if_statement(self, statement: cst.If, frame: Frame, out: list[Item]) -> None:
         sink = Sink(out)
         test = self.evaluator.value(statement.test, frame, sink)
+        if not isinstance(test, (PyConst, TirExpr)):
+            decided = self.evaluator.truth(statement.test, frame)
+            test = test if decided is None else PyConst(decided)
         orelse = statement.orelse
         if isinstance(test, PyConst):  # a Python-level `if`: only the taken branch exists
             if test.value:
