@@ -39,6 +39,10 @@ def run(o):
         ('mode in ("a", "b")', 'make(True, o, mode="slow")', []),
         ('mode in ("a", "b")', 'make(True, o, mode="a")', [f"k.py:9:26: error: {STEP}"]),
         ('mode not in ("a", "b")', 'make(True, o, mode="a")', []),
+        # a Python operand beside a runtime one: a falsy `flag` drops the branch as it is built
+        ("flag and bx < 4", "make(o, o)", [f"k.py:9:26: error: {STEP} (when `flag` is true)"]),
+        ("flag and bx < 4", "make(True, o)", [f"k.py:9:26: error: {STEP}"]),
+        ("flag and bx < 4", "make(False, o)", []),
     ],
 )
 def test_a_python_level_if_is_decided_by_what_is_known(tmp_path, monkeypatch, capsys, test, call, expected):

@@ -351,7 +351,12 @@ class KernelInterpreter:
                 self.block(suite_body(orelse.body), frame, out)
             return
         runtime = isinstance(test, TirExpr)
+        guard = self.python_operand(statement, frame) if runtime else None
+        if guard is not None:  # `if flag and bx < 4:`: a runtime `if` that exists when `flag` holds
+            frame = frame.branch(guard)
         stmt = self.statement(StmtKind.IF, statement, frame, out, sink, certain=runtime)
+        if guard is not None:
+            stmt.conditions = (guard.site, *stmt.conditions)
         condition = frame.site(statement)
         then_frame = frame.tir() if runtime else frame.branch(Guard(condition, statement.test, True))
         else_frame = frame.tir() if runtime else frame.branch(Guard(condition, statement.test, False))
@@ -381,6 +386,22 @@ class KernelInterpreter:
                 frame.env.bind(name, either(name, after_then[name], frame.env.names.get(name)))
             frame.absorb(then_frame)
             frame.absorb(else_frame)
+
+    def python_operand(self, statement: cst.If, frame: Frame) -> Guard | None:
+        """`if flag and bx < 4:` (no `else`) with `flag` a Python value tilecheck does not know:
+        when `flag` is falsy the test is that Python value and the branch is dropped as the
+        kernel is built, so the runtime `if` exists only when `flag` holds."""
+        test = statement.test
+        if (
+            statement.orelse is not None
+            or not isinstance(test, cst.BooleanOperation)
+            or not isinstance(test.operator, cst.And)
+            or not isinstance(test.left, (cst.Name, cst.Attribute))
+        ):
+            return None
+        if not isinstance(self.evaluator.value(test.left, frame, Sink([])), PyValue):
+            return None
+        return Guard(frame.site(statement), test.left, True)
 
     def while_statement(self, statement: cst.While, frame: Frame, out: list[Item]) -> None:
         sink = Sink(out)
