@@ -107,6 +107,7 @@ def test_parallel_producer_from_global_is_versioned() -> None:
     [
         "A[by * 128 + i, k * 16 + j]",
         'T.cast(A[by * 128 + i, k * 16 + j], "float16")',
+        'A[by * 128 + i, k * 16 + j].astype("float16")',
     ],
 )
 def test_a_parallel_producer_storing_a_load_or_its_cast_is_versioned(stored: str) -> None:

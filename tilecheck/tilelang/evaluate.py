@@ -259,6 +259,14 @@ class ExpressionEvaluator(NameResolver):
             receiver = frame.env.lookup(func.value.value)
             if isinstance(receiver, schedulers.SchedulerValue):
                 return schedulers.call(self, receiver, func.attr.value, node, frame, sink)
+        if isinstance(func, cst.Attribute) and func.attr.value == "astype" and len(node.args) == 1:
+            # `A[k, j].astype("float16")`: TVM's cast of a PrimExpr, which reads what it casts
+            cast = self.value(func.value, frame, sink)
+            self.arguments(node, frame, sink)
+            if isinstance(cast, TirExpr):
+                return cast
+            sink.unknown = True
+            return UNKNOWN
         callee = self.callee(node.func, frame)
         if callee is not None and self.inline is not None:
             return self.inline(node, callee, frame, sink)

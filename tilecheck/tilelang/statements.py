@@ -205,8 +205,15 @@ class KernelInterpreter:
         return stmt
 
     def is_load(self, expr: cst.BaseExpression, frame: Frame) -> bool:
-        """Whether `expr` is one buffer load, or a cast of one (`T.cast(B[k, j], "float16")`): a
-        pipelined store TileLang versions as a copy (measured with TileLang 0.1.15)."""
+        """Whether `expr` is one buffer load, or a cast of one (`T.cast(B[k, j], "float16")`,
+        `B[k, j].astype("float16")`): a pipelined store TileLang versions as a copy (measured
+        with TileLang 0.1.15)."""
+        if (
+            isinstance(expr, cst.Call)
+            and isinstance(expr.func, cst.Attribute)
+            and expr.func.attr.value == "astype"
+        ):
+            return self.is_load(expr.func.value, frame)
         if isinstance(expr, cst.Call):
             return (
                 bool(expr.args)
