@@ -101,6 +101,14 @@ def test_parallel_producer_from_global_is_versioned() -> None:
     assert [(b.name, b.versions) for b in sized.buffers] == [("A_s", 4), ("B_s", 4)]
 
 
+def _parallel_producer(stored: str) -> str:
+    """The GEMM with `A_s` filled in the pipeline by a `T.Parallel` loop storing `stored`."""
+    return gemm(bm=128, bn=128, bk=16, stages=4).replace(
+        "            T.copy(A[by * 128, k * 16], A_s)\n",
+        f"            for i, j in T.Parallel(128, 16):\n                A_s[i, j] = {stored}\n",
+    )
+
+
 @pytest.mark.parametrize(
     "stored",
     # TileLang 0.1.15 (sm_80): num_stages versions of the tile for a load and for a cast of one
@@ -111,11 +119,7 @@ def test_parallel_producer_from_global_is_versioned() -> None:
     ],
 )
 def test_a_parallel_producer_storing_a_load_or_its_cast_is_versioned(stored: str) -> None:
-    source = gemm(bm=128, bn=128, bk=16, stages=4).replace(
-        "            T.copy(A[by * 128, k * 16], A_s)\n",
-        f"            for i, j in T.Parallel(128, 16):\n                A_s[i, j] = {stored}\n",
-    )
-    sized = layout(source)
+    sized = layout(_parallel_producer(stored))
     assert [(b.name, b.versions) for b in sized.buffers] == [("A_s", 4), ("B_s", 4)]
 
 
@@ -130,11 +134,7 @@ def test_a_parallel_producer_storing_a_load_or_its_cast_is_versioned(stored: str
     ],
 )
 def test_a_parallel_producer_storing_a_computed_value_is_not_sized(stored: str) -> None:
-    source = gemm(bm=128, bn=128, bk=16, stages=4).replace(
-        "            T.copy(A[by * 128, k * 16], A_s)\n",
-        f"            for i, j in T.Parallel(128, 16):\n                A_s[i, j] = {stored}\n",
-    )
-    assert layout(source).undecided == [
+    assert layout(_parallel_producer(stored)).undecided == [
         "a pipelined loop stores a computed value into `A_s`, not a plain load: TileLang does not version "
         "such a tile as a copied one (not modeled)"
     ]

@@ -344,8 +344,9 @@ def unmodeled_lifetimes(kernel: Kernel) -> str | None:
     for item in kernel.body:
         if isinstance(item, Stmt) and item.kind is StmtKind.IF:
             for branch in (item.body, item.orelse):
-                buffers = {id(b) for inner in branch for b in _touched(inner) if b.scope.startswith("shared")}
-                if len(buffers) > 1 and sum(1 for inner in branch if _uses_shared(inner)) > 1:
+                using = [inner for inner in branch if _uses_shared(inner)]
+                buffers = {id(b) for inner in using for b in _touched(inner) if b.scope.startswith("shared")}
+                if len(using) > 1 and len(buffers) > 1:
                     return "a runtime `if` holds several statements that use shared buffers (TileLang plans space inside it statement by statement: not modeled)"
         if pipelined and any(
             isinstance(inner, Loop)
@@ -378,7 +379,7 @@ def _check_modeled(item: Item, undecided: list[str], local: frozenset[int] = fro
             and inner.extent is not None
             and (int_value(inner.extent) or 0) < 2
             and int_value(inner.extent) is not None
-            and any(b.scope.startswith("shared") for b in _touched(inner))
+            and _uses_shared(inner)
         ):
             # TileLang removes a loop of one iteration (or none) and plans the arena over what is
             # left (measured: a one-iteration pipeline's epilogue tile reuses an input's space;
@@ -392,7 +393,7 @@ def _check_modeled(item: Item, undecided: list[str], local: frozenset[int] = fro
             and inner.extent is not None
             and int_value(inner.extent) is None
             and inner.constness is not Constness.SYMBOLIC
-            and any(b.scope.startswith("shared") for b in _touched(inner))
+            and _uses_shared(inner)
         ):
             # A Python value tilecheck does not know is a constant when TileLang builds the
             # kernel: it may be 1, and TileLang removes such a loop (a TIR variable it keeps).
@@ -401,11 +402,7 @@ def _check_modeled(item: Item, undecided: list[str], local: frozenset[int] = fro
                 "iteration)"
             )
             return
-        if (
-            isinstance(inner, Stmt)
-            and inner.kind is StmtKind.BLOCK
-            and any(b.scope.startswith("shared") for b in _touched(inner))
-        ):
+        if isinstance(inner, Stmt) and inner.kind is StmtKind.BLOCK and _uses_shared(inner):
             # TileLang plans the arena inside a block statement statement by statement (measured:
             # a write-only buffer of an inner `T.sblock` shares its space with a later buffer of
             # the outer one, 16,384 B where top-level lifetimes give 32,768 B).

@@ -220,8 +220,8 @@ class KernelInterpreter:
                 and self.evaluator.api(expr.func, frame) == "cast"
                 and self.is_load(expr.args[0].value, frame)
             )
-        if not isinstance(expr, cst.Subscript):
-            return False
+        if not isinstance(expr, cst.Subscript) or not isinstance(expr.value, (cst.Name, cst.Attribute)):
+            return False  # evaluated again below: nothing that could call (and inline) anything
         return isinstance(self.evaluator.value(expr.value, frame, Sink([])), BufferValue)
 
     def assign(
