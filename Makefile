@@ -87,7 +87,7 @@ stress: $(VENV)/.dev
 # listed: tests/test_stress_budgets.py), under the same load; `.ci/run` runs it after `make test`.
 LOAD_SENSITIVE := tests/server/test_abandon.py tests/server/test_edit_session.py \
 	tests/server/test_isolation.py tests/server/test_plugins_in_worker.py tests/server/test_storm.py \
-	tests/server/test_units.py tests/server/test_worker.py tests/test_cli_config_flags.py \
+	tests/server/test_units.py tests/server/test_worker.py tests/test_cli_config_flags.py tests/test_garbage.py \
 	tests/test_hostile_tree.py tests/test_hostile_workers.py tests/test_inventory.py \
 	tests/test_robust_budget_config.py tests/test_robust_lower.py tests/test_robust_rewrites.py \
 	tests/test_robust_runner.py

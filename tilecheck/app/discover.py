@@ -1,7 +1,7 @@
 """Which files to check: explicit files always, directories recursively minus the usual noise.
 
 With a configuration, `excluded(path, explicit)` decides instead of the built-in list: it is
-asked about every directory and file met while walking (`explicit=False`), and, under
+asked about every directory and file met while walking, by absolute path (`explicit=False`), and, under
 `--force-exclude`, about the paths given on the command line (`explicit=True`).
 
 Walking also skips what the project's ignore files ignore (`respect_gitignore`, on by default,
@@ -78,26 +78,35 @@ def _walk(
     it stays inside `root` (as ruff: a link to /etc/shadow or /proc/self/environ is not quoted)."""
     unlisted: list[str] = []
     inside = os.path.realpath(root)
+    # The callbacks are asked about absolute paths, each made once per entry from its
+    # directory's (os.walk's `join(directory, name)` stays the path yielded): `abspath` of a
+    # relative path asks the system for the working directory every time.
+    absolute = {root: os.path.abspath(root)}
     for directory, subdirectories, files in os.walk(
         root, onerror=lambda error: unlisted.append(error.filename)
     ):
         yield from _drain(unlisted)
-        subdirectories[:] = sorted(
-            name
-            for name in subdirectories
-            if not excluded(os.path.join(directory, name), False)
-            and not is_virtualenv(os.path.join(directory, name))
-            and not (ignores is not None and ignores.ignored(os.path.join(directory, name), True))
-        )
-        for name in sorted(files):
-            path = os.path.join(directory, name)
+        here = absolute.pop(directory, None) or os.path.abspath(directory)
+        kept = []
+        for name in sorted(subdirectories):
+            full = os.path.join(here, name)
             if (
-                included(path)
-                and not excluded(path, False)
-                and not (ignores is not None and ignores.ignored(path, False))
-                and not _leaves(path, inside)
+                not excluded(full, False)
+                and not is_virtualenv(full)
+                and not (ignores is not None and ignores.ignored(full, True))
             ):
-                yield path
+                kept.append(name)
+                absolute[os.path.join(directory, name)] = full
+        subdirectories[:] = kept
+        for name in sorted(files):
+            full = os.path.join(here, name)
+            if (
+                included(full)
+                and not excluded(full, False)
+                and not (ignores is not None and ignores.ignored(full, False))
+                and not _leaves(full, inside)
+            ):
+                yield os.path.join(directory, name)
     yield from _drain(unlisted)
 
 

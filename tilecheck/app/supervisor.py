@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any, TypeVar, cast
 
+from tilecheck.app import worker_gc
 from tilecheck.app.budget import DEFAULT_MEMORY, DEFAULT_TIMEOUT, Budget
 from tilecheck.app.workers import (
     OUT_OF_MEMORY_EXIT,
@@ -35,6 +36,7 @@ from tilecheck.app.workers import (
     timed_out,
 )
 from tilecheck.lint.analysis import FileAnalysis
+from tilecheck.source.collection import paused
 
 __all__ = ["DEFAULT_MEMORY", "DEFAULT_TIMEOUT", "Budget", "isolation_available", "run_isolated"]
 
@@ -171,6 +173,7 @@ def _answer_questions(connection: Connection, job: _Job) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles ^C and kills its workers
     die_with_parent()
     limit_memory(budget.memory)
+    worker_gc.started()
     while True:
         try:
             index = connection.recv()
@@ -183,7 +186,8 @@ def _answer_questions(connection: Connection, job: _Job) -> None:
         result: Any
         try:
             path = job.path_of(job.tasks[index])
-            result = job.work(job.tasks[index])
+            with paused():  # collected once the answer is sent (`app.worker_gc`)
+                result = job.work(job.tasks[index])
         except BaseException as error:
             if allocation_failed(error, memory_limited=bool(budget.memory)):
                 result, retire = out_of_memory(budget).analysis(path), True  # the heap may be in a bad state
@@ -196,3 +200,4 @@ def _answer_questions(connection: Connection, job: _Job) -> None:
             connection.send((out_of_memory(budget).analysis(path), True))
         if retire:
             return
+        worker_gc.checked()

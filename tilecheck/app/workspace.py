@@ -126,8 +126,9 @@ class Workspace:
 
     def file_settings(self, path: str) -> FileSettings:
         """What the engine needs for `path`: enabled rules, backend, severities."""
+        absolute = os.path.abspath(path)  # once: each step below would ask for the working directory
         with self._lock:
-            return self.resolver.for_path(path).for_file(path)
+            return self.resolver.for_path(absolute).for_file(absolute)
 
     def enabled_rules(
         self, paths: Iterable[str], settings: Iterable[FileSettings] | None = None

@@ -39,12 +39,13 @@ if TYPE_CHECKING:
 SOURCE_SUFFIXES = (".py", ".pyi", NOTEBOOK_SUFFIX)  # what a directory walk checks, before `extend-include`
 GRADES = tuple(grade.value for grade in Grade if grade is not Grade.META)
 
-# Ruff's default exclusions, plus what tilecheck always skipped.
+# Ruff's default exclusions, plus what tilecheck always skipped, and its own cache (a warm run
+# of the shared corpus met its 1,839 entries beside the 613 files it checks).
 DEFAULT_EXCLUDE = (
     ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints", ".mypy_cache",
-    ".nox", ".pants.d", ".pyenv", ".pytest_cache", ".pytype", ".ruff_cache", ".svn", ".tox", ".venv",
-    ".vscode", "__pypackages__", "__pycache__", "_build", "buck-out", "build", "dist", "node_modules",
-    "site-packages", "venv", "*.egg-info",
+    ".nox", ".pants.d", ".pyenv", ".pytest_cache", ".pytype", ".ruff_cache", ".svn", ".tilecheck_cache",
+    ".tox", ".venv", ".vscode", "__pypackages__", "__pycache__", "_build", "buck-out", "build", "dist",
+    "node_modules", "site-packages", "venv", "*.egg-info",
 )  # fmt: skip
 
 

@@ -37,6 +37,24 @@ class ModelTooDeep(RecursionError):
     rule asked for the model first."""
 
 
+class _LazyTree:
+    """CPython's tree of a source, parsed on the first call (None when CPython refuses it)."""
+
+    def __init__(self, source: str, tree: ast.Module | None) -> None:
+        self._source = source
+        self._tree = tree
+        self._known = tree is not None
+
+    def __call__(self) -> ast.Module | None:
+        if not self._known:
+            self._known = True
+            try:
+                self._tree = python_ast.parse(self._source)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                self._tree = None
+        return self._tree
+
+
 class Context:
     def __init__(
         self,
@@ -57,7 +75,11 @@ class Context:
         self.module = module
         self.backend = backend
         self.tilelang = tilelang if tilelang is not None else VersionRange.default()
-        self.locator = Locator(module, source, lambda: self.python_tree)
+        # The locator shares the tree through its own holder, not through this context: a
+        # context the locator refers back to is a cycle, which keeps both trees of every file
+        # alive until the cyclic collector finds them (a cold run spent a sixth of its time there).
+        self._python_tree = _LazyTree(source, python_tree)
+        self.locator = Locator(module, source, self._python_tree)
         self.diagnostics: list[Diagnostic] = []
         self.rule: type[Rule] | None = None
         self._model: FileModel | None = None
@@ -65,8 +87,6 @@ class Context:
         self._memo: dict[str, object] = {}
         self._locators: dict[str, Locator] = {}
         self._foreign_tops: dict[int, str] | None = None
-        self._python_tree = python_tree
-        self._python_tree_known = python_tree is not None
         self._kernels = kernels
 
     def memo(self, key: str, compute: Callable[[], T]) -> T:
@@ -79,13 +99,7 @@ class Context:
     @property
     def python_tree(self) -> ast.Module | None:
         """CPython's tree of the source, parsed once per file (None when CPython refuses it)."""
-        if not self._python_tree_known:
-            self._python_tree_known = True
-            try:
-                self._python_tree = python_ast.parse(self.source)
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                self._python_tree = None
-        return self._python_tree
+        return self._python_tree()
 
     def pypto_diagnostics(self) -> list[Diagnostic]:
         """The PyPTO checks' findings, computed once per file for all the PyPTO rules (none, and

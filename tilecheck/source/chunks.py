@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from tilecheck.source import python_ast
+from tilecheck.source.cst_parse import parse_module as parse_whole
 from tilecheck.source.tree_cache import TreeCache
 
 _GAP_LINE = re.compile(r"[ \t]*(#[^\r\n]*)?\r?\n?")  # what may stand between two statements
@@ -121,7 +122,7 @@ def parse_module(text: str, cache: ChunkCache | None = None, *, tree: ast.Module
     try:
         return _assemble(text, cache if cache is not None else ChunkCache(), tree)
     except _Unsplittable:
-        return cst.parse_module(text)
+        return parse_whole(text)
 
 
 def split_lines(text: str) -> list[str]:
@@ -228,7 +229,7 @@ def _parse_chunk(
         chunk_text = chunk_text[len(head) :]
     source = head + prefix + chunk_text + ("" if last else f"{_SENTINEL}{newline}")
     try:
-        module = cst.parse_module(source)
+        module = parse_whole(source)
     except Exception:  # whatever it is, the whole-file parse reports it
         raise _Unsplittable from None
     body = list(module.body)

@@ -62,9 +62,11 @@ def parse_with_tree(
             return None, text, failure, None
     import libcst as cst
 
+    from tilecheck.source.cst_parse import parse_module as parse_whole
+
     try:
         if chunks is None:
-            module = cst.parse_module(text)
+            module = parse_whole(text)
         else:
             from tilecheck.source.chunks import parse_module
 

@@ -15,6 +15,8 @@ import ast
 import re
 import threading
 
+from tilecheck.source.collection import paused
+
 # Re-entrant: the editor's worker abandons a check by raising from a signal handler, which on
 # Python 3.10 can land between the lock's acquisition and the `with` block's cleanup; a plain
 # lock then stays held by the one thread that takes it next, and the worker hangs until its
@@ -25,7 +27,7 @@ LINE_BREAK = re.compile(r"\r\n|\r|\n")  # where CPython starts a new line
 
 def parse(source: str | bytes, filename: str = "<unknown>") -> ast.Module:
     """`ast.parse(source, filename)` (raises what it raises: SyntaxError, ValueError, ...)."""
-    with _LOCK:
+    with _LOCK, paused():
         return ast.parse(source, filename)
 
 
@@ -33,7 +35,7 @@ def compile_module(source: str | ast.Module) -> None:
     """CPython's compiler over `source` (a text or a tree), for its verdict only: raises the
     SyntaxError (`break` outside a loop, a repeated keyword argument, ...) or ValueError it
     raises. Nothing is run; `dont_inherit`: tilecheck's own `__future__` imports do not apply."""
-    with _LOCK:
+    with _LOCK, paused():
         compile(source, "<tilecheck>", "exec", dont_inherit=True)
 
 

@@ -33,4 +33,8 @@ def analyze(
 ) -> FileModel:
     """The kernel model of a parsed module; `memo` (one per editor document) reuses the kernels
     an earlier version of it built, where nothing they read changed (`tilelang.reuse`)."""
-    return PythonLevel(module, imports or ImportTable.from_module(module), memo).run()
+    level = PythonLevel(module, imports or ImportTable.from_module(module), memo)
+    try:
+        return level.run()
+    finally:
+        level.close()

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from tilecheck.source.cst_parse import parse_module
 from tilecheck.tilelang.language import TILELANG_PACKAGES
 
 if TYPE_CHECKING:
@@ -274,7 +275,7 @@ class ProjectModule:
     def module(self) -> cst.Module | None:
         if self._tree is None and not self._parse_failed:
             try:
-                self._tree = cst.parse_module(self.source)
+                self._tree = parse_module(self.source)
             except (cst.ParserSyntaxError, RecursionError, MemoryError, ValueError):
                 self._parse_failed = True
         return self._tree

@@ -112,6 +112,13 @@ class PythonLevel:
             self.eager_builds(eager)
         return self.state.model
 
+    def close(self) -> None:
+        """Drop the references back to this reader and its interpreter that their parts hold:
+        cycles that keep the file's model and trees alive until the cyclic collector runs (a
+        cold run of the shared corpus spent a sixth of its time collecting)."""
+        self.evaluator.project_function = None
+        self.interpreter.close()
+
     def eager_builds(self, eager: DefinedFunction) -> None:
         """An eager-JIT kernel the file calls (`gemm(a, b, c, block_M=64)`), built once per
         distinct call: TileLang builds it when called, its Python parameters holding the

@@ -53,6 +53,13 @@ class KernelInterpreter:
         self.loops = LoopBuilder(self)
         self.macros = MacroInliner(self)
 
+    def close(self) -> None:
+        """Drop the references back to this interpreter its parts hold (its evaluator's inliner,
+        its loop builder's and macro inliner's): cycles that keep the file's model and trees
+        alive until the cyclic collector runs."""
+        self.evaluator.inline = None
+        del self.loops, self.macros
+
     def inline_call(self, call: cst.Call, callee: PyCallable, frame: Frame, sink: Sink) -> Value:
         return self.macros.inline_call(call, callee, frame, sink)
 
