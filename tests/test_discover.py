@@ -128,6 +128,19 @@ def test_a_walk_asks_about_absolute_paths_and_yields_them_as_given(tmp_path, mon
     )
 
 
+def test_a_root_through_a_symlinked_folders_parent_is_walked_where_the_system_goes(tmp_path, monkeypatch):
+    """`proj/link/..` is the parent of the link's target, not `proj`: what is under it is looked
+    at there (a virtual environment skipped, a link leaving it not followed), as `os.walk` lists it."""
+    tree(tmp_path, {"proj/o.py": "", "other/real/r.py": "", "other/env/pyvenv.cfg": "", "other/env/v.py": ""})
+    tree(tmp_path, {"other/o2.py": "", "secret/s.py": "password = 1\n"})
+    (tmp_path / "proj" / "link").symlink_to(tmp_path / "other" / "real")
+    (tmp_path / "other" / "evil.py").symlink_to(tmp_path / "secret" / "s.py")
+    monkeypatch.chdir(tmp_path)
+    root = os.path.join("proj", "link", "..")
+    found = Workspace(Options(), cwd=str(tmp_path)).discover([root])
+    assert found == [os.path.join(root, "o2.py"), os.path.join(root, "real", "r.py")]
+
+
 def test_the_workspace_honours_the_option(repository):
     on = Workspace(Options(), cwd=str(repository)).discover([str(repository)])
     off = Workspace(Options(respect_gitignore=False), cwd=str(repository)).discover([str(repository)])

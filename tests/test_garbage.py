@@ -60,6 +60,26 @@ def test_a_pause_restores_the_collector_as_it_was(enabled):
         (gc.enable if was else gc.disable)()
 
 
+def test_an_exception_right_after_the_pause_began_still_ends_it(monkeypatch):
+    """The editor's worker abandons a check by raising from a signal handler: one landing as
+    soon as collection was disabled must not leave it off for good."""
+    was = gc.isenabled()
+    gc.enable()
+    real = gc.disable
+
+    def disable_then_interrupted() -> None:
+        real()
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(collection.gc, "disable", disable_then_interrupted)
+    try:
+        with pytest.raises(KeyboardInterrupt), collection.paused():
+            pass
+        assert gc.isenabled()
+    finally:
+        (gc.enable if was else gc.disable)()
+
+
 def test_a_context_goes_with_its_last_reference(collector_off):
     module = cst.parse_module(KERNEL)
     context = Context("k.py", KERNEL, module)

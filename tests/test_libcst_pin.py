@@ -110,3 +110,14 @@ def test_nodes_built_outside_a_parse_are_validated_as_before(monkeypatch):
     cst_parse.parse_module("")
     assert seen == {"parsing thread": False, "other thread": True}
     assert invalid_name_raises()  # after the parse, on this thread too
+
+
+def test_valid_python_libcsts_validation_refuses_gets_its_tree():
+    """LibCST issue #1061: validating `else(` (no space, then a parenthesised lambda) raises a
+    TypeError in libcst 1.9, on valid Python its parser reads; tilecheck's parse keeps the tree."""
+    from tilecheck.source.cst_parse import parse_module
+
+    text = "x = () if 0 else(lambda: ())\n"
+    with pytest.raises(TypeError):
+        cst.parse_module(text)
+    assert parse_module(text).code == text

@@ -79,8 +79,9 @@ def _walk(
     unlisted: list[str] = []
     inside = os.path.realpath(root)
     # The callbacks are asked about absolute paths, each made once per entry from its
-    # directory's (os.walk's `join(directory, name)` stays the path yielded): `abspath` of a
-    # relative path asks the system for the working directory every time.
+    # directory's (os.walk's `join(directory, name)` stays the path yielded, and the one the
+    # file system is asked about: `abspath` turns `link/..` into the link's folder, the system
+    # into its target's parent): `abspath` of a relative path asks for the working directory.
     absolute = {root: os.path.abspath(root)}
     for directory, subdirectories, files in os.walk(
         root, onerror=lambda error: unlisted.append(error.filename)
@@ -92,7 +93,7 @@ def _walk(
             full = os.path.join(here, name)
             if (
                 not excluded(full, False)
-                and not is_virtualenv(full)
+                and not is_virtualenv(os.path.join(directory, name))  # the system resolves `link/..`
                 and not (ignores is not None and ignores.ignored(full, True))
             ):
                 kept.append(name)
@@ -104,7 +105,7 @@ def _walk(
                 included(full)
                 and not excluded(full, False)
                 and not (ignores is not None and ignores.ignored(full, False))
-                and not _leaves(full, inside)
+                and not _leaves(os.path.join(directory, name), inside)
             ):
                 yield os.path.join(directory, name)
     yield from _drain(unlisted)

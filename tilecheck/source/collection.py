@@ -20,8 +20,8 @@ from collections.abc import Iterator
 @contextlib.contextmanager
 def paused() -> Iterator[None]:
     collecting = gc.isenabled()
-    gc.disable()
-    try:
+    try:  # disabled inside: an exception from a signal handler (the editor abandoning a
+        gc.disable()  # check) right after the call must not leave collection off for good
         yield
     finally:
         if collecting:

@@ -49,10 +49,12 @@ HOOKED = _install_hook() is not None
 
 
 def parse_module(text: str) -> cst.Module:
-    """`libcst.parse_module(text)`: the same tree, or the same error."""
+    """`libcst.parse_module(text)`: the same tree, or the same error; except that valid Python
+    whose nodes libcst's validation wrongly refuses (`() if 0 else(lambda: ())`, LibCST issue
+    #1061: no space after `else`) gets its tree, which gives the text back exactly."""
     inside = getattr(_thread, "parsing", False)
-    _thread.parsing = True
     try:
+        _thread.parsing = True
         with paused():
             return cst.parse_module(text)
     finally:
