@@ -9,7 +9,6 @@ Nothing here knows of argparse or of the Language Server Protocol.
 
 from __future__ import annotations
 
-import functools
 import os
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -33,7 +32,6 @@ if TYPE_CHECKING:
     from tilecheck.core.catalogue import RuleEntry
     from tilecheck.lint.fixes import FixOutcome
     from tilecheck.pypto.api import LowerResult
-    from tilecheck.source.parsed_files import ParsedFiles
 
 Task = tuple[str, "FileSettings", "bytes | None"]  # bytes: already read (e.g. for the cache's hash)
 Progress = Callable[[int], None]  # called with the number of files done so far
@@ -329,15 +327,12 @@ class Workspace:
         return lower_configured(text, path, settings)
 
 
-def lint_source(
-    data: bytes | str, path: str, settings: FileSettings, parsed: ParsedFiles | None = None
-) -> FileAnalysis:
+def lint_source(data: bytes | str, path: str, settings: FileSettings) -> FileAnalysis:
     """The engine's `lint_source`, imported when a file is checked (the rule loop is no part
-    of a run the cache answers); the one place the workspace and its workers check a text.
-    `parsed`: the project files' trees a worker keeps between its checks."""
+    of a run the cache answers); the one place the workspace and its workers check a text."""
     from tilecheck.lint import engine
 
-    return engine.lint_source(data, path, settings, parsed=parsed)
+    return engine.lint_source(data, path, settings)
 
 
 def check_tasks(
@@ -348,13 +343,12 @@ def check_tasks(
     if not tasks:
         return []  # every result came from the cache
     from tilecheck.app.supervisor import run_isolated  # multiprocessing: only when a file is checked
-    from tilecheck.source.parsed_files import ParsedFiles
 
     sizes = [file_size(path, data) for path, _, data in tasks]
     order = largest_first(sizes)
     done = run_isolated(
         [tasks[index] for index in order],
-        functools.partial(check_task, parsed=ParsedFiles()),  # each worker its own copy (fork)
+        check_task,
         _task_path,
         jobs=max(worker_count(jobs, sizes), 1),
         budget=budget or Budget(DEFAULT_TIMEOUT, DEFAULT_MEMORY),
@@ -368,9 +362,8 @@ def _task_path(task: Task) -> str:
     return task[0]
 
 
-def check_task(task: Task, parsed: ParsedFiles | None = None) -> FileAnalysis:
-    """Check one file in a worker; the result leaves the CST behind (it is costly to pickle).
-    `parsed`: the trees of the project files the worker's earlier checks read."""
+def check_task(task: Task) -> FileAnalysis:
+    """Check one file in a worker; the result leaves the CST behind (it is costly to pickle)."""
     path, settings, data = task
     if data is None:
         data, failure = read_source(path)
@@ -385,4 +378,4 @@ def check_task(task: Task, parsed: ParsedFiles | None = None) -> FileAnalysis:
     clean_text = cannot_have_findings(data, settings)
     if clean_text is not None:  # no kernel, no suppression: no CST needed (tilecheck.lint.prefilter)
         return FileAnalysis(path, [], False, clean_text)
-    return lint_source(data, path, settings, parsed).detached()
+    return lint_source(data, path, settings).detached()

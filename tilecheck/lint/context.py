@@ -16,7 +16,6 @@ from tilecheck.core.types import Diagnostic, Fix, Related, Severity, Span
 from tilecheck.lint.conditions import CONDITION_NOTE
 from tilecheck.source import python_ast
 from tilecheck.source.kernel_code import may_hold_pypto, may_hold_tilelang
-from tilecheck.source.parsed_files import ParsedFiles
 from tilecheck.source.positions import Locator
 from tilecheck.tilelang.frontend import analyze
 from tilecheck.tilelang.imports import ImportTable
@@ -67,12 +66,10 @@ class Context:
         python_tree: ast.Module | None = None,
         kernels: KernelMemo | None = None,
         tilelang: VersionRange | None = None,
-        parsed: ParsedFiles | None = None,
     ) -> None:
         """`python_tree` is CPython's tree of `source` when the caller built it already;
         `kernels` the kernels of the same document's earlier versions (`tilelang.reuse`);
-        `tilelang` the TileLang releases checked against (default: the supported ones);
-        `parsed` the project files' trees a batch worker keeps between its checks."""
+        `tilelang` the TileLang releases checked against (default: the supported ones)."""
         self.path = path
         self.source = source
         self.module = module
@@ -91,7 +88,6 @@ class Context:
         self._locators: dict[str, Locator] = {}
         self._foreign_tops: dict[int, str] | None = None
         self._kernels = kernels
-        self._parsed = parsed
 
     def memo(self, key: str, compute: Callable[[], T]) -> T:
         """`compute()` once per file for every rule that asks under `key` (e.g. one analysis that
@@ -123,7 +119,7 @@ class Context:
         """The file's module-level imports; in a file that may define kernels, imports of the
         project's own modules are followed (read, never imported) for this check only."""
         if may_hold_tilelang(self.source):
-            return ProjectModules(self._parsed).imports_of(self.module, self.path, self.source)
+            return ProjectModules().imports_of(self.module, self.path, self.source)
         return ImportTable.from_module(self.module)
 
     @property

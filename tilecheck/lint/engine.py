@@ -29,7 +29,6 @@ if TYPE_CHECKING:  # libcst, the model and the rules are imported when a file is
     from tilecheck.config.resolver import FileSettings
     from tilecheck.lint.context import Context
     from tilecheck.source.chunks import ChunkCache
-    from tilecheck.source.parsed_files import ParsedFiles
     from tilecheck.tilelang.reuse import KernelMemo
     from tilecheck.tilelang.versions import VersionRange
 
@@ -58,7 +57,6 @@ def check_source(
     kernels: KernelMemo | None = None,
     timings: Timings | None = None,
     tilelang: VersionRange | None = None,
-    parsed: ParsedFiles | None = None,
 ) -> FileAnalysis:
     """Check one file's contents with `rules` (all built-in rules by default).
 
@@ -69,9 +67,7 @@ def check_source(
     the top-level statements that changed since the texts it has seen, and `kernels` (a
     `tilecheck.tilelang.reuse.KernelMemo`, likewise) re-models only the kernels they touched. `timings` adds the
     time of each phase to the caller's totals. `tilelang` are the TileLang releases the
-    verdicts that depend on the release hold for (default: the supported releases). `parsed` (a
-    `tilecheck.source.parsed_files.ParsedFiles` a batch worker keeps) holds the trees of the
-    project files earlier checks read.
+    verdicts that depend on the release hold for (default: the supported releases).
     """
     clock = time.perf_counter
     started = clock()
@@ -94,14 +90,7 @@ def check_source(
 
     chosen = list(rules) if rules is not None else list(builtin_rules())
     ctx = Context(
-        path,
-        text,
-        module,
-        profile_of(backend),
-        python_tree=tree,
-        kernels=kernels,
-        tilelang=tilelang,
-        parsed=parsed,
+        path, text, module, profile_of(backend), python_tree=tree, kernels=kernels, tilelang=tilelang
     )  # a profile's name works too
     result.module, result.context = module, ctx
     if timings is not None:
@@ -227,7 +216,6 @@ def lint_source(
     chunks: ChunkCache | None = None,
     kernels: KernelMemo | None = None,
     timings: Timings | None = None,
-    parsed: ParsedFiles | None = None,
 ) -> FileAnalysis:
     """check_source under a file's resolved configuration (rules, backend, severities)."""
     result = check_source(
@@ -240,7 +228,6 @@ def lint_source(
         kernels=kernels,
         timings=timings,
         tilelang=settings.tilelang,
-        parsed=parsed,
     )
     if settings.severities:
         result.diagnostics = [

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from tilecheck.source.cst_parse import parse_module
-from tilecheck.source.parsed_files import ParsedFiles
 from tilecheck.tilelang.language import TILELANG_PACKAGES
 
 if TYPE_CHECKING:
@@ -269,7 +268,6 @@ class ProjectModule:
     imports: ImportTable = field(default_factory=lambda: ImportTable({}))
     followed: frozenset[str] = frozenset()  # macros, loaders and macro factories by name
     loaders: dict[str, LoaderShape] = field(default_factory=dict)
-    parsed: ParsedFiles | None = None  # the trees a worker keeps between its checks
     _tree: cst.Module | None = None
     _parse_failed: bool = False
 
@@ -277,10 +275,7 @@ class ProjectModule:
     def module(self) -> cst.Module | None:
         if self._tree is None and not self._parse_failed:
             try:
-                if self.parsed is not None:
-                    self._tree = self.parsed.libcst(self.path, self.source)
-                else:
-                    self._tree = parse_module(self.source)
+                self._tree = parse_module(self.source)
             except (cst.ParserSyntaxError, RecursionError, MemoryError, ValueError):
                 self._parse_failed = True
         return self._tree

@@ -25,7 +25,6 @@ from collections.abc import Sequence
 import libcst as cst
 
 from tilecheck.source import python_ast
-from tilecheck.source.parsed_files import ParsedFiles
 from tilecheck.source.project_files import MAX_FILES as DEPENDENCY_FILES
 from tilecheck.source.project_files import find_module
 from tilecheck.source.reading import ReadFailure, decode, read_bytes
@@ -52,9 +51,7 @@ class ProjectModules:
     """The project files one check reads, each read once; owned by that check (no global
     state). `modules` holds the ones read, by path."""
 
-    def __init__(self, parsed: ParsedFiles | None = None) -> None:
-        """`parsed`: the trees a batch worker keeps from one check to the next."""
-        self.parsed = parsed
+    def __init__(self) -> None:
         self.modules: dict[str, ProjectModule] = {}
         self._failed: dict[str, str] = {}
         self._loading: set[str] = set()
@@ -195,13 +192,13 @@ class ProjectModules:
         if len(self.modules) + len(self._failed) >= MAX_FILES:
             self._failed[path] = f"more than {MAX_FILES} project files"
             return None
-        parsed = _read(path, self.parsed)
+        parsed = _read(path)
         if isinstance(parsed, str):
             self._failed[path] = parsed
             return None
         source, tree = parsed
         specs, calls, loaders, followed, assigns = ast_shapes(tree)
-        project = ProjectModule(path, source, ImportTable(ast_aliases(specs)), followed, loaders, self.parsed)
+        project = ProjectModule(path, source, ImportTable(ast_aliases(specs)), followed, loaders)
         self._loading.add(path)
         try:
             self._resolve(project.imports, path, depth + 1, specs, calls, loaders, assigns)
@@ -322,24 +319,16 @@ def _package(origin: str, level: int, base: str) -> str | None:
     return init if os.path.isfile(init) else None
 
 
-def _read(path: str, parsed: ParsedFiles | None = None) -> tuple[str, ast.Module] | str:
-    """The file's source and CPython tree, or why it could not be read; a tree `parsed` kept
-    for the same bytes is taken again."""
+def _read(path: str) -> tuple[str, ast.Module] | str:
+    """The file's source and CPython tree, or why it could not be read."""
     if not os.path.isfile(path):
         return "not a regular file"
     data = read_bytes(path, MAX_BYTES)
     if isinstance(data, ReadFailure):
         return f"larger than {MAX_BYTES // 1024} KiB" if data.too_large else f"unreadable: {data.reason}"
     try:
-        return _parse(data) if parsed is None else parsed.python(path, data, _parse)
-    except (RecursionError, MemoryError):  # not a verdict on the bytes: never kept
-        return "it does not parse"
-
-
-def _parse(data: bytes) -> tuple[str, ast.Module] | str:
-    try:
         source = decode(data)
         tree = python_ast.parse(source)
-    except (SyntaxError, UnicodeDecodeError, LookupError, ValueError):
+    except (SyntaxError, UnicodeDecodeError, LookupError, RecursionError, MemoryError, ValueError):
         return "it does not parse"
     return source, tree
