@@ -44,3 +44,19 @@ def test_unpacking_that_is_not_a_plain_pairing_stays_unknown(constants, name):
 def test_nested_tuple_targets_pair_their_plain_names():
     source = _KERNEL.format(constants="(A, B), C = (1, 2), 8\n", stop="C")
     assert lower_notes(source) == []
+
+
+def test_a_constants_module_libcsts_validation_refuses_is_still_read(tmp_path):
+    """`else(` (LibCST issue #1061) made libcst's node validation raise a TypeError while the
+    constants of an imported module were read: every PyPTO rule crashed (TL005). The constants
+    module is parsed as the checked file is (`source.cst_parse`), and its constants still fold."""
+    from tilecheck.app.workspace import Workspace
+
+    (tmp_path / "sizes.py").write_text("K = 4096\nKC = 512\nodd = () if 0 else(lambda: ())\n")
+    kernel = _KERNEL.format(constants="from sizes import K, KC\n", stop="K // KC")
+    (tmp_path / "k.py").write_text(kernel)
+    analysis = Workspace(cwd=str(tmp_path)).check_file(str(tmp_path / "k.py"))
+    assert [(d.code, d.span.line, d.span.column) for d in analysis.diagnostics] == []
+    lowered = lower_source(kernel, str(tmp_path / "k.py"))
+    assert lowered.diagnostics == []  # K // KC folded to 8: no TL490
+    assert "pl.pipeline(0, 8, 4, stage=1)" in lowered.source

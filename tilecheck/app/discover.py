@@ -87,27 +87,27 @@ def _walk(
         root, onerror=lambda error: unlisted.append(error.filename)
     ):
         yield from _drain(unlisted)
-        here = absolute.pop(directory, None) or os.path.abspath(directory)
+        here = absolute.pop(directory)  # os.walk enters only the root and the folders kept below
         kept = []
         for name in sorted(subdirectories):
-            full = os.path.join(here, name)
+            listed, full = os.path.join(directory, name), os.path.join(here, name)
             if (
                 not excluded(full, False)
-                and not is_virtualenv(os.path.join(directory, name))  # the system resolves `link/..`
+                and not is_virtualenv(listed)
                 and not (ignores is not None and ignores.ignored(full, True))
             ):
                 kept.append(name)
-                absolute[os.path.join(directory, name)] = full
+                absolute[listed] = full
         subdirectories[:] = kept
         for name in sorted(files):
-            full = os.path.join(here, name)
+            listed, full = os.path.join(directory, name), os.path.join(here, name)
             if (
                 included(full)
                 and not excluded(full, False)
                 and not (ignores is not None and ignores.ignored(full, False))
-                and not _leaves(os.path.join(directory, name), inside)
+                and not _leaves(listed, inside)
             ):
-                yield os.path.join(directory, name)
+                yield listed
     yield from _drain(unlisted)
 
 

@@ -17,6 +17,7 @@ import libcst as cst
 
 from tilecheck.pypto.cstutil import MAX_INT_BITS, bounded, int_value
 from tilecheck.source import guards as nesting
+from tilecheck.source.cst_parse import parse_module
 from tilecheck.source.project_files import find_module
 from tilecheck.source.reading import read_text
 from tilecheck.tilelang.imports import dotted_name
@@ -161,7 +162,7 @@ class ModuleConstants:
                 raise OSError(file)
             if nesting.refuse(text, file) is not None:  # would crash libcst
                 raise RecursionError(file)
-            module = cst.parse_module(text)
+            module = parse_module(text)  # the engine's parser: the same tree, and no crash on LibCST #1061
         except (OSError, UnicodeDecodeError, cst.ParserSyntaxError, RecursionError, MemoryError, ValueError):
             self._cache[file] = None
             return None
